@@ -34,8 +34,8 @@ const networkCodes = new Set([
 /**
  * A write refused before it waited for its turn (server/db/turns.ts): as many
  * of this process's transactions wait already as may hold the pool's
- * connections so. It changed nothing, and answers as a database out of
- * connections does.
+ * connections so. It changed nothing, and answers 503 as a database out of
+ * connections does, saying what it is (`busy`): the database itself is well.
  */
 export class TurnsFull extends Error {
   constructor() {
@@ -132,18 +132,22 @@ export type LostAtCommit = "connection" | "timeout";
  * when it is not one (a bug of ours, a refused constraint): `unwritable`, the
  * store cannot save anything now (a person must free space or make it
  * writable, so try again in minutes); `unreachable`, it cannot be reached or
- * answered too late (`late`; try again in a minute). Both answer 503 with Retry-After.
+ * answered too late (`late`; try again in a minute), or too many requests
+ * wait for their turn (`busy`, seconds). Both answer 503 with Retry-After.
  */
 export type StoreFailure = {
   kind: "unwritable" | "unreachable";
   retryAfterSeconds: number;
   /** It was reached, and answered too late (a timeout): it is slow, not away. */
   late?: true;
+  /** Refused before it waited for its turn (`TurnsFull`): the database is well, and busy. */
+  busy?: true;
   /** A COMMIT got no answer (`lostAtCommitBy`), and why: it may or may not have been saved. */
   lostAtCommit?: LostAtCommit;
 };
 
 export function storeFailureOf(error: unknown): StoreFailure | undefined {
+  if (error instanceof TurnsFull) return { kind: "unreachable", retryAfterSeconds: 5, busy: true };
   if (isStoreUnwritable(error)) return { kind: "unwritable", retryAfterSeconds: 300 };
   if (!isDatabaseUnavailable(error)) return undefined;
   const why = lostAtCommitBy(error);

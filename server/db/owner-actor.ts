@@ -72,7 +72,7 @@ export function leftSaid(left: Left, error: unknown): string {
  * What a failure of the database (`storeFailureOf`) is told to the owner, and to
  * a reader whose write was not lost at its COMMIT, in the API's answer and on
  * the command line: which failure, in the words every answer shares
- * (`databaseFailed`: away, or too slow), then what it left of an owner's
+ * (`databaseFailed`: away, too slow, or busy), then what it left of an owner's
  * action (`leftSaid`).
  */
 export function storeFailureSaid(failure: StoreFailure, error: unknown): string {
@@ -84,9 +84,9 @@ export function storeFailureSaid(failure: StoreFailure, error: unknown): string 
       : `The site cannot save anything right now; try again in a few minutes. ${leftSaid(left, error)}`;
   }
   if (left === "unknown" && failure.late) {
-    return `${databaseFailed(true)}, so it may or may not have been saved; look before you try again.`;
+    return `${databaseFailed({ late: true })}, so it may or may not have been saved; look before you try again.`;
   }
-  const first = `${databaseFailed(failure.late)}; try again in a minute.`;
+  const first = `${databaseFailed(failure)}; try again in ${failure.busy ? "a moment" : "a minute"}.`;
   return leftNothing ? first : `${first} ${leftSaid(left, error)}`;
 }
 

@@ -157,22 +157,26 @@ type StoreFailure = {
   kind: "unwritable" | "unreachable";
   retryAfterSeconds: number;
   late?: true;
+  busy?: true;
   lostAtCommit?: "connection" | "timeout";
 };
 
 /**
  * The site's database that failed, for a person: it answered too late (`late`,
- * a timeout), or it cannot be reached. Every answer and the command line say it so.
+ * a timeout), or it cannot be reached; or the database is well and too many
+ * requests like this one wait for it (`busy`). Every answer and the command line say it so.
  */
-export const databaseFailed = (late: boolean | undefined) =>
-  late
-    ? "The site's database did not answer in time"
-    : "The site's database cannot be reached right now";
+export const databaseFailed = (why: Pick<StoreFailure, "late" | "busy"> | undefined) =>
+  why?.busy
+    ? "Too many requests like this one are waiting"
+    : why?.late
+      ? "The site's database did not answer in time"
+      : "The site's database cannot be reached right now";
 
 /** What happened to a save whose COMMIT got no answer, for a reader: "…as it saved". */
 export const lostAsItSaved = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
   why === "timeout"
-    ? `${databaseFailed(true)} as it saved`
+    ? `${databaseFailed({ late: true })} as it saved`
     : "The site lost its database as it saved";
 
 /**
@@ -240,7 +244,7 @@ export function linkPages(
               body: paragraph(
                 known?.kind === "unwritable"
                   ? "The site cannot save anything just now. Try the link again in a few minutes."
-                  : `${databaseFailed(known?.late)}. Try the link again in a moment.`,
+                  : `${databaseFailed(known)}. Try the link again in a moment.`,
               ),
             }),
     }),
