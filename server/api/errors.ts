@@ -94,6 +94,15 @@ const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
 const lostAtCommitSaid = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
   `${lostAsItSaved(why)}, so this may or may not have been saved. Reload the page (or check your inbox) before you send it again.`;
 
+/**
+ * A request the server failed, with its stack; one refused because too many
+ * like it waited for their turn (the database is well), a line worth a warning.
+ */
+function logFailure(request: FastifyRequest, error: unknown, failure: StoreFailure | undefined) {
+  if (failure?.busy) request.log.warn({ code: "busy" }, "request refused: too many waiting");
+  else request.log.error({ err: error }, "request failed");
+}
+
 /** The database's failure behind `error`, with what to answer, or undefined when it is none. */
 function databaseFailureOf(error: unknown): (StoreFailure & { message: string }) | undefined {
   const failure = storeFailureOf(error);
@@ -116,7 +125,7 @@ export function sendDatabaseFailurePage(
 ) {
   const failure = databaseFailureOf(error);
   if (!failure) return undefined;
-  request.log.error({ err: error }, "request failed");
+  logFailure(request, error, failure);
   reply.header("retry-after", String(failure.retryAfterSeconds));
   return sendPage(
     reply,
@@ -193,7 +202,7 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
       reply.header("retry-after", String(error.retryAfterSeconds));
     }
     request.log[status >= 500 ? "warn" : "info"]({ code: body.code, status }, "request refused");
-  } else if (status >= 500) request.log.error({ err: error }, "request failed");
+  } else if (status >= 500) logFailure(request, error, storeFailureOf(error));
   else request.log.info({ code: body.code, status }, "request refused");
   const failure = databaseFailureOf(error);
   if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));

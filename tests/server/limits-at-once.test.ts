@@ -8,6 +8,7 @@ import { atOnce, startInstances } from "./support/gate.ts";
 import { runSql } from "./support/sql.ts";
 import {
   backends,
+  capturedLogs,
   freshItem,
   json,
   readinessSchema,
@@ -141,9 +142,13 @@ describe.each(backends)("the forms' hourly limits under requests at once on %s",
  */
 describe("one client's limited writes waiting for their turn on postgres", () => {
   let t: TestApp;
+  const logs = capturedLogs("info");
   beforeAll(async () => {
     // Long enough that no waiting write is ended by the database while the test looks.
-    t = await startTestApp("postgres", { env: { DATABASE_STATEMENT_TIMEOUT_SECONDS: "300" } });
+    t = await startTestApp("postgres", {
+      env: { DATABASE_STATEMENT_TIMEOUT_SECONDS: "300" },
+      logger: logs.logger,
+    });
   });
   afterAll(() => t?.close());
 
@@ -208,6 +213,13 @@ describe("one client's limited writes waiting for their turn on postgres", () =>
         message: "Too many requests like this one are waiting; try again in a moment.",
       });
       expect(refused[0]?.headers["retry-after"]).toBe("5");
+      // A warning each, not a failure's stack: nothing went wrong with the server.
+      const refusals = logs.lines.filter((line) =>
+        line.msg?.startsWith("request refused: too many"),
+      );
+      expect(refusals).toHaveLength(12 - turnWaitersMax);
+      expect(refusals.every((line) => line.level === 40 && line.err === undefined)).toBe(true);
+      expect(logs.lines.filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
       // Those that waited went through; the refused changed nothing.
       expect(answers.filter((answer) => answer.statusCode === 202)).toHaveLength(turnWaitersMax);
       const stored = await runSql(t, "select email from subscribers where email like 'burst-%'");
