@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { dayMs, toIso } from "../lib/time.ts";
+import { createDeliveryDeadline, RunPastDeadline, withDeadline } from "./deadlines.ts";
 
 /*
  * Fedify's message queue on the site's own database (table fediverse_queue):
@@ -24,16 +25,11 @@ import { dayMs, toIso } from "../lib/time.ts";
  * sets it due again) only while the row still bears it: a worker that lost
  * its lease (its renewals failed), the message taken meanwhile by another,
  * leaves it to that one.
- * A run has `runMs` (two minutes): still running then, it counts as failed.
- * Fedify's deliveries (2.3) take no signal and no fetch of ours: it posts
- * with the global fetch, whose only limits are undici's five minutes without
- * a header or a byte of the body, so a server that takes the post and never
- * answers, or drips its answer, would hold the message, and every later one
- * of its ordering key, for hours or as long as the process lives. The run is
- * abandoned instead (the other fetches a handler makes, through
- * safe-fetch.ts, have limits of their own): its lease is no longer renewed,
- * and whatever it queues from then on is refused, so its late end changes
- * nothing here.
+ * A run has `runMs` (two minutes): still running then, it counts as failed,
+ * and is abandoned (a delivery's post has a deadline of its own,
+ * deadlines.ts; other fetches, through safe-fetch.ts, have limits of
+ * theirs): its lease is no longer renewed, and whatever it queues from then
+ * on is refused, so its late end changes nothing here.
  * Fedify itself retries a failed delivery with backoff by queueing it again
  * (same id) with a delay: that retry, queued while its message is in hand,
  * takes the message's row, so what was queued after it stays after it
@@ -48,8 +44,6 @@ import { dayMs, toIso } from "../lib/time.ts";
  * screen (`fediverse_given_up`: its kind, the site's activity, why it last
  * failed; kept 30 days, repository.ts).
  */
-
-class RunPastDeadline extends Error {}
 
 /** An error's kind, never its message (which may name whom it concerned). */
 export const nameOf = (error: unknown) => (error instanceof Error ? error.name : typeof error);
@@ -144,15 +138,19 @@ export function createMessageQueue(
     // How long a taken message is left to its worker, unless renewed, before another may take it.
     leaseMs = 5 * 60_000,
     runMs = 2 * 60_000,
+    answerMs = 15_000,
   }: {
     pollMs?: number;
     workers?: number;
     clock?: () => Date;
     leaseMs?: number;
     runMs?: number;
+    /** How long a delivery's post waits for its answer (deadlines.ts). */
+    answerMs?: number;
   } = {},
 ) {
   const { db } = store;
+  const deliveries = createDeliveryDeadline({ answerMs, clock });
   const wakers = new Set<() => void>();
   const wake = () => {
     for (const waker of wakers) waker();
@@ -242,24 +240,16 @@ export function createMessageQueue(
     };
   }
 
-  /** A handler's run, failed once it has run `runMs`, then abandoned (above). */
-  function withDeadline(run: Promise<void>, taken: InHand) {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        taken.abandoned = true;
-        reject(new RunPastDeadline(`no result within ${Math.round(runMs / 1000)} s`));
-        void run
-          .then(
-            () => undefined,
-            (error: unknown) => error,
-          )
-          .then((err) =>
-            log.warn({ err }, "a Fediverse queue message's run ended after its deadline"),
-          );
-      }, runMs);
-    });
-    return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
+  /** Leaves a message, fresh, to the worker that runs those that failed before. */
+  async function toFailing(taken: InHand) {
+    await db
+      .updateTable("fediverse_queue")
+      .set({ failed_at: clock().toISOString(), taken_until: null, taken_by: null })
+      .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
+      .execute()
+      .catch((error: unknown) =>
+        log.error({ err: error }, "a Fediverse queue message could not be settled"),
+      );
   }
 
   /**
@@ -325,8 +315,8 @@ export function createMessageQueue(
     enqueueMany: (messages, options) => insert(messages, options),
     async listen(handler, options?: MessageQueueListenOptions) {
       const signal = options?.signal;
-      // One worker at a time runs a message that failed before: servers that never answer
-      // (each failing at its run's deadline) would otherwise hold every worker, again and again.
+      // One worker at a time runs a message that failed before, or a delivery to a server that
+      // did not answer in time: such servers would otherwise hold every worker, again and again.
       let failing = 0;
       const worker = async () => {
         while (!signal?.aborted) {
@@ -339,21 +329,33 @@ export function createMessageQueue(
             log.error({ err: error }, "the Fediverse queue could not be read");
             taken = undefined;
           }
-          const failed = taken !== undefined && taken.failed_at !== null;
+          let failed = taken !== undefined && taken.failed_at !== null;
           if (mayFail && !failed) failing -= 1;
           if (taken) {
             let why: string | null = null;
             let message: { id?: unknown } | undefined;
+            const host = deliveries.hostOf(taken.message);
+            if (!failed && host !== null && deliveries.isSlow(host)) {
+              // To a server that did not answer in time: in the lane of failing messages.
+              if (failing > 0) {
+                await toFailing(taken);
+                continue;
+              }
+              failing += 1;
+              failed = true;
+            }
             const leaseKept = keepLease(taken);
             try {
               const parsed = JSON.parse(taken.message) as { id?: unknown };
               const own = takeBackSchema.safeParse(parsed);
               message = parsed;
               taken.of = parsed.id;
-              const run = inHand.run(taken, async () =>
-                own.success ? takeBack(own.data) : handler(parsed),
+              const run = inHand.run(taken, () =>
+                deliveries.run(host, async () =>
+                  own.success ? takeBack(own.data) : handler(parsed),
+                ),
               );
-              await withDeadline(run, taken);
+              await withDeadline(run, runMs, taken, log);
             } catch (error) {
               // Its kind, or the deadline: an error's message may name whom it was for.
               why = error instanceof RunPastDeadline ? error.message : nameOf(error);

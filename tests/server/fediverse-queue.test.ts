@@ -82,6 +82,33 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     return { queue, handled };
   }
 
+  /** A federation on a queue of these options, its queue started, and what sending takes. */
+  async function federated(
+    options: Parameters<typeof createMessageQueue>[3],
+    log: Parameters<typeof createMessageQueue>[1] = quiet,
+  ) {
+    const queue = createMessageQueue(scratch.store, log, async () => {}, {
+      pollMs: 20,
+      clock,
+      ...options,
+    });
+    const federation = createFederation<void>({
+      kv: new MemoryKvStore(),
+      queue,
+      manuallyStartQueue: true,
+    });
+    const stop = new AbortController();
+    const listening = federation.startQueue(undefined, { signal: stop.signal });
+    running.push(() => {
+      stop.abort();
+      return listening;
+    });
+    const ctx = federation.createContext(new URL("https://site.test/"), undefined);
+    const actor = new URL("https://site.test/actor");
+    const { privateKey } = await generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
+    return { queue, ctx, actor, keys: { privateKey, keyId: new URL("#main-key", actor) } };
+  }
+
   /** The rows of a message, as stored. */
   const rows = (message: object) =>
     scratch.store.db
@@ -338,6 +365,78 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     ]);
   });
 
+  it("cuts a delivery its server never answers at its post's deadline, so others go meanwhile, and sends that server one at a time", async () => {
+    // Inboxes that take the post and answer only once told to; `most`: the most posts open at once.
+    let answering = false;
+    const inbox = async (alwaysAnswers = false) => {
+      const seen = { posted: 0, answered: 0, open: 0, most: 0, base: "" };
+      const server = createServer((request, response) => {
+        seen.posted += 1;
+        seen.open += 1;
+        seen.most = Math.max(seen.most, seen.open);
+        request.socket.once("close", () => {
+          seen.open -= 1;
+        });
+        request.resume();
+        request.on("end", () => {
+          if (!answering && !alwaysAnswers) return;
+          seen.answered += 1;
+          response.writeHead(202).end();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      seen.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      return Object.assign(seen, { server });
+    };
+    const [a, b, c, d] = [await inbox(), await inbox(), await inbox(), await inbox()];
+    const good = await inbox(true);
+    const inboxes = [a, b, c, d, good];
+    const { queue, ctx, actor, keys } = await federated({ workers: 4, answerMs: 2000 });
+    try {
+      // Accepts of follows: the four workers take the first four, to servers that never answer.
+      for (const [n, inbox] of [a, b, c, d, a, a, good].entries()) {
+        const to = {
+          id: new URL(`${inbox.base}/users/${n}`),
+          inboxId: new URL(`${inbox.base}/inbox`),
+        };
+        await ctx.sendActivity(
+          keys,
+          to,
+          new Update({ id: new URL(`https://site.test/#${n}`), actor }),
+        );
+      }
+      await waitFor(async () => good.answered === 1, {
+        what: "the good inbox's delivery gone while the others hang",
+        timeoutMs: 30_000,
+      });
+      await waitFor(async () => a.posted === 3, {
+        what: "the never-answering server's three posts",
+      });
+      expect(a.most).toBe(1);
+      await waitFor(async () => (await queue.getDepth()).queued === 6, {
+        what: "the six cut deliveries back in the queue, none in hand",
+      });
+      // Cut, not lost: each is tried again, and goes once its server answers.
+      answering = true;
+      at += 60 * 60_000;
+      await waitFor(
+        async () =>
+          (await scratch.store.db.selectFrom("fediverse_queue").select("id").execute()).length ===
+          0,
+        {
+          what: "every delivery gone",
+          timeoutMs: 30_000,
+        },
+      );
+      expect(inboxes.map((inbox) => inbox.answered)).toEqual([3, 1, 1, 1, 1]);
+    } finally {
+      for (const { server } of inboxes) {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
+  });
+
   it("fails a delivery its server never answers at the run's deadline, tries it again in its place, and keeps nothing the abandoned run does after", async () => {
     // A server that takes the connection and the post, and answers only once told to.
     const posted: string[] = [];
@@ -357,28 +456,8 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     const logged: string[] = [];
     const record = (_: unknown, message: string) => void logged.push(message);
     const log = { error: record, warn: record };
-    const queue = createMessageQueue(scratch.store, log, async () => {}, {
-      pollMs: 20,
-      workers: 1,
-      clock,
-      runMs: 2000,
-    });
-    const federation = createFederation<void>({
-      kv: new MemoryKvStore(),
-      queue,
-      manuallyStartQueue: true,
-    });
-    const stop = new AbortController();
-    const listening = federation.startQueue(undefined, { signal: stop.signal });
-    running.push(() => {
-      stop.abort();
-      return listening;
-    });
+    const { ctx, actor, keys } = await federated({ workers: 1, runMs: 2000 }, log);
     try {
-      const ctx = federation.createContext(new URL("https://site.test/"), undefined);
-      const actor = new URL("https://site.test/actor");
-      const { privateKey } = await generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
-      const keys = { privateKey, keyId: new URL("#main-key", actor) };
       const to = { id: new URL(`${base}/users/dee`), inboxId: new URL(`${base}/inbox`) };
       const note = new URL("https://site.test/notes/1");
       const inOrder = { orderingKey: note.href };

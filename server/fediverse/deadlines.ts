@@ -1,0 +1,107 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Log } from "../lib/log.ts";
+
+export class RunPastDeadline extends Error {}
+
+/**
+ * A queue message's run (message-queue.ts), failed once it has run `runMs`:
+ * its message marked `abandoned`, and the run's late end only logged.
+ */
+export function withDeadline(
+  run: Promise<void>,
+  runMs: number,
+  message: { abandoned?: boolean },
+  log: Pick<Log, "warn">,
+) {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      message.abandoned = true;
+      reject(new RunPastDeadline(`no result within ${Math.round(runMs / 1000)} s`));
+      void run
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        )
+        .then((err) =>
+          log.warn({ err }, "a Fediverse queue message's run ended after its deadline"),
+        );
+    }, runMs);
+  });
+  return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
+}
+
+/*
+ * A delivery's post gets `answerMs` (15 seconds) for its answer. Fedify (2.3)
+ * posts with the global fetch and takes neither a signal nor a fetch of ours,
+ * and Node's fetch waits five minutes for an answer to start: a server that
+ * takes the post and never answers held a worker until the run's two-minute
+ * deadline (message-queue.ts), and a few such servers, their accounts
+ * following the site, held all four. So the global fetch is wrapped once:
+ * a fetch made within a delivery's run (`run`) is cut at its deadline, and
+ * fails as any unreachable server does (Fedify retries it); every other fetch
+ * passes unchanged. A server cut so is remembered for an hour (`isSlow`):
+ * its deliveries then go one at a time, with the messages that failed before.
+ */
+
+type Deadline = { answerMs: number; cut: () => void };
+
+const underway = new AsyncLocalStorage<Deadline>();
+
+let wrapped = false;
+function wrapGlobalFetch() {
+  if (wrapped) return;
+  wrapped = true;
+  const fetch = globalThis.fetch;
+  globalThis.fetch = (input, init) => {
+    const deadline = underway.getStore();
+    if (!deadline) return fetch(input, init);
+    const timeout = AbortSignal.timeout(deadline.answerMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    return fetch(input, { ...init, signal }).catch((error: unknown) => {
+      if (timeout.aborted) deadline.cut();
+      throw error;
+    });
+  };
+}
+
+/** How long a server that did not answer in time is remembered so, and how many are. */
+const slowForMs = 60 * 60_000;
+const slowAtMost = 1000;
+
+export function createDeliveryDeadline({
+  answerMs,
+  clock,
+}: {
+  answerMs: number;
+  clock: () => Date;
+}) {
+  wrapGlobalFetch();
+  const slow = new Map<string, number>();
+  return {
+    /** The host a Fedify delivery (a queued message, as stored) posts to; null for any other. */
+    hostOf(stored: string): string | null {
+      try {
+        const { type, inbox } = (JSON.parse(stored) ?? {}) as { type?: unknown; inbox?: unknown };
+        return type === "outbox" && typeof inbox === "string"
+          ? (URL.parse(inbox)?.host ?? null)
+          : null;
+      } catch {
+        return null;
+      }
+    },
+    /** Whether a delivery to this host did not answer in time within the last hour. */
+    isSlow: (host: string) => (slow.get(host) ?? 0) > clock().getTime(),
+    /** Runs a delivery to `host`, its posts cut at the deadline; any other message as it is. */
+    run<T>(host: string | null, work: () => Promise<T>): Promise<T> {
+      if (host === null) return work();
+      const cut = () => {
+        slow.delete(host);
+        slow.set(host, clock().getTime() + slowForMs);
+        const [oldest] = slow.keys();
+        if (slow.size > slowAtMost && oldest !== undefined) slow.delete(oldest);
+      };
+      return underway.run({ answerMs, cut }, work);
+    },
+  };
+}
