@@ -245,28 +245,47 @@ export function createOutboxRepository(
     return [row, ...others.sort((a, b) => Number(a.id) - Number(b.id))];
   }
 
-  /** SQLite: up to `limit` due rows (of `kinds`, or any), marked `sending`, by kind then oldest first. */
+  /**
+   * Each kind due takes its turn (a row on PostgreSQL, a page on SQLite) after the kind last
+   * claimed from these `kinds`, by name, oldest first within it: no mail waits behind another
+   * kind's backlog (an edition, a flood of sign-ups). Kept per list of kinds (the webhooks').
+   */
+  const turns = new Map<string, OutboxKind>();
+  const turnOf = (kinds: readonly OutboxKind[] | undefined) => kinds?.join(" ") ?? "";
+  const due = (
+    from: Db,
+    now: string,
+    kinds: readonly OutboxKind[] | undefined,
+    after: OutboxKind | undefined,
+  ) =>
+    from
+      .selectFrom("outbox")
+      .where("status", "=", "queued")
+      .where("next_attempt_at", "<=", now)
+      .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+      .$if(after !== undefined, (query) => query.where("kind", ">", after as OutboxKind));
+
+  /** SQLite: up to `limit` due rows of the kind whose turn it is (of `kinds`, or any), marked `sending`, oldest first. */
   async function claimPage(kinds: readonly OutboxKind[] | undefined, limit: number) {
+    const now = nowIso();
+    const after = turns.get(turnOf(kinds));
     const rows = await db
       .updateTable("outbox")
       .set({ status: "sending" })
-      .where("id", "in", (eb) =>
-        eb
-          .selectFrom("outbox")
+      .where("id", "in", (eb) => {
+        const next = (than?: OutboxKind) =>
+          due(db, now, kinds, than).select("kind").orderBy("kind").limit(1);
+        return due(db, now, kinds, undefined)
           .select("id")
-          .where("status", "=", "queued")
-          .where("next_attempt_at", "<=", nowIso())
-          .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
-          .orderBy("kind")
+          .where("kind", "=", eb.fn.coalesce(next(after), next()))
           .orderBy("id")
-          .limit(limit),
-      )
+          .limit(limit);
+      })
       .where("status", "=", "queued")
       .returningAll()
       .execute();
-    return rows.sort((a, b) =>
-      a.kind === b.kind ? Number(a.id) - Number(b.id) : a.kind < b.kind ? -1 : 1,
-    );
+    if (rows[0]) turns.set(turnOf(kinds), rows[0].kind);
+    return rows.sort((a, b) => Number(a.id) - Number(b.id));
   }
 
   /** SQLite: claimed rows (of `kinds`, or these `ids`: a stopped server's, a page's unsent) requeued. */
@@ -315,27 +334,27 @@ export function createOutboxRepository(
     },
 
     /**
-     * Claims the next due row (of `kinds`; by kind, so notifications and confirmations go before
-     * editions, then oldest first) with its batch, delivers it and records the outcome; false if none.
+     * Claims the next due row (of `kinds`, of the kind whose turn it is) with its batch,
+     * delivers it and records the outcome; false if none.
      */
     async processNext(deliver: rules.Deliver, { kinds }: { kinds?: readonly OutboxKind[] } = {}) {
       const now = nowIso();
       if (store.kind === "postgres") {
         const claimed = await db.transaction().execute(async (trx) => {
-          const row = await trx
-            .selectFrom("outbox")
-            .selectAll()
-            .where("status", "=", "queued")
-            .where("next_attempt_at", "<=", now)
-            .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
-            .where(rules.recipientFree)
-            .orderBy("kind")
-            .orderBy("id")
-            .limit(1)
-            .forUpdate()
-            .skipLocked()
-            .executeTakeFirst();
+          const claim = (after?: OutboxKind) =>
+            due(trx, now, kinds, after)
+              .selectAll()
+              .where(rules.recipientFree)
+              .orderBy("kind")
+              .orderBy("id")
+              .limit(1)
+              .forUpdate()
+              .skipLocked()
+              .executeTakeFirst();
+          const after = turns.get(turnOf(kinds));
+          const row = (after === undefined ? undefined : await claim(after)) ?? (await claim());
           if (!row) return false;
+          turns.set(turnOf(kinds), row.kind);
           await rules.holdWhileAlive.execute(trx);
           const batch = await batchOf(trx, row, now);
           const delivery = await deliver(row, trx, batch);

@@ -13,7 +13,7 @@ import { createVisitorDataRepository } from "../../server/engagement/visitor-dat
 import { createEventJournal } from "../../server/events/journal.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { createListHealth } from "../../server/newsletter/list-health.ts";
-import { forget } from "../../server/outbox/queue.ts";
+import { createOutboxRepository, enqueue, forget } from "../../server/outbox/queue.ts";
 import { createSuppressions } from "../../server/outbox/suppressions.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { backends, siteUrl } from "./support/test-app.ts";
@@ -225,6 +225,35 @@ describe.each(backends)("lookups by index on %s", (backend) => {
       );
     }
     expect(forgotten).toBe(2);
+  });
+
+  it("claims the next kind's turn of due mail by the outbox's index, not a walk of its sent rows", async () => {
+    const now = new Date().toISOString();
+    await enqueue(store.db, now, [
+      { kind: "confirmation", email: "a@example.com" },
+      { kind: "enquiry_notice", email: "owner@example.com" },
+    ]);
+    const claimed: string[] = [];
+    for (const plan of await plansOf("outbox", async (recorded) => {
+      const outbox = createOutboxRepository(recorded);
+      const kinds = ["confirmation", "edition", "enquiry_notice"] as const;
+      if (backend === "postgres") {
+        const deliver = async (row: { kind: string }) => {
+          claimed.push(row.kind);
+          return { outcome: "sent" } as const;
+        };
+        while (await outbox.processNext(deliver, { kinds })) {}
+      } else {
+        for (let page = await outbox.claimPage(kinds, 8); page.length > 0; ) {
+          claimed.push(...page.map((row) => row.kind));
+          await outbox.recordTogether(page.map((row) => ({ row, delivery: { outcome: "sent" } })));
+          page = await outbox.claimPage(kinds, 8);
+        }
+      }
+    })) {
+      expect(plan).not.toMatch(/SCAN outbox|Seq Scan on outbox/);
+    }
+    expect(claimed).toEqual(["confirmation", "enquiry_notice"]);
   });
 
   it("tells a returning live stream the journal's first and last event at its ends, not by reading it", async () => {

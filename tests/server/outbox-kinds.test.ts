@@ -21,6 +21,14 @@ import { backends } from "./support/test-app.ts";
 
 const quiet = { info() {}, warn() {}, error() {} };
 
+let smtp: SmtpSink;
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+});
+afterAll(async () => {
+  await smtp.close();
+});
+
 /** How the outbox table is defined, as the database itself describes it. */
 async function outboxDefinition(store: Store) {
   if (store.kind === "sqlite") {
@@ -42,14 +50,6 @@ async function outboxDefinition(store: Store) {
 }
 
 describe.each(backends)("a kind of mail no migration knows, on %s", (backend) => {
-  let smtp: SmtpSink;
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-  });
-  afterAll(async () => {
-    await smtp.close();
-  });
-
   it("is queued, composed by the composer given for it, sent over SMTP and recorded as sent", async () => {
     const scratch = await scratchStore(backend);
     try {
@@ -317,6 +317,57 @@ describe.each(backends)("the outbox's loop, on %s", (backend) => {
       } finally {
         await loop.stop();
       }
+    } finally {
+      await scratch.drop();
+    }
+  });
+});
+
+describe.each(backends)("each kind of mail's turn, on %s", (backend) => {
+  it("sends an enquiry's mail to the owner while an edition and a flood of sign-ups wait, and a confirmation before the edition's backlog", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await migrateToLatest(store);
+      const now = new Date().toISOString();
+      const rows = (kind: OutboxKind, count: number) =>
+        Array.from({ length: count }, (_, i) => ({ kind, email: `${kind}-${i}@${backend}.test` }));
+      // Oldest first: an edition to 100 subscribers, then 100 sign-ups from as many
+      // networks, then one enquiry, whose mail to the owner a visitor waits on.
+      await enqueue(store.db, now, rows("edition", 100));
+      await enqueue(store.db, now, rows("confirmation", 100));
+      await enqueue(store.db, now, [{ kind: "enquiry_notice", email: `owner@${backend}.test` }]);
+
+      const compose: ComposeMail = async (row) => ({
+        to: row.email as string,
+        subject: row.kind,
+        text: `A ${row.kind}.`,
+        html: `<p>A ${row.kind}.</p>`,
+      });
+      const ours = () => smtp.received.filter((mail) => mail.to[0]?.endsWith(`@${backend}.test`));
+      const worker = startMailWorker({
+        outbox: createOutboxRepository(store),
+        mailer: createMailer(
+          { smtpUrl: smtp.url, from: "Site <site@example.test>", dataDir: scratch.dataDir },
+          quiet,
+        ),
+        ratePerMinute: 0,
+        inFlight: 2,
+        pollMs: 50,
+        log: quiet,
+        composers: { edition: compose, confirmation: compose, enquiry_notice: compose },
+      });
+      try {
+        worker.wake();
+        await smtp.waitFor(() => ours().length === 201, 60_000);
+      } finally {
+        await worker.stop();
+      }
+      const order = ours().map((mail) => mail.parsed.subject);
+      // Before, by kind's name: every confirmation, every edition, then the enquiry (201st).
+      expect(order.indexOf("enquiry_notice")).toBeLessThan(50);
+      expect(order.indexOf("confirmation")).toBeLessThan(50);
+      expect(order.slice(0, 50)).toContain("edition");
     } finally {
       await scratch.drop();
     }
