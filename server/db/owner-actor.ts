@@ -86,8 +86,11 @@ export function storeFailureSaid(failure: StoreFailure, error: unknown): string 
   if (left === "unknown" && failure.late) {
     return `${databaseFailed({ late: true })}, so it may or may not have been saved; look before you try again.`;
   }
-  const first = `${databaseFailed(failure)}; try again in ${failure.busy ? "a moment" : "a minute"}.`;
-  return leftNothing ? first : `${first} ${leftSaid(left, error)}`;
+  const again = `try again in ${failure.busy ? "a moment" : "a minute"}.`;
+  // An owner's action rolled back whole: doing it again is safe, and the owner is told so.
+  if (left === "nothing") return `${databaseFailed(failure)}. Nothing was changed; ${again}`;
+  const first = `${databaseFailed(failure)}; ${again}`;
+  return left ? `${first} ${leftSaid(left, error)}` : first;
 }
 
 /** `error`, marked with what it left of the action (`Left`); undefined takes a mark back. */

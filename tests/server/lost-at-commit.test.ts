@@ -352,6 +352,32 @@ describe("a read the database answers too late, on postgres", () => {
       "Failed: The site's database did not answer in time; try again in a minute. (canceling statement due to statement timeout)\n",
     );
   });
+
+  it("an owner's action the database answers too late says nothing was changed, in the console and on the command line", async () => {
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const blocks = () => runSql(t, "select target from fediverse_blocks");
+    const before = await blocks();
+    const blocked = await whileLocked("fediverse_blocks", () =>
+      admin(adminEnv(t), "fediverse", "block", "late.example.org"),
+    );
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toBe(
+      "Failed: The site's database did not answer in time. Nothing was changed; try again in a minute. (canceling statement due to statement timeout)\n",
+    );
+    const refused = await whileLocked("fediverse_blocks", () =>
+      owner.post("/api/admin/fediverse/block", { target: "late.example.net" }),
+    );
+    expect(refused.statusCode, refused.body).toBe(503);
+    expect(JSON.parse(refused.body).error.message).toBe(
+      "The site's database did not answer in time. Nothing was changed; try again in a minute.",
+    );
+    // True: neither is blocked, and the trail holds no line of either.
+    expect(await blocks()).toEqual(before);
+    expect(await runSql(t, "select object from owner_audit where object like 'late.%'")).toEqual(
+      [],
+    );
+  });
 });
 
 describe("the PostgreSQL store's marks of a lost connection", () => {
