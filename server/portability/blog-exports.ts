@@ -8,6 +8,7 @@ import {
   parseSourceTime,
   settleThreads,
 } from "./plan.ts";
+import { quoted } from "./report.ts";
 import { asList, attributeOf, parseXml, textOf } from "./xml.ts";
 
 /*
@@ -81,7 +82,7 @@ export function readDisqus(text: string, catalog: Catalog, map: ItemMap, now = n
     if (!thread.postId) {
       plan.skipped.push({
         where,
-        reason: `its page ${thread.label} matches no science post: map it with --map FILE`,
+        reason: `its page ${quoted(thread.label)} matches no science post: map it with --map FILE`,
       });
       return;
     }
@@ -154,7 +155,7 @@ export function readWordpress(
       if (!postId) {
         plan.skipped.push({
           where,
-          reason: `its post ${textOf(item, "link") || postKey} matches no science post: map it with --map FILE`,
+          reason: `its post ${quoted(textOf(item, "link") || postKey)} matches no science post: map it with --map FILE`,
         });
         return;
       }

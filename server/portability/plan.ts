@@ -3,7 +3,7 @@ import type { ItemKind } from "../../contract/limits.ts";
 import { plural } from "../../contract/plural.ts";
 import type { Catalog } from "../engagement/catalog.ts";
 import { claimsName } from "../moderation/fold.ts";
-import { type Problem, refusedBy, type Skipped } from "./report.ts";
+import { type Problem, quoted, refusedBy, type Skipped } from "./report.ts";
 
 /*
  * What an import from another system (Disqus, WordPress, the original site)
@@ -67,8 +67,8 @@ export function parseItemMap(
       map.set(key, `science/${post}`);
     } else {
       problems.push({
-        where: `--map "${key}"`,
-        message: `names no science post or story: "${String(value)}"`,
+        where: `--map ${quoted(key)}`,
+        message: `names no science post or story: ${quoted(String(value))}`,
       });
     }
   }

@@ -67,7 +67,7 @@ describe.each(backends)("importing comments on %s", (backend) => {
     expect(run.stdout).toMatch(/dsq:id 9004\): marked as spam in Disqus/);
     expect(run.stdout).toMatch(/dsq:id 9005\): deleted in Disqus/);
     expect(run.stdout).toMatch(
-      /dsq:id 9007\): its page https:\/\/old-blog\.example\/retired-page matches no science post/,
+      /dsq:id 9007\): its page "https:\/\/old-blog\.example\/retired-page" matches no science post/,
     );
 
     await expect.poll(async () => (await commentsOf(t, "soap")).total, { timeout: 15_000 }).toBe(3);
@@ -245,6 +245,43 @@ describe("refusing dangerous or bad input", () => {
       expect(await runSql(t, "select id from science_comments")).toEqual([]);
     },
   );
+
+  it("quotes a --map file's keys and values and a page's link in its lines, each cut after 60 characters", async () => {
+    const long = `https://notebook.example/${"a-very-long-slug-".repeat(6)}`;
+    const cut = JSON.stringify(`${long.slice(0, 60)}…`);
+    const map = path.join(dir, "map.json");
+    writeFileSync(map, JSON.stringify({ [`${long}"\n`]: `${long}-gone`, 'say "hi"': "nothing" }));
+    const mapped = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "wordpress",
+      "--map",
+      map,
+      fixture("wordpress.xml"),
+    );
+    expect(mapped.code).toBe(1);
+    expect(mapped.stderr).toContain(`  --map ${cut}: names no science post or story: ${cut}\n`);
+    expect(mapped.stderr).toContain(
+      '  --map "say \\"hi\\"": names no science post or story: "nothing"\n',
+    );
+
+    const moved = path.join(dir, "moved.xml");
+    writeFileSync(
+      moved,
+      readFileSync(fixture("wordpress.xml"), "utf8")
+        .replace("<link>https://notebook.example/2020/01/ironing/</link>", `<link>${long}</link>`)
+        .replace(
+          "<wp:post_name><![CDATA[ironing]]></wp:post_name>",
+          "<wp:post_name><![CDATA[moved]]></wp:post_name>",
+        ),
+    );
+    const run = await admin(adminEnv(t), "import", "--from", "wordpress", "--dry-run", moved);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      `(id 301): its post ${cut} matches no science post: map it with --map FILE\n`,
+    );
+  });
 
   it("reports malformed XML with its line, and every bad post, and writes nothing", async () => {
     const torn = path.join(dir, "torn.xml");
