@@ -1,9 +1,14 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import { followersResponseSchema } from "../../contract/fediverse.ts";
 import { encodeListPlace, suppressionsResponseSchema } from "../../contract/list-pages.ts";
+import { migrateToLatest } from "../../server/db/store.ts";
+import { createFediverseRepository } from "../../server/fediverse/repository.ts";
+import { createSuppressions } from "../../server/outbox/suppressions.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
+import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -186,5 +191,49 @@ describe.each(backends)("the owner's long lists a page at a time, on %s", (backe
     // A cursor of ours reads the page after its place: in its second, the keys before it.
     const after = await suppressions({ after: place, limit: 3 });
     expect(after.suppressions.map((s) => s.email)).toEqual([address(11), address(10), address(8)]);
+  });
+});
+
+/*
+ * A page's cursor holds its last row's time to the millisecond (contract/list-pages.ts).
+ * A time stored finer (PostgreSQL's now() keeps microseconds) would sort after the
+ * cursor made from it, and a row of that millisecond could be skipped at a page's end.
+ * No path writes one: the site's writers give JavaScript's ISO times, an import
+ * normalizes its times so, and no column defaults to the database's clock.
+ */
+describe.each(backends)("the lists' times, to the millisecond, on %s", (backend) => {
+  it("are written so by the site's writers, with no default from the database's clock", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await migrateToLatest(store);
+      await createSuppressions(store).suppress("late@example.com", "hard_bounce", {
+        source: "smtp",
+      });
+      await createFediverseRepository(store).follow({
+        actorId: account(1),
+        handle: "@u1@social.example",
+        name: null,
+        inbox: `${account(1)}/inbox`,
+        sharedInbox: null,
+        followId: `${account(1)}#follow`,
+      });
+      for (const table of ["suppressions", "fediverse_followers"]) {
+        const finer =
+          backend === "postgres"
+            ? sql`select created_at from ${sql.table(table)} where created_at <> date_trunc('milliseconds', created_at)`
+            : sql`select created_at from ${sql.table(table)} where created_at not glob '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z'`;
+        expect((await finer.execute(store.db)).rows, table).toEqual([]);
+        const written = sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`;
+        expect(Number((await written.execute(store.db)).rows[0]?.n), table).toBe(1);
+        const defaults =
+          backend === "postgres"
+            ? sql`select column_default from information_schema.columns where table_name = ${table} and column_name = 'created_at'`
+            : sql`select dflt_value as column_default from pragma_table_info(${table}) where name = 'created_at'`;
+        expect((await defaults.execute(store.db)).rows, table).toEqual([{ column_default: null }]);
+      }
+    } finally {
+      await scratch.drop();
+    }
   });
 });
