@@ -39,8 +39,8 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
     bookings: Pick<Bookings, "ofVisitor" | "forgetVisitor">;
   }
 > = async (app, { engagement, siteUrl, rateLimits, replyMail, bookings }) => {
-  // The download reads three tables: it counts against the same allowance as a
-  // write, so it cannot be repeated without end. (Writes are counted by the API.)
+  // The download reads three tables: it has an allowance of its own, as large as
+  // the writes' (a second's share included), so it cannot be repeated without end.
   const limitDownloads = createWriteLimiter(app, rateLimits);
 
   /** Kind by kind, each in its own transaction: a failure may come after some went. */
