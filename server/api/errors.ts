@@ -196,15 +196,15 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
     return;
   }
   const { status, ...body } = classify(error);
+  const failure = databaseFailureOf(error);
   if (error instanceof ApiError) {
     // Refused on purpose (a limit, a missing item): worth a line, not a stack.
     if (error.retryAfterSeconds !== undefined) {
       reply.header("retry-after", String(error.retryAfterSeconds));
     }
     request.log[status >= 500 ? "warn" : "info"]({ code: body.code, status }, "request refused");
-  } else if (status >= 500) logFailure(request, error, storeFailureOf(error));
+  } else if (status >= 500) logFailure(request, error, failure);
   else request.log.info({ code: body.code, status }, "request refused");
-  const failure = databaseFailureOf(error);
   if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));
   return reply.code(status).send({ error: body } satisfies ErrorResponse);
 }
