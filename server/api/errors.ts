@@ -2,9 +2,15 @@ import { hasZodFastifySchemaValidationErrors } from "@fastify/type-provider-zod"
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { type ErrorCode, type ErrorResponse, errorResponseSchema } from "../../contract/api.ts";
-import { type StoreFailure, storeFailureOf } from "../db/errors.ts";
+import { storeFailureOf } from "../db/errors.ts";
 import { leftBy, leftSaid, storeFailureSaid } from "../db/owner-actor.ts";
-import { lostAsItSaved, paragraph, renderActionPage, sendPage } from "../lib/action-page.ts";
+import {
+  lostAsItSaved,
+  paragraph,
+  renderActionPage,
+  type StoreFailure,
+  sendPage,
+} from "../lib/action-page.ts";
 
 /** An answer the API gives on purpose, with its stable code. */
 export class ApiError extends Error {

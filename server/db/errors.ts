@@ -1,3 +1,5 @@
+import type { LostAtCommit, StoreFailure } from "../lib/action-page.ts";
+
 /** Error shapes of node:sqlite (`errcode`) and pg (`code`), read without importing either. */
 type DriverError = { code?: unknown; errcode?: unknown; message?: unknown };
 
@@ -121,31 +123,7 @@ export function isStoreUnwritable(error: unknown): boolean {
   return false;
 }
 
-/**
- * Why a write's outcome is unknown (`isLostAtCommit`): its connection was lost
- * under it, or the driver gave up waiting for its answer (`isReadTimeout`).
- */
-export type LostAtCommit = "connection" | "timeout";
-
-/**
- * What a failure of the database means for the one who asked, or undefined
- * when it is not one (a bug of ours, a refused constraint): `unwritable`, the
- * store cannot save anything now (a person must free space or make it
- * writable, so try again in minutes); `unreachable`, it cannot be reached or
- * answered too late (`late`; try again in a minute), or too many requests
- * wait for their turn (`busy`, seconds). Both answer 503 with Retry-After.
- */
-export type StoreFailure = {
-  kind: "unwritable" | "unreachable";
-  retryAfterSeconds: number;
-  /** It was reached, and answered too late (a timeout): it is slow, not away. */
-  late?: true;
-  /** Refused before it waited for its turn (`TurnsFull`): the database is well, and busy. */
-  busy?: true;
-  /** A COMMIT got no answer (`lostAtCommitBy`), and why: it may or may not have been saved. */
-  lostAtCommit?: LostAtCommit;
-};
-
+/** What a failure of the database means for the one who asked (`StoreFailure`), or undefined when it is not one (a bug of ours, a refused constraint). */
 export function storeFailureOf(error: unknown): StoreFailure | undefined {
   if (error instanceof TurnsFull) return { kind: "unreachable", retryAfterSeconds: 5, busy: true };
   if (isStoreUnwritable(error)) return { kind: "unwritable", retryAfterSeconds: 300 };

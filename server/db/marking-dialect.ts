@@ -1,5 +1,6 @@
 import { type CompiledQuery, type DatabaseConnection, type Driver, PostgresDialect } from "kysely";
-import { isReadTimeout, isUnanswered, type LostAtCommit, markLostAtCommit } from "./errors.ts";
+import type { LostAtCommit } from "../lib/action-page.ts";
+import { isReadTimeout, isUnanswered, markLostAtCommit } from "./errors.ts";
 
 /** Statements that change rows: a query builder's, or raw SQL that starts so. */
 const writeNodes = new Set([

@@ -1,6 +1,6 @@
 import { type Kysely, Transaction } from "kysely";
-import { databaseFailed } from "../lib/action-page.ts";
-import { isLostAtCommit, lostAtCommitBy, type StoreFailure } from "./errors.ts";
+import { databaseFailed, type StoreFailure } from "../lib/action-page.ts";
+import { isLostAtCommit, lostAtCommitBy } from "./errors.ts";
 import type { Database } from "./schema.ts";
 
 /** A line of the audit trail: what was done, and to what. */
@@ -80,8 +80,8 @@ export function storeFailureSaid(failure: StoreFailure, error: unknown): string 
   const leftNothing = !left || left === "nothing";
   if (failure.kind === "unwritable") {
     return leftNothing
-      ? "The site cannot save anything right now, so nothing was saved or changed; try again in a few minutes."
-      : `The site cannot save anything right now; try again in a few minutes. ${leftSaid(left, error)}`;
+      ? `${databaseFailed(failure)}, so nothing was saved or changed; try again in a few minutes.`
+      : `${databaseFailed(failure)}; try again in a few minutes. ${leftSaid(left, error)}`;
   }
   if (left === "unknown" && failure.late) {
     return `${databaseFailed({ late: true })}, so it may or may not have been saved; look before you try again.`;

@@ -97,9 +97,7 @@ export const enquiryPages: FastifyPluginAsync<{
           ? "The form could not be read. Go back and send it again."
           : known?.lostAtCommit
             ? `${lostAsItSaved(known.lostAtCommit)} your enquiry, so it may or may not have been sent. Please wait a few minutes before you send it again.`
-            : known?.kind === "unwritable"
-              ? "The site cannot save anything just now; nothing was sent or changed. Please try again in a few minutes."
-              : `${databaseFailed(known)}; nothing was sent or changed. Please try again in a moment.`,
+            : `${databaseFailed(known)}; nothing was sent or changed. Please try again in ${known?.kind === "unwritable" ? "a few minutes" : "a moment"}.`,
     ]),
   );
 

@@ -149,29 +149,43 @@ export function formFields(request: FastifyRequest): URLSearchParams {
 }
 
 /**
- * The database's reading of a failure (server/db/errors.ts): when to try
- * again, whether the store cannot write, and why a COMMIT got no answer, when
- * it did not (what it saved is unknown).
+ * Why a write's outcome is unknown (server/db/errors.ts, `isLostAtCommit`): its
+ * connection was lost under it, or the driver gave up waiting for its answer.
  */
-type StoreFailure = {
+export type LostAtCommit = "connection" | "timeout";
+
+/**
+ * What a failure of the database means for the one who asked
+ * (`storeFailureOf`, server/db/errors.ts): `unwritable`, the store cannot save
+ * anything now (a person must free space or make it writable, so try again in
+ * minutes); `unreachable`, it cannot be reached or answered too late (`late`;
+ * try again in a minute), or too many requests wait for their turn (`busy`,
+ * seconds). Both answer 503 with Retry-After.
+ */
+export type StoreFailure = {
   kind: "unwritable" | "unreachable";
   retryAfterSeconds: number;
+  /** It was reached, and answered too late (a timeout): it is slow, not away. */
   late?: true;
+  /** Refused before it waited for its turn (`TurnsFull`): the database is well, and busy. */
   busy?: true;
-  lostAtCommit?: "connection" | "timeout";
+  /** A COMMIT got no answer (`lostAtCommitBy`), and why: it may or may not have been saved. */
+  lostAtCommit?: LostAtCommit;
 };
 
 /**
- * The site's database that failed, for a person: it answered too late (`late`,
- * a timeout), or it cannot be reached; or the database is well and too many
- * requests like this one wait for it (`busy`). Every answer and the command line say it so.
+ * The site's database that failed, for a person: it cannot save (`unwritable`),
+ * it answered too late (`late`, a timeout), or it cannot be reached; or the
+ * database is well and too many requests like this one wait for it (`busy`). Every answer and the command line say it so.
  */
-export const databaseFailed = (why: Pick<StoreFailure, "late" | "busy"> | undefined) =>
-  why?.busy
-    ? "Too many requests like this one are waiting"
-    : why?.late
-      ? "The site's database did not answer in time"
-      : "The site's database cannot be reached right now";
+export const databaseFailed = (why: Partial<StoreFailure> | undefined) =>
+  why?.kind === "unwritable"
+    ? "The site cannot save anything right now"
+    : why?.busy
+      ? "Too many requests like this one are waiting"
+      : why?.late
+        ? "The site's database did not answer in time"
+        : "The site's database cannot be reached right now";
 
 /** What happened to a save whose COMMIT got no answer, for a reader: "…as it saved". */
 export const lostAsItSaved = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
@@ -242,9 +256,7 @@ export function linkPages(
           : {
               title: "Nothing was changed",
               body: paragraph(
-                known?.kind === "unwritable"
-                  ? "The site cannot save anything just now. Try the link again in a few minutes."
-                  : `${databaseFailed(known)}. Try the link again in a moment.`,
+                `${databaseFailed(known)}. Try the link again in ${known?.kind === "unwritable" ? "a few minutes" : "a moment"}.`,
               ),
             }),
     }),
