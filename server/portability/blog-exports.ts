@@ -42,7 +42,7 @@ export function readDisqus(text: string, catalog: Catalog, map: ItemMap, now = n
   const threads = new Map<string, { postId: string | null; label: string }>();
   asList(node.thread).forEach((thread, index) => {
     const id = attributeOf(thread, null, "dsq:id");
-    const where = `<thread> ${index + 1}${id ? ` (dsq:id ${id})` : ""}`;
+    const where = `<thread> ${index + 1}${id ? ` (dsq:id ${quoted(id)})` : ""}`;
     if (!id) {
       plan.problems.push({ where, message: "has no dsq:id" });
       return;
@@ -57,7 +57,7 @@ export function readDisqus(text: string, catalog: Catalog, map: ItemMap, now = n
   const seen = new Set<string>();
   asList(node.post).forEach((post, index) => {
     const id = attributeOf(post, null, "dsq:id");
-    const where = `<post> ${index + 1}${id ? ` (dsq:id ${id})` : ""}`;
+    const where = `<post> ${index + 1}${id ? ` (dsq:id ${quoted(id)})` : ""}`;
     if (!id) {
       plan.problems.push({ where, message: "has no dsq:id" });
       return;
@@ -134,7 +134,7 @@ export function readWordpress(
     );
     comments.forEach((comment, index) => {
       const id = textOf(comment, "wp:comment_id");
-      const where = `<item> ${itemIndex + 1} <wp:comment> ${index + 1}${id ? ` (id ${id})` : ""}`;
+      const where = `<item> ${itemIndex + 1} <wp:comment> ${index + 1}${id ? ` (id ${quoted(id)})` : ""}`;
       if (!id) {
         plan.problems.push({ where, message: "has no wp:comment_id" });
         return;

@@ -77,7 +77,7 @@ function planComments(rows: SourceRow[], plan: OriginalPlan, catalog: Catalog, m
       content,
       // Only a time read as the source's own: anything else is "not a date".
       createdAt: time ? time.toISOString() : "",
-      where: `${row.where} (id ${id})`,
+      where: `${row.where} (id ${quoted(id)})`,
     };
     const problems = [
       ...formulaProblems(row, ["id", "post_id", "user_name", "content"], comment.where),

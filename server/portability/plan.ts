@@ -128,7 +128,7 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
   const problems: Problem[] = [];
   const { where } = comment;
   if (seen.has(comment.sourceId)) {
-    problems.push({ where, message: `repeats the id ${comment.sourceId} of an earlier comment` });
+    problems.push({ where, message: "repeats an earlier comment's id" });
   }
   seen.add(comment.sourceId);
   problems.push(
@@ -178,7 +178,7 @@ export function settleThreads(plan: Plan): void {
     if (comment.parentSourceId !== null && (!parent || path.has(parent.sourceId))) {
       plan.skipped.push({
         where: comment.where,
-        reason: `it answers ${comment.parentSourceId}, which is not imported`,
+        reason: `it answers ${quoted(comment.parentSourceId)}, which is not imported`,
       });
       return false;
     }

@@ -64,10 +64,10 @@ describe.each(backends)("importing comments on %s", (backend) => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("comments: 4 added");
     expect(run.stdout).toContain("Skipped 3:");
-    expect(run.stdout).toMatch(/dsq:id 9004\): marked as spam in Disqus/);
-    expect(run.stdout).toMatch(/dsq:id 9005\): deleted in Disqus/);
+    expect(run.stdout).toMatch(/dsq:id "9004"\): marked as spam in Disqus/);
+    expect(run.stdout).toMatch(/dsq:id "9005"\): deleted in Disqus/);
     expect(run.stdout).toMatch(
-      /dsq:id 9007\): its page "https:\/\/old-blog\.example\/retired-page" matches no science post/,
+      /dsq:id "9007"\): its page "https:\/\/old-blog\.example\/retired-page" matches no science post/,
     );
 
     await expect.poll(async () => (await commentsOf(t, "soap")).total, { timeout: 15_000 }).toBe(3);
@@ -150,8 +150,8 @@ describe.each(backends)("importing comments on %s", (backend) => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("comments: 2 added");
-    expect(run.stdout).toMatch(/id 303\): not approved in WordPress/);
-    expect(run.stdout).toMatch(/id 304\): a pingback, not a comment/);
+    expect(run.stdout).toMatch(/id "303"\): not approved in WordPress/);
+    expect(run.stdout).toMatch(/id "304"\): a pingback, not a comment/);
     await expect
       .poll(async () => (await commentsOf(t, "ironing")).total, { timeout: 15_000 })
       .toBe(2);
@@ -279,7 +279,7 @@ describe("refusing dangerous or bad input", () => {
     const run = await admin(adminEnv(t), "import", "--from", "wordpress", "--dry-run", moved);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(
-      `(id 301): its post ${cut} matches no science post: map it with --map FILE\n`,
+      `(id "301"): its post ${cut} matches no science post: map it with --map FILE\n`,
     );
   });
 
@@ -290,7 +290,7 @@ describe("refusing dangerous or bad input", () => {
     expect(tornRun.code).toBe(1);
     expect(tornRun.stderr).toMatch(/line \d+, column \d+: malformed XML/);
 
-    const post = (id: number, body: string, date: string, name = "Reader") =>
+    const post = (id: number | string, body: string, date: string, name = "Reader") =>
       `<post dsq:id="${id}"><message><![CDATA[${body}]]></message><createdAt>${date}</createdAt><isDeleted>false</isDeleted><isSpam>false</isSpam><author><name>${name}</name></author><thread dsq:id="1"/></post>`;
     const bad = path.join(dir, "bad.xml");
     writeFileSync(
@@ -302,18 +302,26 @@ describe("refusing dangerous or bad input", () => {
       ${post(3, "Written tomorrow.", "2999-01-01T00:00:00Z")}
       ${post(4, "A name too long.", "2021-01-04T00:00:00Z", "n".repeat(41))}
       ${post(5, "Before the calendar.", "0000-06-01T00:00:00Z")}
+      ${post("7".repeat(5000), "A long id.", "2021-01-05T00:00:00Z")}
+      ${post("7".repeat(5000), "The long id again.", "2021-01-05T00:00:00Z")}
       </disqus>`,
     );
     const run = await admin(adminEnv(t), "import", "--from", "disqus", bad);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("Nothing was imported: the input has 5 problems.");
-    expect(run.stderr).toContain("<post> 2 (dsq:id 1): repeats the id 1");
-    expect(run.stderr).toContain("<post> 3 (dsq:id 2) text: Comments are at most 2000 characters.");
+    expect(run.stderr).toContain("Nothing was imported: the input has 6 problems.");
+    expect(run.stderr).toContain(`<post> 2 (dsq:id "1"): repeats an earlier comment's id`);
+    // An id as long as a page is cut in its line.
     expect(run.stderr).toContain(
-      "<post> 4 (dsq:id 3) date: 2999-01-01T00:00:00.000Z is in the future",
+      `<post> 8 (dsq:id "${"7".repeat(60)}…"): repeats an earlier comment's id\n`,
     );
-    expect(run.stderr).toContain("<post> 5 (dsq:id 4) name: Names are at most 40 characters.");
-    expect(run.stderr).toContain("<post> 6 (dsq:id 5) date: is not a date");
+    expect(run.stderr).toContain(
+      '<post> 3 (dsq:id "2") text: Comments are at most 2000 characters.',
+    );
+    expect(run.stderr).toContain(
+      '<post> 4 (dsq:id "3") date: 2999-01-01T00:00:00.000Z is in the future',
+    );
+    expect(run.stderr).toContain('<post> 5 (dsq:id "4") name: Names are at most 40 characters.');
+    expect(run.stderr).toContain('<post> 6 (dsq:id "5") date: is not a date');
     expect(await runSql(t, "select id from science_comments")).toEqual([]);
   });
 });

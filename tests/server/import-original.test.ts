@@ -95,7 +95,7 @@ describe.each(backends)("importing the original site on %s", (backend) => {
       /mythology_reactions_rows\.csv line 5: repeats .*line 2: counted once/,
     );
     expect(run.stdout).toMatch(/line 7: its story "retired-story" matches no story/);
-    expect(run.stdout).toMatch(/\(id 104\): its post "an-old-post" matches no science post/);
+    expect(run.stdout).toMatch(/\(id "104"\): its post "an-old-post" matches no science post/);
     expect(run.stdout).toMatch(/subscribers_rows\.csv line 4: repeats the address of .*line 3/);
 
     await expect.poll(async () => (await commentsOf(t, "soap")).total, { timeout: 15_000 }).toBe(2);
@@ -197,7 +197,9 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     });
     const run = await admin(adminEnv(t), "import", "--from", "original", "--dry-run", folder);
     expect(run).toMatchObject({ code: 0, stderr: "" });
-    expect(run.stdout).toContain(`(id 401): its post "${"p".repeat(60)}…" matches no science post`);
+    expect(run.stdout).toContain(
+      `(id "401"): its post "${"p".repeat(60)}…" matches no science post`,
+    );
     expect(run.stdout).toContain(`line 2: its story "${"s".repeat(60)}…" matches no story`);
     expect(run.stdout.length).toBeLessThan(5_000);
   });
@@ -226,13 +228,13 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     expect(run.code).not.toBe(0);
     const said = run.stderr;
     expect(said).toContain("Nothing was imported");
-    expect(said).toMatch(/science_comments\.csv line 3 \(id 302\) content: starts with "="/);
-    expect(said).toMatch(/line 4 \(id 303\) date: .* is in the future/);
-    expect(said).toMatch(/line 5 \(id 301\): repeats the id science_comments:301/);
-    expect(said).toMatch(/line 6 \(id 304\) text: /);
-    expect(said).toMatch(/line 7 \(id 305\) user_name: starts with "@"/);
-    expect(said).toMatch(/line 8 \(id 306\) date: is not a date/);
-    expect(said).toMatch(/line 9 \(id 307\) date: is not a date/);
+    expect(said).toMatch(/science_comments\.csv line 3 \(id "302"\) content: starts with "="/);
+    expect(said).toMatch(/line 4 \(id "303"\) date: .* is in the future/);
+    expect(said).toMatch(/line 5 \(id "301"\): repeats an earlier comment's id$/m);
+    expect(said).toMatch(/line 6 \(id "304"\) text: /);
+    expect(said).toMatch(/line 7 \(id "305"\) user_name: starts with "@"/);
+    expect(said).toMatch(/line 8 \(id "306"\) date: is not a date/);
+    expect(said).toMatch(/line 9 \(id "307"\) date: is not a date/);
     expect(said).toMatch(
       /science_reactions\.csv line 2 type: "wow" is not one of like, love, dislike, idea/,
     );
