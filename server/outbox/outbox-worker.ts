@@ -171,7 +171,7 @@ export function startOutboxLoop({
   };
 }
 
-/** Rows a SQLite worker claims at once, per send it keeps in flight. */
+/** Rows a worker claims per send it keeps in flight before the digests due get a look: on SQLite, a page. */
 const pagePerSend = 8;
 
 /**
@@ -179,7 +179,9 @@ const pagePerSend = 8;
  * due or `going` says the loop stops; the number handled. On PostgreSQL that
  * is `inFlight` claims side by side, each a row lock in its own transaction;
  * on SQLite, pages of rows. Rows sent in batches (the digests) go first, one
- * at a time: two claims side by side would split one recipient's digest in two.
+ * at a time: two claims side by side would split one recipient's digest in two;
+ * and again after each page of the others, so a digest that falls due during a
+ * backlog (an edition's) waits a page, not the backlog.
  */
 type Round = { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean };
 
@@ -194,16 +196,24 @@ async function processSome(
   let handled = 0;
   const batched = kinds.filter((kind) => batchedKinds.has(kind));
   const single = kinds.filter((kind) => !batchedKinds.has(kind));
-  while (batched.length > 0 && going() && (await outbox.processNext(deliver, { kinds: batched }))) {
-    handled += 1;
-  }
+  let digesting = false;
+  const digests = async (look = true) => {
+    if (batched.length === 0 || digesting || (look && !(await outbox.anyDue(batched)))) return;
+    digesting = true;
+    while (going() && (await outbox.processNext(deliver, { kinds: batched }))) handled += 1;
+    digesting = false;
+  };
+  await digests(false);
   if (single.length === 0) return handled;
   if (outbox.store.kind === "sqlite") {
-    return handled + (await processPages(outbox, deliver, { kinds: single, inFlight, going }));
+    const paged = await processPages(outbox, deliver, { kinds: single, inFlight, going }, digests);
+    return handled + paged;
   }
   let due = true;
+  let claims = 0;
   const lane = async () => {
     while (due && going()) {
+      if (++claims % (inFlight * pagePerSend) === 0) await digests();
       if (!(await outbox.processNext(deliver, { kinds: single }))) due = false;
       else handled += 1;
     }
@@ -223,6 +233,8 @@ async function processPages(
   outbox: OutboxRepository,
   deliver: Deliver,
   { kinds, inFlight, going }: Round,
+  /** Sends the digests due, between pages. */
+  digests: () => Promise<void>,
 ): Promise<number> {
   type Pending = { row: OutboxRow; delivery: Delivery; settle: (error?: unknown) => void };
   let pending: Pending[] = [];
@@ -250,7 +262,8 @@ async function processPages(
   const running = new Set<Promise<void>>();
   let failure: unknown;
   let handled = 0;
-  for (;;) {
+  for (let pages = 0; ; pages += 1) {
+    if (pages > 0) await digests();
     const page = await outbox.claimPage(kinds, inFlight * pagePerSend);
     if (page.length === 0) break;
     for (const [index, row] of page.entries()) {

@@ -9,6 +9,7 @@ import {
   startOutboxLoop,
 } from "../../server/outbox/outbox-worker.ts";
 import { createOutboxRepository, enqueue } from "../../server/outbox/queue.ts";
+import { movableClock } from "./support/clock.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { backends } from "./support/test-app.ts";
@@ -324,39 +325,44 @@ describe.each(backends)("the outbox's loop, on %s", (backend) => {
 });
 
 describe.each(backends)("each kind of mail's turn, on %s", (backend) => {
+  const compose: ComposeMail = async (row) => ({
+    to: row.email as string,
+    subject: row.kind,
+    text: `A ${row.kind}.`,
+    html: `<p>A ${row.kind}.</p>`,
+  });
+  const rows = (kind: OutboxKind, count: number) =>
+    Array.from({ length: count }, (_, i) => ({ kind, email: `${kind}-${i}@${backend}.test` }));
+  const ours = () => smtp.received.filter((mail) => mail.to[0]?.endsWith(`@${backend}.test`));
+  /** A worker sending `kinds` over SMTP, two at a time, unpaced, with the time `clock` tells. */
+  const sender = (
+    { store, dataDir }: { store: Store; dataDir: string },
+    kinds: OutboxKind[],
+    clock?: () => Date,
+  ) =>
+    startMailWorker({
+      outbox: createOutboxRepository(store, clock ? { clock } : {}),
+      mailer: createMailer({ smtpUrl: smtp.url, from: "Site <site@example.test>", dataDir }, quiet),
+      ratePerMinute: 0,
+      inFlight: 2,
+      pollMs: 50,
+      log: quiet,
+      composers: Object.fromEntries(kinds.map((kind) => [kind, compose])),
+    });
+
   it("sends an enquiry's mail to the owner while an edition and a flood of sign-ups wait, and a confirmation before the edition's backlog", async () => {
     const scratch = await scratchStore(backend);
     try {
       const { store } = scratch;
       await migrateToLatest(store);
       const now = new Date().toISOString();
-      const rows = (kind: OutboxKind, count: number) =>
-        Array.from({ length: count }, (_, i) => ({ kind, email: `${kind}-${i}@${backend}.test` }));
       // Oldest first: an edition to 100 subscribers, then 100 sign-ups from as many
       // networks, then one enquiry, whose mail to the owner a visitor waits on.
       await enqueue(store.db, now, rows("edition", 100));
       await enqueue(store.db, now, rows("confirmation", 100));
       await enqueue(store.db, now, [{ kind: "enquiry_notice", email: `owner@${backend}.test` }]);
 
-      const compose: ComposeMail = async (row) => ({
-        to: row.email as string,
-        subject: row.kind,
-        text: `A ${row.kind}.`,
-        html: `<p>A ${row.kind}.</p>`,
-      });
-      const ours = () => smtp.received.filter((mail) => mail.to[0]?.endsWith(`@${backend}.test`));
-      const worker = startMailWorker({
-        outbox: createOutboxRepository(store),
-        mailer: createMailer(
-          { smtpUrl: smtp.url, from: "Site <site@example.test>", dataDir: scratch.dataDir },
-          quiet,
-        ),
-        ratePerMinute: 0,
-        inFlight: 2,
-        pollMs: 50,
-        log: quiet,
-        composers: { edition: compose, confirmation: compose, enquiry_notice: compose },
-      });
+      const worker = sender(scratch, ["edition", "confirmation", "enquiry_notice"]);
       try {
         worker.wake();
         await smtp.waitFor(() => ours().length === 201, 60_000);
@@ -368,6 +374,49 @@ describe.each(backends)("each kind of mail's turn, on %s", (backend) => {
       expect(order.indexOf("enquiry_notice")).toBeLessThan(50);
       expect(order.indexOf("confirmation")).toBeLessThan(50);
       expect(order.slice(0, 50)).toContain("edition");
+    } finally {
+      await scratch.drop();
+    }
+  });
+
+  it("sends the owner's hourly digest within a page or two of its hour while an edition's backlog of many pages goes out", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await migrateToLatest(store);
+      const clock = movableClock();
+      const hour = 60 * 60_000;
+      const earlier = ours().length;
+      const mails = () => ours().slice(earlier);
+      // An edition to 600 subscribers (a SQLite page here is 16 rows, a PostgreSQL claim one),
+      // and the owner's digest, due in an hour.
+      await enqueue(store.db, clock.now().toISOString(), rows("edition", 600));
+      await enqueue(store.db, clock.now().toISOString(), [
+        {
+          kind: "comment_digest",
+          email: `owner@${backend}.test`,
+          due: new Date(clock.now().getTime() + hour).toISOString(),
+        },
+      ]);
+      const worker = sender(scratch, ["edition", "comment_digest"], clock.now);
+      let sentBefore = 0;
+      try {
+        worker.wake();
+        await smtp.waitFor(() => mails().length >= 40, 60_000);
+        // The hour strikes with 40 of the 600 sent.
+        clock.advance(hour);
+        sentBefore = mails().length;
+        await smtp.waitFor(
+          () => mails().some((mail) => mail.parsed.subject === "comment_digest"),
+          60_000,
+        );
+      } finally {
+        await worker.stop();
+      }
+      const order = mails().map((mail) => mail.parsed.subject);
+      expect(sentBefore).toBeLessThan(100);
+      // Before, the whole backlog went first: the digest was the 601st mail.
+      expect(order.indexOf("comment_digest") - sentBefore).toBeLessThanOrEqual(40);
     } finally {
       await scratch.drop();
     }
