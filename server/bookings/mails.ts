@@ -160,13 +160,13 @@ export function readerInvitationMail(
     to: booking.email,
     subject,
     footer: links.footer,
-    html: `<p style="margin:0 0 12px">${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}</p>
-${detailsHtml(details)}
+    lead: update
+      ? "Your call has moved. The new time:"
+      : "You're booked. The call is in your calendar with the invitation attached:",
+    html: `${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
 ${links.html}`,
-    text: `${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}
-
-${detailsText(details)}
+    text: `${detailsText(details)}
 
 ${links.text}`,
     replyTo: context.ownerAddress,
@@ -198,13 +198,11 @@ export function ownerInvitationMail(
     to,
     subject,
     footer,
-    html: `<p style="margin:0 0 12px">${update ? "A reader moved their call to a new time." : "A reader booked a call."}</p>
-${detailsHtml(details)}
+    lead: update ? "A reader moved their call to a new time." : "A reader booked a call.",
+    html: `${detailsHtml(details)}
 ${note}
 ${consoleLink(context.siteUrl).html}`,
-    text: `${update ? "A reader moved their call to a new time." : "A reader booked a call."}
-
-${detailsText(details)}
+    text: `${detailsText(details)}
 ${booking.note ? `\n${quoted(booking.note)}\n` : ""}
 ${consoleLink(context.siteUrl).text}`,
     replyTo: { name: booking.name, address: booking.email },
@@ -249,13 +247,11 @@ export function cancellationMail(
     to,
     subject,
     footer,
-    html: `<p style="margin:0 0 12px">${escapeHtml(who)} The invitation attached takes it out of your calendar.</p>
-${detailsHtml(details)}
+    lead: `${who} The invitation attached takes it out of your calendar.`,
+    html: `${detailsHtml(details)}
 ${message}
 ${side === "reader" ? `<p style="margin:0">${button(again, "Book another time")}</p>` : ""}`,
-    text: `${who} The invitation attached takes it out of your calendar.
-
-${detailsText(details)}
+    text: `${detailsText(details)}
 ${call.by === "owner" && call.message ? `\n${call.message}\n` : ""}
 ${side === "reader" ? `Book another time: ${again}` : ""}`,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
@@ -308,13 +304,11 @@ export function reminderMail(
     to,
     subject,
     footer,
-    html: `<p style="margin:0 0 12px">The call is ${soon}.</p>
-${detailsHtml(details)}
+    lead: `The call is ${soon}.`,
+    html: `${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
 ${below?.html ?? ""}`,
-    text: `The call is ${soon}.
-
-${detailsText(details)}${below ? `\n\n${below.text}` : ""}`,
+    text: `${detailsText(details)}${below ? `\n\n${below.text}` : ""}`,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
     headers: { "Auto-Submitted": "auto-generated" },
   });

@@ -91,10 +91,17 @@ ${bodyHtml}
   return { html, text };
 }
 
-/** A mail in the layout, with `footer` (plain text) as its closing line. */
-export function laidOut({ footer, html, text, ...mail }: OutgoingMail & { footer: string }) {
+/**
+ * A mail in the layout, with `footer` (plain text) as its closing line and `lead` (plain
+ * text, paragraphs a blank line apart) before the rest of its body: each written once.
+ */
+export function laidOut(given: OutgoingMail & { footer: string; lead?: string }) {
+  const { footer, lead = "", html, text, ...mail } = given;
+  const paragraphs = lead.split("\n\n").filter(Boolean);
+  const bodyHtml = `${paragraphs.map((line) => `<p style="margin:0 0 12px">${escapeHtml(line)}</p>\n`).join("")}${html}`;
+  const bodyText = lead ? `${lead}\n\n${text}` : text;
   const footerHtml = escapeHtml(footer);
-  const body = layout({ ...mail, bodyHtml: html, bodyText: text, footerHtml, footerText: footer });
+  const body = layout({ ...mail, bodyHtml, bodyText, footerHtml, footerText: footer });
   return { ...mail, ...body } satisfies OutgoingMail;
 }
 
