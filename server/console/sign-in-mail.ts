@@ -1,5 +1,4 @@
-import { escapeHtml } from "../../contract/html.ts";
-import { button, laidOut } from "../outbox/mail-layout.ts";
+import { linkMail } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 
 /** How long a mailed sign-in link works (owner-repository.ts issues it). */
@@ -19,18 +18,13 @@ export function signInLinkMail({
   token: string;
   siteUrl: string;
 }): OutgoingMail {
-  const link = `${siteUrl}/admin/sign-in#token=${token}`;
-  return laidOut({
+  return linkMail({
     to,
     subject: "Your sign-in link to the console",
-    html: `<p style="margin:0 0 16px">Open this link within ${validFor} to sign in to the console of ${escapeHtml(siteUrl)}:</p>
-<p style="margin:0 0 16px">${button(link, "Sign in to the console")}</p>
-<p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
-    text: `Open this link within ${validFor} to sign in to the console of ${siteUrl}:
-
-${link}`,
+    ask: `Open this link within ${validFor} to sign in to the console of ${siteUrl}`,
+    label: "Sign in to the console",
+    link: `${siteUrl}/admin/sign-in#token=${token}`,
     footer:
       "It works once. If you did not ask for it, ignore this mail: nobody can use the link without your mailbox.",
-    headers: { "Auto-Submitted": "auto-generated" },
   });
 }

@@ -122,18 +122,13 @@ export function acknowledgementMail(
   return laidOut({
     to: enquiry.email,
     subject,
-    html: `<p style="margin:0 0 12px">Hello,</p>
-<p style="margin:0 0 12px">Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.</p>
-${detailsHtml(details)}
+    lead: `Hello,\n\nThank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.`,
+    html: `${detailsHtml(details)}
 <p style="margin:0 0 12px">To add something, reply to this mail.</p>
 <p style="margin:0 0 12px">Would a conversation be quicker? Choose a time that suits you: ${linkButton(call, "Book a call")}</p>
 <p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first.</p>
 <p style="margin:0">${linkButton(link, "Delete my enquiry", true)}</p>`,
-    text: `Hello,
-
-Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.
-
-${detailsText(details)}
+    text: `${detailsText(details)}
 
 To add something, reply to this mail.
 

@@ -124,7 +124,8 @@ export function linkMail({
 }: {
   to: string;
   subject: string;
-  lead: string;
+  /** Why it came, if the request does not say it. */
+  lead?: string;
   /** What to do, without its closing colon: "Open the link and press Confirm to …". */
   ask: string;
   label: string;
@@ -134,11 +135,10 @@ export function linkMail({
   return laidOut({
     to,
     subject,
-    html: `<p style="margin:0 0 16px">${escapeHtml(lead)}</p>
-<p style="margin:0 0 16px">${escapeHtml(ask)}:</p>
+    html: `${lead ? `<p style="margin:0 0 16px">${escapeHtml(lead)}</p>\n` : ""}<p style="margin:0 0 16px">${escapeHtml(ask)}:</p>
 <p style="margin:0 0 16px">${button(link, label)}</p>
 <p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
-    text: `${lead}\n\n${ask.replace("the link", "this link")}:\n\n${link}`,
+    text: `${lead ? `${lead}\n\n` : ""}${ask.replace("the link", "this link")}:\n\n${link}`,
     footer,
     headers: { "Auto-Submitted": "auto-generated" },
   });
