@@ -25,11 +25,10 @@ import { createDeliveryDeadline, RunPastDeadline, withDeadline } from "./deadlin
  * sets it due again) only while the row still bears it: a worker that lost
  * its lease (its renewals failed), the message taken meanwhile by another,
  * leaves it to that one.
- * A run has `runMs` (two minutes): still running then, it counts as failed,
- * and is abandoned (a delivery's post has a deadline of its own,
- * deadlines.ts; other fetches, through safe-fetch.ts, have limits of
- * theirs): its lease is no longer renewed, and whatever it queues from then
- * on is refused, so its late end changes nothing here.
+ * A run has `runMs` (two minutes; a delivery's post has 15 s, deadlines.ts):
+ * still running then, it counts as failed and is abandoned: its lease is no
+ * longer renewed, and whatever it queues from then on is refused, so its late
+ * end changes nothing here.
  * Fedify itself retries a failed delivery with backoff by queueing it again
  * (same id) with a delay: that retry, queued while its message is in hand,
  * takes the message's row, so what was queued after it stays after it
@@ -109,9 +108,8 @@ export async function enqueueMessages(
 }
 
 /**
- * The message a worker has in hand: its row, since when it has been failing,
- * the token of this take, its id, whether its retry took the row, whether its
- * run went past its deadline.
+ * The message a worker has in hand: its row, since when it has been failing, the token
+ * of this take, its id, whether its retry took the row, whether its run went past its deadline.
  */
 type InHand = {
   id: number | string;
@@ -123,6 +121,19 @@ type InHand = {
   /** Why Fedify said this run failed (`failed`); ended with no retry, the message is given up. */
   failure?: string;
 };
+
+/** One holder at a time: `tryTake` says whether it was free, and it is then the caller's until `release`. */
+class Slot {
+  #held = false;
+  tryTake() {
+    if (this.#held) return false;
+    this.#held = true;
+    return true;
+  }
+  release() {
+    this.#held = false;
+  }
+}
 
 /** The site's queue as the federation takes it: Fedify's interface, and `failed`. */
 export type SiteQueue = ReturnType<typeof createMessageQueue>;
@@ -221,17 +232,15 @@ export function createMessageQueue(
    * the lease it last renewed ends.
    */
   function keepLease(taken: InHand) {
-    let renewing = Promise.resolve();
+    let renewing: Promise<unknown> = Promise.resolve();
     const timer = setInterval(() => {
       renewing = db
         .updateTable("fediverse_queue")
         .set({ taken_until: new Date(clock().getTime() + leaseMs).toISOString() })
         .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
         .execute()
-        .then(
-          () => {},
-          (error: unknown) =>
-            log.error({ err: error }, "a Fediverse queue message's lease could not be renewed"),
+        .catch((error: unknown) =>
+          log.error({ err: error }, "a Fediverse queue message's lease could not be renewed"),
         );
     }, leaseMs / 3);
     return () => {
@@ -246,11 +255,11 @@ export function createMessageQueue(
       .updateTable("fediverse_queue")
       .set({ failed_at: clock().toISOString(), taken_until: null, taken_by: null })
       .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
-      .execute()
-      .catch((error: unknown) =>
-        log.error({ err: error }, "a Fediverse queue message could not be settled"),
-      );
+      .execute();
   }
+  const unsettled = (error: unknown) =>
+    // Left taken: due again when its lease ends.
+    log.error({ err: error }, "a Fediverse queue message could not be settled");
 
   /**
    * Settles a message whose handler ended, unless another worker has taken it
@@ -317,71 +326,61 @@ export function createMessageQueue(
       const signal = options?.signal;
       // One worker at a time runs a message that failed before, or a delivery to a server that
       // did not answer in time: such servers would otherwise hold every worker, again and again.
-      let failing = 0;
+      const lane = new Slot();
       const worker = async () => {
         while (!signal?.aborted) {
-          let taken: Awaited<ReturnType<typeof take>>;
-          const mayFail = failing === 0;
-          if (mayFail) failing += 1;
-          try {
-            taken = await take(mayFail);
-          } catch (error) {
+          // Held while taking, so that no other worker takes such a message meanwhile.
+          const held = lane.tryTake();
+          const taken = await take(held).catch((error: unknown) => {
             log.error({ err: error }, "the Fediverse queue could not be read");
-            taken = undefined;
-          }
-          let failed = taken !== undefined && taken.failed_at !== null;
-          if (mayFail && !failed) failing -= 1;
-          if (taken) {
-            let why: string | null = null;
-            let message: { id?: unknown } | undefined;
-            const host = deliveries.hostOf(taken.message);
-            if (!failed && host !== null && deliveries.isSlow(host)) {
-              // To a server that did not answer in time: in the lane of failing messages.
-              if (failing > 0) {
-                await toFailing(taken);
-                continue;
-              }
-              failing += 1;
-              failed = true;
-            }
-            const leaseKept = keepLease(taken);
-            try {
-              const parsed = JSON.parse(taken.message) as { id?: unknown };
-              const own = takeBackSchema.safeParse(parsed);
-              message = parsed;
-              taken.of = parsed.id;
-              const run = inHand.run(taken, () =>
-                deliveries.run(host, async () =>
-                  own.success ? takeBack(own.data) : handler(parsed),
-                ),
-              );
-              await withDeadline(run, runMs, taken, log);
-            } catch (error) {
-              // Its kind, or the deadline: an error's message may name whom it was for.
-              why = error instanceof RunPastDeadline ? error.message : nameOf(error);
-              log.error({ err: error }, "a Fediverse queue message failed");
-            } finally {
-              await leaseKept();
-              if (failed) failing -= 1;
-            }
-            if (taken.retried) continue;
-            await settle(taken, why, message).catch((error: unknown) =>
-              // Left taken: due again when its lease ends.
-              log.error({ err: error }, "a Fediverse queue message could not be settled"),
-            );
+          });
+          if (held) lane.release();
+          if (!taken) {
+            // Until `pollMs` has passed, a message is queued, or listening stops.
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                clearTimeout(timer);
+                wakers.delete(done);
+                signal?.removeEventListener("abort", done);
+                resolve();
+              };
+              const timer = setTimeout(done, pollMs);
+              wakers.add(done);
+              signal?.addEventListener("abort", done, { once: true });
+            });
             continue;
           }
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              wakers.delete(done);
-              signal?.removeEventListener("abort", done);
-              resolve();
-            };
-            const timer = setTimeout(done, pollMs);
-            wakers.add(done);
-            signal?.addEventListener("abort", done, { once: true });
-          });
+          const host = deliveries.hostOf(taken.message);
+          const failing = taken.failed_at !== null || (host !== null && deliveries.isSlow(host));
+          // Nothing awaited since the release: a lane held to take it is this worker's again.
+          if (failing && !lane.tryTake()) {
+            await toFailing(taken).catch(unsettled);
+            continue;
+          }
+          let why: string | null = null;
+          let message: { id?: unknown } | undefined;
+          const leaseKept = keepLease(taken);
+          try {
+            const parsed = JSON.parse(taken.message) as { id?: unknown };
+            const own = takeBackSchema.safeParse(parsed);
+            message = parsed;
+            taken.of = parsed.id;
+            const run = inHand.run(taken, () =>
+              deliveries.run(host, async () =>
+                own.success ? takeBack(own.data) : handler(parsed),
+              ),
+            );
+            await withDeadline(run, runMs, taken, log);
+          } catch (error) {
+            // Its kind, or the deadline: an error's message may name whom it was for.
+            why = error instanceof RunPastDeadline ? error.message : nameOf(error);
+            log.error({ err: error }, "a Fediverse queue message failed");
+          } finally {
+            await leaseKept();
+            if (failing) lane.release();
+          }
+          if (taken.retried) continue;
+          await settle(taken, why, message).catch(unsettled);
         }
       };
       await Promise.all(Array.from({ length: workers }, worker));
