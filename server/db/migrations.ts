@@ -39,6 +39,7 @@ import { bookingsByTime } from "./migrations/042-bookings-by-time.ts";
 import { ownerListsByIndex } from "./migrations/043-owner-lists-by-index.ts";
 import { ownerListsPaged } from "./migrations/044-owner-lists-paged.ts";
 import { outboxMarks } from "./migrations/045-outbox-marks.ts";
+import { fediverseQueueSlow } from "./migrations/046-fediverse-queue-slow.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -93,5 +94,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "043_owner_lists_by_index": ownerListsByIndex(),
     "044_owner_lists_paged": ownerListsPaged(),
     "045_outbox_marks": outboxMarks(kind),
+    "046_fediverse_queue_slow": fediverseQueueSlow(kind),
   };
 }

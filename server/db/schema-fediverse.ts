@@ -17,6 +17,8 @@ export type FediverseTables = {
     taken_by: string | null;
     /** When its handler first failed; null while it never has. */
     failed_at: MaybeTime;
+    /** When it ran past a deadline, or was left as a delivery to a server that did: one worker runs such. */
+    slow_at: MaybeTime;
     created_at: Timestamp;
   };
   /**

@@ -41,7 +41,7 @@ export function withDeadline(
  * a fetch made within a delivery's run (`run`) is cut at its deadline, and
  * fails as any unreachable server does (Fedify retries it); every other fetch
  * passes unchanged. A server cut so is remembered for an hour (`isSlow`):
- * its deliveries then go one at a time, with the messages that failed before.
+ * its deliveries then go one at a time, with the messages that ran past a deadline.
  */
 
 type Deadline = { answerMs: number; cut: () => void };

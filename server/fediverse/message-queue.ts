@@ -18,17 +18,14 @@ import { createDeliveryDeadline, RunPastDeadline, withDeadline } from "./deadlin
  * Fedify's message queue on the site's own database (table fediverse_queue):
  * every delivery to a follower's inbox and every activity received waits
  * here, so a restart loses none. A worker takes a due message for a lease,
- * hands it to Fedify and deletes it, renewing the lease while Fedify works (a
- * delivery may outlast it); a worker that dies mid-way leaves it due again
- * when the lease it last renewed ends. Each take marks the row with a token
- * of its own (`taken_by`), and the worker settles the row (deletes it, or
- * sets it due again) only while the row still bears it: a worker that lost
- * its lease (its renewals failed), the message taken meanwhile by another,
- * leaves it to that one.
- * A run has `runMs` (two minutes; a delivery's post has 15 s, deadlines.ts):
- * still running then, it counts as failed and is abandoned: its lease is no
- * longer renewed, and whatever it queues from then on is refused, so its late
- * end changes nothing here.
+ * hands it to Fedify and deletes it, renewing the lease while Fedify works; a
+ * worker that dies mid-way leaves it due again when the lease it last renewed
+ * ends. Each take marks the row with a token of its own (`taken_by`), and the
+ * worker settles the row (deletes it, or sets it due again) only while the
+ * row still bears it: one that lost its lease leaves it to the next taker.
+ * A run still running after `runMs` (two minutes; a delivery's post has 15 s,
+ * deadlines.ts) counts as failed and is abandoned: its lease is no longer
+ * renewed, and what it queues from then on is refused, so its end changes nothing.
  * Fedify itself retries a failed delivery with backoff by queueing it again
  * (same id) with a delay: that retry, queued while its message is in hand,
  * takes the message's row, so what was queued after it stays after it
@@ -36,12 +33,14 @@ import { createDeliveryDeadline, RunPastDeadline, withDeadline } from "./deadlin
  * object to one server, are taken one at a time, oldest first). A message
  * whose handler fails without queueing it again (a fan-out to followers'
  * inboxes, the site's own `TakeBack`, a retry that could not be queued, a
- * run past its deadline) stays, due again after as long as it has been failing, from a second to an
- * hour: one bad message does not spin. Failing still three days after its
- * first failure, it is given up, with a warning, so the messages queued after
- * it with its ordering key go on, and a record for the console's Health
- * screen (`fediverse_given_up`: its kind, the site's activity, why it last
- * failed; kept 30 days, repository.ts).
+ * run past its deadline) stays, due again after as long as it has been
+ * failing, from a second to an hour: one bad message does not spin. One that
+ * ran past a deadline (or a delivery to a server that did, deadlines.ts) then
+ * runs only on the one worker of such messages; one that failed quickly, on
+ * any. Failing still three days after its first failure, it is given up, with
+ * a warning, so the messages queued after it with its ordering key go on, and
+ * a record for Health (`fediverse_given_up`: its kind, the site's activity,
+ * why it last failed; kept 30 days, repository.ts).
  */
 
 /** An error's kind, never its message (which may name whom it concerned). */
@@ -108,12 +107,13 @@ export async function enqueueMessages(
 }
 
 /**
- * The message a worker has in hand: its row, since when it has been failing, the token
+ * The message a worker has in hand: its row (since when it has been failing, or slow), the token
  * of this take, its id, whether its retry took the row, whether its run went past its deadline.
  */
 type InHand = {
   id: number | string;
   failed_at: string | Date | null;
+  slow_at: string | Date | null;
   token: string;
   of?: unknown;
   retried: boolean;
@@ -199,8 +199,8 @@ export function createMessageQueue(
     if (!options?.delay || options.delay.total("millisecond") <= 0) wake();
   }
 
-  /** Takes the next due message for a lease, or none; one that failed before only if `failed`. */
-  async function take(failed: boolean): Promise<(InHand & { message: string }) | undefined> {
+  /** Takes the next due message for a lease, or none; one that ran past a deadline only if `slow`. */
+  async function take(slow: boolean): Promise<(InHand & { message: string }) | undefined> {
     const now = clock().toISOString();
     const until = new Date(Date.parse(now) + leaseMs).toISOString();
     const token = randomUUID();
@@ -211,7 +211,7 @@ export function createMessageQueue(
         select q.id from fediverse_queue q
         where q.due_at <= ${now}
           and (q.taken_until is null or q.taken_until < ${now})
-          ${failed ? sql`` : sql`and q.failed_at is null`}
+          ${slow ? sql`` : sql`and q.slow_at is null`}
           and (q.ordering_key is null or not exists (
             select 1 from fediverse_queue o
             where o.ordering_key = q.ordering_key and o.id < q.id
@@ -220,7 +220,7 @@ export function createMessageQueue(
         limit 1
         ${lock}
       )
-      returning id, failed_at, message`.execute(db);
+      returning id, failed_at, slow_at, message`.execute(db);
     const row = result.rows[0];
     return row && { ...row, token, retried: false };
   }
@@ -249,11 +249,11 @@ export function createMessageQueue(
     };
   }
 
-  /** Leaves a message, fresh, to the worker that runs those that failed before. */
-  async function toFailing(taken: InHand) {
+  /** Leaves a message to the worker that runs those that ran past a deadline. */
+  async function toSlow(taken: InHand) {
     await db
       .updateTable("fediverse_queue")
-      .set({ failed_at: clock().toISOString(), taken_until: null, taken_by: null })
+      .set({ slow_at: clock().toISOString(), taken_until: null, taken_by: null })
       .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
       .execute();
   }
@@ -278,6 +278,7 @@ export function createMessageQueue(
         .set({
           due_at: new Date(now + wait).toISOString(),
           failed_at: new Date(since).toISOString(),
+          ...(taken.abandoned ? { slow_at: new Date(now).toISOString() } : {}),
           taken_until: null,
         })
         .where((eb) => eb.and(mine))
@@ -324,8 +325,8 @@ export function createMessageQueue(
     enqueueMany: (messages, options) => insert(messages, options),
     async listen(handler, options?: MessageQueueListenOptions) {
       const signal = options?.signal;
-      // One worker at a time runs a message that failed before, or a delivery to a server that
-      // did not answer in time: such servers would otherwise hold every worker, again and again.
+      // One worker at a time runs what ran past a deadline, or a delivery to a server that did not
+      // answer in time (such servers would otherwise hold every worker); what failed quickly, any.
       const lane = new Slot();
       const worker = async () => {
         while (!signal?.aborted) {
@@ -351,10 +352,10 @@ export function createMessageQueue(
             continue;
           }
           const host = deliveries.hostOf(taken.message);
-          const failing = taken.failed_at !== null || (host !== null && deliveries.isSlow(host));
+          const slow = taken.slow_at !== null || (host !== null && deliveries.isSlow(host));
           // Nothing awaited since the release: a lane held to take it is this worker's again.
-          if (failing && !lane.tryTake()) {
-            await toFailing(taken).catch(unsettled);
+          if (slow && !lane.tryTake()) {
+            await toSlow(taken).catch(unsettled);
             continue;
           }
           let why: string | null = null;
@@ -377,7 +378,7 @@ export function createMessageQueue(
             log.error({ err: error }, "a Fediverse queue message failed");
           } finally {
             await leaseKept();
-            if (failing) lane.release();
+            if (slow) lane.release();
           }
           if (taken.retried) continue;
           await settle(taken, why, message).catch(unsettled);

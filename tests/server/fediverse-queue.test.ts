@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createFederation, generateCryptoKeyPair, MemoryKvStore } from "@fedify/fedify";
-import { Create, Update } from "@fedify/fedify/vocab";
+import { Create, Delete, Update } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest, type Store } from "../../server/db/store.ts";
@@ -86,8 +86,9 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
   async function federated(
     options: Parameters<typeof createMessageQueue>[3],
     log: Parameters<typeof createMessageQueue>[1] = quiet,
+    takeBack: Parameters<typeof createMessageQueue>[2] = async () => {},
   ) {
-    const queue = createMessageQueue(scratch.store, log, async () => {}, {
+    const queue = createMessageQueue(scratch.store, log, takeBack, {
       pollMs: 20,
       clock,
       ...options,
@@ -228,13 +229,14 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     }
   });
 
-  it("runs messages that failed before on one worker at a time, the others going on with the rest", async () => {
+  it("runs messages that ran past a deadline on one worker at a time, the others going on with the rest", async () => {
     // Deliveries to servers that take the post and never answer, each failed at its run's
     // deadline and due again: they held every worker, and nothing else went, each time.
     await enqueueMessages(scratch.store.db, [{ id: "hung-1" }, { id: "hung-2" }], {}, clock());
+    const before = new Date(at - 60_000).toISOString();
     await scratch.store.db
       .updateTable("fediverse_queue")
-      .set({ failed_at: new Date(at - 60_000).toISOString() })
+      .set({ failed_at: before, slow_at: before })
       .execute();
     const answer = gate();
     const { queue, handled } = instance(
@@ -437,6 +439,117 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     }
   });
 
+  it("tries a message that failed quickly again on any worker when due, while servers that never answer share one", async () => {
+    // Inboxes that take the post and never answer (`open`: their posts open now, `most`: at once),
+    // one that answers 502 until it is back, then 202, and one that answers.
+    const stuck = { open: 0, most: 0 };
+    const inbox = async (answer: () => number | null) => {
+      const seen = { posts: 0, types: [] as string[], base: "", server: createServer() };
+      seen.server.on("request", (request, response) => {
+        const chunks: Buffer[] = [];
+        request.on("data", (chunk: Buffer) => chunks.push(chunk));
+        request.on("end", () => {
+          seen.posts += 1;
+          seen.types.push(JSON.parse(Buffer.concat(chunks).toString()).type);
+          const status = answer();
+          if (status !== null) return void response.writeHead(status).end();
+          stuck.open += 1;
+          stuck.most = Math.max(stuck.most, stuck.open);
+          request.socket.once("close", () => {
+            stuck.open -= 1;
+          });
+        });
+      });
+      await new Promise<void>((resolve) => seen.server.listen(0, "127.0.0.1", resolve));
+      seen.base = `http://127.0.0.1:${(seen.server.address() as AddressInfo).port}`;
+      return seen;
+    };
+    const hung = await Promise.all([1, 2, 3, 4, 5].map(() => inbox(() => null)));
+    const triedAgain = () => hung.filter((one) => one.posts >= 2).length;
+    // How many hung servers had been tried again when each retry that failed quickly arrived.
+    const behind: number[] = [];
+    let flakyBack = false;
+    const arrived = () => {
+      behind.push(triedAgain());
+      return 202;
+    };
+    const flaky = await inbox(() => (flakyBack ? arrived() : 502));
+    const good = await inbox(arrived);
+    const send = (
+      to: Awaited<ReturnType<typeof inbox>>,
+      n: string,
+      Activity: typeof Update | typeof Delete = Update,
+    ) =>
+      ctx.sendActivity(
+        keys,
+        { id: new URL(`${to.base}/users/${n}`), inboxId: new URL(`${to.base}/inbox`) },
+        new Activity({ id: new URL(`https://site.test/#${n}`), actor }),
+      );
+    // The owner's take-back: its first run fails at once (the database out of reach a moment).
+    let takeBacks = 0;
+    const { queue, ctx, actor, keys } = await federated(
+      { workers: 4, answerMs: 2000 },
+      quiet,
+      async () => {
+        takeBacks += 1;
+        if (takeBacks === 1) throw new Error("the database is out of reach a moment");
+        await send(good, "answer", Delete);
+      },
+    );
+    try {
+      for (const [n, to] of hung.entries()) await send(to, `${n}`);
+      await waitFor(async () => (await queue.getDepth()).queued === 5, {
+        what: "each hung delivery cut once",
+        timeoutMs: 30_000,
+      });
+      // Their retries due: one worker tries them again, one at a time, 2 s each. Meanwhile an
+      // answer's take-back fails once, and a delivery to the flaky inbox.
+      stuck.most = 0;
+      at += 5000;
+      await queue.enqueue({ type: "ewe:take-back", answers: [1], writer: null }, {});
+      await send(flaky, "flaky");
+      const failedOnce = () =>
+        scratch.store.db
+          .selectFrom("fediverse_queue")
+          .select("id")
+          .where("taken_until", "is", null)
+          .where((eb) =>
+            eb.or([
+              eb("message", "like", "%ewe:take-back%"),
+              eb("message", "like", `%${flaky.base}%`),
+            ]),
+          )
+          .execute();
+      await waitFor(
+        async () => takeBacks === 1 && flaky.posts > 0 && (await failedOnce()).length === 2,
+        {
+          what: "the take-back and the delivery to the flaky inbox failed once",
+        },
+      );
+      // Both due again, after the hung servers' retries.
+      flakyBack = true;
+      at += 5000;
+      await waitFor(async () => behind.length === 2, {
+        what: "the retries that failed quickly gone",
+        timeoutMs: 30_000,
+      });
+      // Within seconds, while the first hung servers had their retry, not after them all.
+      for (const count of behind) expect(count).toBeLessThanOrEqual(3);
+      expect(good.types).toEqual(["Delete"]);
+      // The hung servers, tried again, still hold one worker between them.
+      await waitFor(async () => triedAgain() === 5, {
+        what: "each hung server tried again",
+        timeoutMs: 30_000,
+      });
+      expect(stuck.most).toBe(1);
+    } finally {
+      for (const { server } of [...hung, flaky, good]) {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
+  });
+
   it("fails a delivery its server never answers at the run's deadline, tries it again in its place, and keeps nothing the abandoned run does after", async () => {
     // A server that takes the connection and the post, and answers only once told to.
     const posted: string[] = [];
@@ -477,16 +590,18 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
       const rows = () =>
         scratch.store.db
           .selectFrom("fediverse_queue")
-          .select(["message", "due_at", "taken_until", "failed_at"])
+          .select(["message", "due_at", "taken_until", "failed_at", "slow_at"])
           .orderBy("id")
           .execute();
       await waitFor(async () => hung.length === 1, { what: "the Create posted" });
       await waitFor(
         async () => {
           const [first] = await rows();
-          return first?.failed_at != null && first.taken_until === null;
+          return first?.failed_at != null && first.slow_at != null && first.taken_until === null;
         },
-        { what: "the delivery failed at its run's deadline, its lease given back" },
+        {
+          what: "the delivery failed at its run's deadline, its lease given back, left to the lane",
+        },
       );
       const failed = await rows();
       expect(failed.map((row) => JSON.parse(row.message).activityId)).toEqual([
