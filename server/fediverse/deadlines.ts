@@ -3,6 +3,17 @@ import type { Log } from "../lib/log.ts";
 
 export class RunPastDeadline extends Error {}
 
+/** A delivery's post cut at its deadline: its message, shown on Health, names no one. */
+class NoAnswer extends Error {}
+
+/** What Health says of a post that got no answer (cut at its deadline, or not connected); else undefined. */
+export const noAnswer = (error: Error) =>
+  error.cause instanceof NoAnswer
+    ? error.cause.message
+    : error.name === "FetchError"
+      ? "the server could not be reached"
+      : undefined;
+
 /**
  * A queue message's run (message-queue.ts), failed once it has run `runMs`:
  * its message marked `abandoned`, and the run's late end only logged.
@@ -59,8 +70,10 @@ function wrapGlobalFetch() {
     const timeout = AbortSignal.timeout(deadline.answerMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     return fetch(input, { ...init, signal }).catch((error: unknown) => {
-      if (timeout.aborted) deadline.cut();
-      throw error;
+      if (!timeout.aborted) throw error;
+      deadline.cut();
+      const seconds = Math.round(deadline.answerMs / 1000);
+      throw new NoAnswer(`the server did not answer within ${seconds} seconds`, { cause: error });
     });
   };
 }

@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { dayMs, toIso } from "../lib/time.ts";
-import { createDeliveryDeadline, RunPastDeadline, withDeadline } from "./deadlines.ts";
+import { createDeliveryDeadline, noAnswer, RunPastDeadline, withDeadline } from "./deadlines.ts";
 
 /*
  * Fedify's message queue on the site's own database (table fediverse_queue):
@@ -43,8 +43,9 @@ import { createDeliveryDeadline, RunPastDeadline, withDeadline } from "./deadlin
  * why it last failed; kept 30 days, repository.ts).
  */
 
-/** An error's kind, never its message (which may name whom it concerned). */
-export const nameOf = (error: unknown) => (error instanceof Error ? error.name : typeof error);
+/** An error's kind, or that a post was cut at its deadline; never its message (it may name someone). */
+export const nameOf = (error: unknown) =>
+  error instanceof Error ? (noAnswer(error) ?? error.name) : typeof error;
 
 /** The longest wait before a failed message is tried again. */
 const longestWaitMs = 60 * 60_000;
@@ -373,7 +374,6 @@ export function createMessageQueue(
             );
             await withDeadline(run, runMs, taken, log);
           } catch (error) {
-            // Its kind, or the deadline: an error's message may name whom it was for.
             why = error instanceof RunPastDeadline ? error.message : nameOf(error);
             log.error({ err: error }, "a Fediverse queue message failed");
           } finally {

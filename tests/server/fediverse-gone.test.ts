@@ -39,7 +39,9 @@ async function goneServer(answers: Record<string, number>) {
       if (answer === undefined) return response.writeHead(404).end();
       if (inbox && request.method === "POST") {
         posted.push(`${JSON.parse(Buffer.concat(chunks).toString()).type} to ${name}`);
-        return response.writeHead(answer).end();
+        // 0: takes the post and never answers; -1: drops the connection.
+        if (answer === -1) return request.socket.destroy();
+        return answer === 0 ? undefined : response.writeHead(answer).end();
       }
       const id = `${base}/users/${name}`;
       response.writeHead(200, { "content-type": "application/activity+json" }).end(
@@ -184,6 +186,76 @@ describe.each(backends)("a server that fails every delivery, on %s", (backend) =
     expect(new Set(remote.posted)).toEqual(new Set(["Accept to kim"]));
     const followers = json(await owner.get("/api/admin/followers"), followersResponseSchema);
     expect(followers.followers.map((one) => one.actorId)).toEqual([remote.account("kim")]);
+    expect(await runSql(t, "select id from fediverse_queue")).toEqual([]);
+  });
+});
+
+/*
+ * A server that takes Noa's deliveries and never answers, and drops Ray's
+ * connections. Each post to Noa is cut at its 15 s; once Fedify has tried for
+ * three days (here: the deliveries' start moved three days back), it gives
+ * both up, and Health says why in words an owner reads, naming no one: not
+ * "FetchError".
+ */
+describe.each(backends)("a server that never answers, on %s", (backend) => {
+  let t: TestApp;
+  let remote: Awaited<ReturnType<typeof goneServer>>;
+  beforeAll(async () => {
+    remote = await goneServer({ noa: 0, ray: -1 });
+    t = await startTestApp(backend, {
+      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    remote?.close();
+  });
+
+  it("tells the owner the server did not answer in time, or could not be reached", {
+    timeout: 240_000,
+  }, async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    for (const name of ["noa", "ray"]) {
+      expect((await t.app.inject(await remote.follow(name))).statusCode).toBe(202);
+    }
+    // Each Accept's delivery, between two tries, started three days ago (compared and set).
+    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000 - 60_000).toISOString();
+    const moved = new Set<string>();
+    await waitFor(
+      async () => {
+        const rows = await runSql(
+          t,
+          "select id, message from fediverse_queue where taken_until is null",
+        );
+        for (const { id, message } of rows) {
+          const delivery = JSON.parse(String(message));
+          if (delivery.type !== "outbox" || moved.has(delivery.inbox)) continue;
+          const set = await runSql(
+            t,
+            "update fediverse_queue set message = ? where id = ? and message = ? and taken_until is null returning id",
+            [JSON.stringify({ ...delivery, started: threeDaysAgo }), Number(id), String(message)],
+          );
+          if (set.length === 1) moved.add(delivery.inbox);
+        }
+        return moved.size === 2;
+      },
+      { timeoutMs: 120_000, what: "both Accepts' deliveries between two tries" },
+    );
+    const health = async () =>
+      json(await owner.get("/api/admin/health"), healthResponseSchema).fediverseGivenUp;
+    await waitFor(async () => (await health()).total === 2, {
+      timeoutMs: 120_000,
+      what: "both Accepts given up",
+    });
+    const { latest } = await health();
+    expect(
+      latest.map(({ kind, why }) => ({ kind, why })).sort((a, b) => a.why.localeCompare(b.why)),
+    ).toEqual([
+      { kind: "outbox", why: "the server could not be reached" },
+      { kind: "outbox", why: "the server did not answer within 15 seconds" },
+    ]);
+    expect(new Set(remote.posted)).toEqual(new Set(["Accept to noa", "Accept to ray"]));
     expect(await runSql(t, "select id from fediverse_queue")).toEqual([]);
   });
 });
