@@ -215,6 +215,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "045-outbox-marks.ts",
     "52dc2ad9a213fd7df1b185d94181b55d3235e2e89f053b6434a3d4fe66561542",
   ],
+  [
+    "046_fediverse_queue_slow",
+    "046-fediverse-queue-slow.ts",
+    "0e1dd50466badc9ada114e922894374cbe823b327fc5dbdd7e61a9911b112df0",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
