@@ -19,7 +19,7 @@ export const sections = [
   { id: "science", name: "Science in Everyday" },
 ] as const;
 
-export type SectionId = (typeof sections)[number]["id"];
+type SectionId = (typeof sections)[number]["id"];
 export type Section = (typeof sections)[number];
 
 export type Item = ReturnType<typeof item>;

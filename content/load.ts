@@ -23,7 +23,7 @@ import { serviceQuestions } from "./service-page.ts";
  * and renders the bodies; a problem throws a ContentError naming the file
  * (docs/decisions/041-content-collections.md).
  */
-export { anchorId, ContentError, countWords, defaultContentRoot, type RawCollections };
+export { anchorId, countWords, defaultContentRoot, type RawCollections };
 
 type Data<N extends CollectionName> = RawCollections[N][number]["data"];
 
@@ -40,7 +40,7 @@ type Entry<N extends CollectionName> = Resolved<Data<N>> & {
 };
 
 /** What every file is read against: the folder, its git history and the build's clock. */
-export type Reading = { root: string; history: ContentHistory; now: Date };
+type Reading = { root: string; history: ContentHistory; now: Date };
 
 export function assembleContent(raw: RawCollections, reading: Reading) {
   const { root, history, now } = reading;

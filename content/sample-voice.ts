@@ -12,7 +12,7 @@ import { sampleVoiceMarkerAnywhere, sampleVoiceMarkerLine } from "./sample-voice
  */
 
 /** Where a sample passage opens: the file, and the line of its opening marker (from 1). */
-export type SamplePassage = { file: string; line: number };
+type SamplePassage = { file: string; line: number };
 
 /**
  * The passages of one file's text, checked: each marker on a line of its own,

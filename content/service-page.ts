@@ -24,7 +24,7 @@ export const serviceSections = [
 /** Paths below /services/ that are pages of their own, never a service's id. */
 const takenPaths = new Set(["ask", "enquiry", "enquiry-sent"]);
 
-export type ServiceQuestion = { question: string; answer: string };
+type ServiceQuestion = { question: string; answer: string };
 
 /** The body's questions, checked: every section present and in order, every question answered. */
 export function serviceQuestions(file: string, id: string, body: string): ServiceQuestion[] {
@@ -83,7 +83,7 @@ export function serviceQuestions(file: string, id: string, body: string): Servic
   });
 }
 
-export type ServicePrice = z.output<typeof servicePriceSchema>;
+type ServicePrice = z.output<typeof servicePriceSchema>;
 
 /** "From ₹45,000 per training day", "₹60,000 to ₹1,80,000 for one assembly", "Price on request". */
 export function priceSignal(price: ServicePrice): string {

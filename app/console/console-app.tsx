@@ -45,7 +45,7 @@ const consoleViews = {
   security: { title: "Sign-in and passkeys", path: "/admin/security", View: SecurityView },
 } as const;
 
-export type ConsoleViewName = keyof typeof consoleViews;
+type ConsoleViewName = keyof typeof consoleViews;
 
 /**
  * A link of the console's nav; "Comments" carries the number awaiting

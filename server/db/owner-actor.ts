@@ -54,7 +54,7 @@ export const queuedSaid = (queued: number, before: number) =>
  * `unknown` (its COMMIT got no answer: it may or may not have been saved).
  * The API and the command line tell the owner so (`leftSaid`).
  */
-export type Left = "nothing" | "part" | "unknown";
+type Left = "nothing" | "part" | "unknown";
 const lefts = new WeakMap<object, Left>();
 
 /** What the owner is told the failure `error` left of the action, `left`. */

@@ -65,7 +65,7 @@ export function containsText(column: string, text: string) {
 /** The database, or a transaction on it: where a repository's statements run. */
 export type Db = Store["db"];
 
-export type Logger = { error(object: unknown, message: string): void };
+type Logger = { error(object: unknown, message: string): void };
 
 /**
  * The database holds emails and visitors' ids: only its owner may read it. Its

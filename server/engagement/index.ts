@@ -9,7 +9,7 @@ import { createSubscribersRepository } from "./subscribers-repository.ts";
 import { createVisitorDataRepository } from "./visitor-data-repository.ts";
 import type { WriterKeys } from "./writer-keys.ts";
 
-export { createEventJournal, type EventJournal } from "../events/journal.ts";
+export { createEventJournal } from "../events/journal.ts";
 
 /**
  * Every repository of the engagement store; writes report their events to

@@ -31,7 +31,7 @@ export type Follower = {
 export type FediverseRepository = ReturnType<typeof createFediverseRepository>;
 
 /** How long the record of a queue message given up is kept. */
-export const givenUpKeptDays = 30;
+const givenUpKeptDays = 30;
 
 /** A Fediverse writer's stand-in for a visitor credential: never shown, unique per account. */
 export const visitorOfActor = (actorId: string) =>

@@ -34,7 +34,7 @@ export function createCommentFormTokens(
 export type Refusal = { status: number; code: ErrorCode; message: string };
 
 /** What becomes of a new comment. */
-export type Verdict =
+type Verdict =
   | { outcome: "refused"; refusal: Refusal }
   | {
       outcome: "accepted";

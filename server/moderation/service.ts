@@ -16,7 +16,7 @@ import type { ExampleSource, SpamStore } from "./spam/store.ts";
 type ModerationMode = Config["MODERATION"];
 
 /** A ban as the owner lists it. */
-export type Ban = {
+type Ban = {
   id: number;
   /** The comment whose writer was banned, if it still exists when listed. */
   commentId: number | null;

@@ -18,7 +18,7 @@ import type { Readers } from "./service.ts";
  * entry page and by source.
  */
 
-export type Period = { period: "day" | "week" | "month" | "range"; from?: string; to?: string };
+type Period = { period: "day" | "week" | "month" | "range"; from?: string; to?: string };
 
 /** The days a period covers, ending today (UTC): a day is today, a week the last 7 days. */
 function daysOf({ period, from, to }: Period, now: Date): { from: string; to: string } {

@@ -8,7 +8,7 @@ import { onFirstUse } from "../lib/on-first-use.ts";
  * from the user agent (which is then forgotten).
  */
 
-export type Origin = { source: string; medium: string; campaign: string };
+type Origin = { source: string; medium: string; campaign: string };
 
 /** Host names (or their last labels) of search engines, by the name the owner sees. */
 const searchEngines: [RegExp, string][] = [

@@ -14,8 +14,6 @@ import { sessionRoutes } from "./session.ts";
 import { signInRoutes } from "./sign-in.ts";
 import { subscriberRoutes } from "./subscribers.ts";
 
-export type { ConsoleDeps } from "./context.ts";
-
 /**
  * The owner's console API under `/api/admin` (docs/decisions/012-owner-console.md),
  * one file per resource beside this one. Writes pass the API's same-origin
