@@ -14,6 +14,7 @@ import { auditEntrySchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -32,12 +33,6 @@ const owner = "owner@example.com";
 const cookieSecret = "booking-owner-tests-cookie-secret-0123456789";
 const ownerZone = "Europe/London";
 const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
-
-/** A clock the test moves: real time plus an offset. */
-function movableClock() {
-  let offset = 0;
-  return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
-}
 
 const method = (mail: ReceivedMail | undefined) => {
   const part = mail?.parsed.attachments.find((a) => a.contentType.startsWith("text/calendar"));

@@ -19,6 +19,7 @@ import { tokenDigest } from "../../server/lib/tokens.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -47,11 +48,6 @@ type ExportFile = {
   exportedAt: string;
   tables: { bookings: { email: string; starts_at: string; ends_at: string }[] };
 };
-
-function movableClock() {
-  let offset = 0;
-  return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
-}
 
 /** The one calendar event of a mail's invitation, read back by another library. */
 function invitation(mail: ReceivedMail | undefined) {

@@ -3,6 +3,7 @@ import { commentResponseSchema, errorResponseSchema } from "../../contract/api.t
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { webhookSignature } from "../../server/notifications/webhook.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
@@ -24,12 +25,6 @@ const hourMs = 60 * 60 * 1000;
 /** The form's signed time as the page holds it once a person has had time to write. */
 const tokens = createFormTokens(cookieSecret, { purpose: "enquiry form timing", minimumMs: 0 });
 const aged = () => tokens.issue(Date.now() - 60_000);
-
-/** A clock the test moves: real time plus an offset. */
-function movableClock() {
-  let offset = 0;
-  return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
-}
 
 let sender = 0;
 /** A valid enquiry from an address no other test uses. */
