@@ -53,10 +53,8 @@ export function loadEngagementCatalog(root: string = defaultContentRoot) {
 }
 
 /** The services an enquiry can name, in the page's order. */
-export function loadServiceTitles(
-  root: string = defaultContentRoot,
-): { id: string; title: string }[] {
-  return readHeadings(root, "services", serviceHeading)
+export function loadServiceTitles(): { id: string; title: string }[] {
+  return readHeadings(defaultContentRoot, "services", serviceHeading)
     .toSorted((a, b) => a.order - b.order)
     .map(({ id, title }) => ({ id, title }));
 }

@@ -84,10 +84,10 @@ export function findSamplePassages(folders: { dir: string; label: string }[]): S
 }
 
 /** Where the writing is: content/, and the newsletter's editions (EDITIONS_DIR), as the owner names them. */
-export function writingFolders(editionsDir: string | undefined, contentRoot = defaultContentRoot) {
+export function writingFolders(editionsDir: string | undefined) {
   const editions = editionsDir?.trim() || "./newsletter";
   return [
-    { dir: contentRoot, label: "content" },
+    { dir: defaultContentRoot, label: "content" },
     { dir: path.resolve(editions), label: editions.replace(/^\.\/|\/+$/g, "") },
   ];
 }

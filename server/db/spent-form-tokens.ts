@@ -8,10 +8,7 @@ import type { Store } from "./store.ts";
  * tokens have expired go as new ones come, so the table holds at most a day
  * of submissions.
  */
-export function createSpentFormTokens(
-  store: Store,
-  clock: () => Date = () => new Date(),
-): SpentFormTokens {
+export function createSpentFormTokens(store: Store): SpentFormTokens {
   return {
     async spend(token, usableUntil) {
       try {
@@ -25,7 +22,7 @@ export function createSpentFormTokens(
       }
       await store.db
         .deleteFrom("spent_form_tokens")
-        .where("expires_at", "<", clock().toISOString())
+        .where("expires_at", "<", new Date().toISOString())
         .execute();
       return true;
     },

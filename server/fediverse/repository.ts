@@ -162,9 +162,9 @@ export function createFediverseRepository(store: Store) {
 
     /**
      * Queue messages given up (message-queue.ts) in the last `givenUpKeptDays`:
-     * how many, and the latest `shown` of them, newest first.
+     * how many, and the latest `limits.givenUpShown` of them, newest first.
      */
-    async givenUp(now = new Date(), shown: number = limits.givenUpShown) {
+    async givenUp(now = new Date()) {
       const since = new Date(now.getTime() - givenUpKeptDays * dayMs).toISOString();
       const rows = await db
         .selectFrom("fediverse_given_up")
@@ -173,7 +173,7 @@ export function createFediverseRepository(store: Store) {
         .where("given_up_at", ">=", since)
         .orderBy("given_up_at", "desc")
         .orderBy("id", "desc")
-        .limit(shown)
+        .limit(limits.givenUpShown)
         .execute();
       return {
         total: Number(rows[0]?.total ?? 0),

@@ -75,6 +75,6 @@ export const holdWhileAlive = sql`select set_config('idle_in_transaction_session
 /** Temporary failures wait 30 s, then twice as long each time, at most an hour. */
 export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts: 10 } as const;
 
-export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs): number {
+export function retryDelay(attempts: number, baseMs: number): number {
   return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), retryPolicy.maxMs);
 }
