@@ -55,15 +55,12 @@ function openingPage(
   return { ...opening, comments, total: candidates.total };
 }
 
-/** A read's answer, serialized and encoded once, with its strong validator. */
-export type CachedRead = Representation;
-
-type Shared<T> = { value: T; anonymous: CachedRead };
+type Shared<T> = { value: T; anonymous: Representation };
 
 /** Everyone's answer: kept, and compressed once for all who accept it. */
-const sharedRead = (json: string): CachedRead => representation(json);
+const sharedRead = (json: string): Representation => representation(json);
 /** One visitor's answer (with their own flags): made for this response only. */
-const ownRead = (json: string): CachedRead => representation(json, { shared: false });
+const ownRead = (json: string): Representation => representation(json, { shared: false });
 
 /** What a visitor owns of a post's comments, kept (visitor-overlays.ts). */
 type OwnOfComments = OwnComments & { tail: Tail | null };
@@ -74,8 +71,8 @@ type OwnOfReactions = { mine: ReactionType[]; tail: Tail | null };
  * The shared answers end `,"mine":[]}` (reactions) and `}` (comments); a
  * visitor's answer is the shared bytes up to there, then their own.
  */
-const reactionsOpenAt = (shared: CachedRead) => shared.body.length - "[]}".length;
-const commentsOpenAt = (shared: CachedRead) => shared.body.length - "}".length;
+const reactionsOpenAt = (shared: Representation) => shared.body.length - "[]}".length;
+const commentsOpenAt = (shared: Representation) => shared.body.length - "}".length;
 
 /**
  * The item reads every reader makes (reaction counts, a post's comments),
@@ -206,7 +203,7 @@ export function createReadCache({
     candidates: OpeningCandidates<Comment>,
     limit: number,
     owner: OwnerOverlay,
-  ): Promise<CachedRead> {
+  ): Promise<Representation> {
     const own = visitorId ? await ownComments(postId, visitorId) : null;
     const page =
       visitorId && own && own.held.length > 0
@@ -257,7 +254,7 @@ export function createReadCache({
     },
 
     /** Reaction counts of an item and the types `visitorId` holds. */
-    async reactions(kind: ItemKind, itemId: string, visitorId: string | null): Promise<CachedRead> {
+    async reactions(kind: ItemKind, itemId: string, visitorId: string | null) {
       const { anonymous } = await sharedCounts(kind, itemId);
       if (!visitorId) return anonymous;
       const own = await ownReactions(kind, itemId, visitorId);
@@ -283,7 +280,7 @@ export function createReadCache({
         before,
       }: { limit: number; after?: CommentPosition; before?: CommentPosition },
       owner: OwnerOverlay | null = null,
-    ): Promise<CachedRead> {
+    ): Promise<Representation> {
       const { value: candidates, anonymous } = await sharedComments(postId);
       if (after || before) {
         const own = visitorId ? await ownComments(postId, visitorId) : null;

@@ -11,8 +11,8 @@ import {
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../comments/repository.ts";
-import type { CachedRead } from "../../engagement/read-cache.ts";
 import { addressScope } from "../../lib/address-scope.ts";
+import type { Representation } from "../../lib/representation.ts";
 import { offerSent } from "../../web/etag.ts";
 import { ApiError, notFound, routesTagged } from "../errors.ts";
 import {
@@ -42,7 +42,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   { engagement, reads, catalog, siteUrl, defences, ownerVoice, fast, bus, readers },
 ) => {
   // The opening everyone sees, as kept before a read without a cookie, and what it sent.
-  const opened = new WeakMap<FastifyRequest, { kept: unknown; sent?: CachedRead }>();
+  const opened = new WeakMap<FastifyRequest, { kept: unknown; sent?: Representation }>();
   const asEveryone = (request: FastifyRequest) =>
     fast !== undefined && request.method === "GET" && request.headers.cookie === undefined;
 

@@ -8,10 +8,11 @@ import type { ReplyRefusal } from "../../comments/threads.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Catalog } from "../../engagement/catalog.ts";
 import type { Engagement } from "../../engagement/index.ts";
-import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
+import type { ReadCache } from "../../engagement/read-cache.ts";
 import { ownerVisitorId } from "../../engagement/visitor.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { FormTokens } from "../../lib/form-token.ts";
+import type { Representation } from "../../lib/representation.ts";
 import type { CommentDefences, Refusal } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
 import type { Readers } from "../../readers/service.ts";
@@ -153,7 +154,7 @@ export function writerOf(request: FastifyRequest, reply: FastifyReply, siteUrl: 
 export function sendCached(
   request: FastifyRequest,
   reply: FastifyReply,
-  cached: CachedRead,
+  cached: Representation,
   /** The signed-in owner's answer: never for a shared cache. */
   personal = false,
 ) {
