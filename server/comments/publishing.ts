@@ -60,7 +60,7 @@ export function createCommentPublishing(
   bus: Pick<EventBus, "committed">,
   shapes: ReturnType<typeof commentShapes>,
   notifier: CommentNotifier | undefined,
-  replies: ReplySettings | undefined,
+  replies: ReplySettings,
   clock: () => Date,
 ) {
   const { db } = store;
@@ -250,7 +250,7 @@ export function createCommentPublishing(
       const status = input.status ?? "published";
       const byOwner = input.byOwner === true;
       const { notifyEmail } = input;
-      if (notifyEmail !== undefined && replies && input.ip !== undefined) {
+      if (notifyEmail !== undefined && input.ip !== undefined) {
         const admitted = await admit(store, replies, {
           ...input,
           email: notifyEmail,
@@ -314,10 +314,10 @@ export function createCommentPublishing(
         }
         // What the honeypot caught asks for no mail: a bot cannot make the
         // site write to an inbox.
-        if (replies && status !== "spam" && notifyEmail !== undefined) {
+        if (status !== "spam" && notifyEmail !== undefined) {
           await watch(trx, replies, row, notifyEmail);
         }
-        if (replies && status === "published") await mailThread(trx, replies.clock(), row);
+        if (status === "published") await mailThread(trx, replies.clock(), row);
         await alongside?.(trx, row.id);
         return { row, recorded };
       });
@@ -354,7 +354,7 @@ export function createCommentPublishing(
           .onConflict((oc) => oc.column("visitor_id").doNothing())
           .execute();
         // An approved reply is mailed to its thread now (docs/product.md, "Reply mails").
-        if (replies) await mailThread(trx, replies.clock(), row);
+        await mailThread(trx, replies.clock(), row);
         return shown(trx, row, "added");
       });
       if (!event) return false;

@@ -42,9 +42,9 @@ export function createCommentsRepository(
   /** Forgets what the spam filter learnt from comments deleted or edited (moderation's). */
   forgetSpamExamples: ForgetExamples,
   /** Queues the owner's notifications with each new comment (docs/decisions/011-owner-notifications.md). */
-  notifier?: CommentNotifier,
+  notifier: CommentNotifier | undefined,
   /** Watches and mails for readers who asked to hear of replies (docs/product.md, "Reply mails"). */
-  replies?: ReplySettings,
+  replies: ReplySettings,
   clock: () => Date = () => new Date(),
 ) {
   const { db } = store;

@@ -22,8 +22,8 @@ export function createEngagement(
   keys: Pick<WriterKeys, "avatarOf">,
   /** Moderation's: what the spam filter learnt from a comment goes with its text. */
   forgetSpamExamples: ForgetExamples,
-  notifier?: CommentNotifier,
-  replies?: ReplySettings,
+  notifier: CommentNotifier | undefined,
+  replies: ReplySettings,
   clock?: () => Date,
 ) {
   return {
