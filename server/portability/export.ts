@@ -58,7 +58,7 @@ const settingsOf = (config: Config) =>
  * Writes everything the site owner owns as one JSON document
  * (docs/export-schema.json): a header, then each table's rows, one per line,
  * as they are read, so memory stays bounded however many rows there are.
- * With a signer, the comments are signed as they are written, and the
+ * The comments are signed by `signer` as they are written, and the
  * signature closes the file (server/portability/signature.ts).
  * Returns how many rows each table gave.
  */
@@ -66,10 +66,10 @@ export async function writeExport(
   store: Store,
   config: Config,
   sink: Sink,
-  { signer }: { signer?: ExportSigner } = {},
+  signer: ExportSigner,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  const signature = signer?.start();
+  const signature = signer.start();
   await sink(
     `{\n"format": ${JSON.stringify(exportFormat)},\n"version": ${exportVersion},\n"exportedAt": ${JSON.stringify(new Date().toISOString())},\n"settings": ${JSON.stringify(settingsOf(config))},\n"tables": {`,
   );
@@ -81,7 +81,7 @@ export async function writeExport(
     let buffered = "";
     for await (const row of rowsOf(store, table)) {
       const line = exportRow(table, row);
-      if (table.name === "science_comments") signature?.add(line);
+      if (table.name === "science_comments") signature.add(line);
       buffered += `${count === 0 ? "" : ","}\n${line}`;
       count += 1;
       if (buffered.length > 64 * 1024) {
@@ -92,10 +92,6 @@ export async function writeExport(
     await sink(`${buffered}${count === 0 ? "" : "\n"}]`);
     counts[table.name] = count;
   }
-  await sink(
-    signature
-      ? `\n},\n"commentsSignature": ${JSON.stringify(signature.digest())}\n}\n`
-      : "\n}\n}\n",
-  );
+  await sink(`\n},\n"commentsSignature": ${JSON.stringify(signature.digest())}\n}\n`);
   return counts;
 }

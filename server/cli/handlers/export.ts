@@ -9,8 +9,7 @@ export async function exportAll({ values, config, stdout, store, secret, actor }
   // The owner's comments are signed with the site's secret, so only this
   // site's own export can mark comments as the owner's when read back.
   const signer = createExportSigner(await secret());
-  const write = (sink: (text: string) => Promise<void>) =>
-    writeExport(db, config, sink, { signer });
+  const write = (sink: (text: string) => Promise<void>) => writeExport(db, config, sink, signer);
   if (typeof values.out === "string") {
     const file = path.resolve(values.out);
     const counts = await writePrivateFile(file, write);
