@@ -38,10 +38,10 @@ const erasing =
 class CachedStatement implements SqliteStatement {
   readonly reader: boolean;
   readonly #statement: StatementSync;
-  readonly #watch: SqliteWatch | undefined;
+  readonly #watch: SqliteWatch;
   readonly #erases: boolean;
 
-  constructor(statement: StatementSync, sql: string, watch: SqliteWatch | undefined) {
+  constructor(statement: StatementSync, sql: string, watch: SqliteWatch) {
     this.#statement = statement;
     this.reader = statement.columns().length > 0;
     this.#watch = watch;
@@ -51,10 +51,10 @@ class CachedStatement implements SqliteStatement {
   all(parameters: ReadonlyArray<unknown>): unknown[] {
     try {
       const rows = this.#statement.all(...(parameters as SQLInputValue[]));
-      if (this.#erases && rows.length > 0) this.#watch?.onErasure();
+      if (this.#erases && rows.length > 0) this.#watch.onErasure();
       return rows;
     } catch (error) {
-      this.#watch?.onError(error);
+      this.#watch.onError(error);
       throw error;
     }
   }
@@ -62,10 +62,10 @@ class CachedStatement implements SqliteStatement {
   run(parameters: ReadonlyArray<unknown>) {
     try {
       const result = this.#statement.run(...(parameters as SQLInputValue[]));
-      if (this.#erases && Number(result.changes) > 0) this.#watch?.onErasure();
+      if (this.#erases && Number(result.changes) > 0) this.#watch.onErasure();
       return result;
     } catch (error) {
-      this.#watch?.onError(error);
+      this.#watch.onError(error);
       throw error;
     }
   }
@@ -98,9 +98,9 @@ const settledRollback = new SettledRollback();
 class NodeSqliteDatabase implements SqliteDatabase {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, CachedStatement>();
-  readonly #watch: SqliteWatch | undefined;
+  readonly #watch: SqliteWatch;
 
-  constructor(db: DatabaseSync, watch: SqliteWatch | undefined) {
+  constructor(db: DatabaseSync, watch: SqliteWatch) {
     this.#db = db;
     this.#watch = watch;
   }
@@ -116,7 +116,7 @@ class NodeSqliteDatabase implements SqliteDatabase {
       try {
         prepared = this.#db.prepare(sql);
       } catch (error) {
-        this.#watch?.onError(error);
+        this.#watch.onError(error);
         throw error;
       }
       statement = new CachedStatement(prepared, sql, this.#watch);
@@ -140,8 +140,8 @@ class NodeSqliteDatabase implements SqliteDatabase {
  */
 export function createSqliteDialect(
   file: string,
-  watch?: SqliteWatch,
-  timeout = busyTimeoutMs,
+  watch: SqliteWatch,
+  timeout: number,
 ): SqliteDialect {
   const db = new DatabaseSync(file, { timeout });
   db.exec(`
