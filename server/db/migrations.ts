@@ -40,6 +40,7 @@ import { ownerListsByIndex } from "./migrations/043-owner-lists-by-index.ts";
 import { ownerListsPaged } from "./migrations/044-owner-lists-paged.ts";
 import { outboxMarks } from "./migrations/045-outbox-marks.ts";
 import { fediverseQueueSlow } from "./migrations/046-fediverse-queue-slow.ts";
+import { rejectionsForgotten } from "./migrations/047-rejections-forgotten.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -95,5 +96,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "044_owner_lists_paged": ownerListsPaged(),
     "045_outbox_marks": outboxMarks(kind),
     "046_fediverse_queue_slow": fediverseQueueSlow(kind),
+    "047_rejections_forgotten": rejectionsForgotten(),
   };
 }

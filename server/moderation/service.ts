@@ -98,13 +98,12 @@ export function createModeration({
 
     /**
      * Removes a comment whatever its state: a held one disappears for its
-     * writer too, a published one from every open page.
+     * writer too, a published one from every open page. The filter learns
+     * nothing from it: rejected is deleted, and a deleted comment's words go
+     * (docs/decisions/025-spam-that-learns.md); "Mark as spam" teaches.
      */
     async rejectComment(id: number, alongside?: Alongside): Promise<RejectOutcome> {
-      const comment = await comments.getForOwner(id);
-      if (!(await comments.removeAsOwner(id, alongside))) return "not_found";
-      await teach(comment, "reject");
-      return "rejected";
+      return (await comments.removeAsOwner(id, alongside)) ? "rejected" : "not_found";
     },
 
     /**

@@ -707,8 +707,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(held.awaitingApproval).toBe(true);
     expect((await admin(adminEnv(t), "comments", "reject", String(held.id))).code).toBe(0);
     expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
-    // The filter learnt from the rejection and may hold the next reply too:
-    // published, it is mailed as the thread's first.
+    // The next reply, published, is mailed as the thread's first.
     const answer = json(
       await t.visitor().reply(postId, question, "Keep them at 40 % charge.", "Meera"),
       commentResponseSchema,

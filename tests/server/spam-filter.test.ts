@@ -2,10 +2,12 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
 import { consoleCommentsResponseSchema, overviewResponseSchema } from "../../contract/console.ts";
+import { migrateToLatest } from "../../server/db/store.ts";
 import { defaultSpamModelFile } from "../../server/moderation/spam/filter.ts";
 import { createSpamModel, featuresOf, type ModelFile } from "../../server/moderation/spam/model.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
+import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
 import { startReceiver } from "./support/webhook-receiver.ts";
@@ -454,6 +456,57 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     ]);
     expect(JSON.stringify(left)).not.toContain("cheaper than the dealer");
     expect(JSON.stringify(left)).not.toContain("go-kart axle bearing");
+  });
+
+  it("keeps no copy of a comment the owner rejects, from the console or the command line", async () => {
+    const postId = freshItem("science");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const fromConsole = await post(
+      postId,
+      "My home is at 14 Lake Road, see https://lake-road.in/me",
+    );
+    const fromCli = await post(postId, "Call me on the lake road line: https://lake-line.in/call");
+    expect([fromConsole.awaitingApproval, fromCli.awaitingApproval]).toEqual([true, true]);
+    expect((await owner.post(`/api/admin/comments/${fromConsole.id}/reject`)).statusCode).toBe(204);
+    expect((await admin(adminEnv(t), "comments", "reject", String(fromCli.id))).code).toBe(0);
+    // Rejected is deleted: the filter keeps neither the text nor its words.
+    expect(
+      await runSql(t, "select content, features from spam_examples where comment_id in (?, ?)", [
+        fromConsole.id,
+        fromCli.id,
+      ]),
+    ).toEqual([]);
+  });
+
+  it("forgets at the upgrade the text of comments rejected before, and keeps the other decisions", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      await scratch.migrateTo("046_fediverse_queue_slow");
+      const example = (commentId: number, source: string, content: string) => ({
+        comment_id: commentId,
+        label: source === "approve" ? ("ham" as const) : ("spam" as const),
+        source,
+        content,
+        features: null,
+        created_at: new Date().toISOString(),
+      });
+      await scratch.store.db
+        .insertInto("spam_examples")
+        .values([
+          example(1, "reject", "My home is at 14 Lake Road."),
+          example(2, "approve", "Which grease suits a bearing?"),
+        ])
+        .execute();
+      await migrateToLatest(scratch.store);
+      const left = await scratch.store.db
+        .selectFrom("spam_examples")
+        .select(["comment_id", "content"])
+        .execute();
+      expect(left).toEqual([{ comment_id: 2, content: "Which grease suits a bearing?" }]);
+    } finally {
+      await scratch.drop();
+    }
   });
 
   it("remembers the owner's spam marks after the spammer deletes those comments", async () => {

@@ -10,7 +10,6 @@ const decisionNames: Record<string, string> = {
   approve: "approved (published what was held or caught)",
   publish: "published from the spam list",
   spam: "marked as spam",
-  reject: "rejected",
   ban: "writers banned",
 };
 

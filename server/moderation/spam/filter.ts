@@ -41,8 +41,6 @@ const weights: Record<ExampleSource, number> = {
   publish: 3,
   spam: 3,
   ban: 3,
-  // A rejected comment may be rude or off topic rather than junk.
-  reject: 1,
 };
 
 /** Marks of the owner that teach a new product name or site. */

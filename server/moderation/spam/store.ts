@@ -10,7 +10,7 @@ import { type Label, sealExample } from "./model.ts";
  * same ones, and what the filter did with each new comment.
  */
 
-export type ExampleSource = "approve" | "publish" | "reject" | "spam" | "ban";
+export type ExampleSource = "approve" | "publish" | "spam" | "ban";
 type ScreeningReason = "score" | "stranger-link" | "learned" | "honeypot" | "moderation";
 export type Screening = {
   outcome: "published" | "pending" | "spam";
@@ -38,15 +38,14 @@ export type SpamStore = ReturnType<typeof createSpamStore>;
  * comment: a correction overrules it (published what it called junk or held
  * by its score; marked as junk what it published), a confirmation bears it
  * out (marked as junk what it held or stored as spam). Null: neither, such as
- * approving a link from a stranger (the policy asks the owner to look),
- * rejecting (a comment may be rude rather than junk), or a comment older than
- * the filter.
+ * approving a link from a stranger (the policy asks the owner to look), or a
+ * comment older than the filter.
  */
 function judgementOf(
   source: ExampleSource,
   screening: { outcome: Screening["outcome"]; reason: string | null } | null,
 ): "correction" | "confirmation" | null {
-  if (!screening || source === "reject") return null;
+  if (!screening) return null;
   const { outcome, reason } = screening;
   if (source === "approve" || source === "publish") {
     const byJudgement = outcome === "spam" || reason === "score" || reason === "learned";
