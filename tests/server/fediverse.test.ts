@@ -28,6 +28,7 @@ import {
   capturedLogs,
   json,
   siteUrl,
+  soapFeed,
   startTestApp,
   type TestApp,
 } from "./support/test-app.ts";
@@ -41,23 +42,6 @@ import {
 
 const activityJson = "application/activity+json";
 const actorUrl = `${siteUrl}/fediverse/actors/site`;
-
-const feed = {
-  version: "https://jsonfeed.org/version/1.1",
-  items: [
-    {
-      id: `${siteUrl}/science/soap`,
-      url: `${siteUrl}/science/soap`,
-      title: "How does soap clean?",
-      summary: "Soap molecules hold on to grease with one end and to water with the other.",
-      content_html:
-        "<p>Soap molecules hold on to grease with one end and to water with the other.</p>",
-      image: `${siteUrl}/og/science/soap.png`,
-      date_published: "2026-05-01T00:00:00.000Z",
-      date_modified: "2026-05-02T00:00:00.000Z",
-    },
-  ],
-};
 
 const jrdSchema = z.object({
   subject: z.string(),
@@ -259,7 +243,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       // The other server is on loopback: the tests' setting lets the site reach it.
       env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       clientFiles: {
-        "feed.json": JSON.stringify(feed),
+        "feed.json": JSON.stringify(soapFeed),
         "about/index.html": "<!doctype html><title>About</title>",
         "science/soap/index.html": "<!doctype html><title>Soap</title>",
         // An article's and a story's own pages: what other sites said shows under each.

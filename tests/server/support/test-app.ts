@@ -30,6 +30,24 @@ export type Backend = (typeof backends)[number];
 export const siteUrl = "http://ewe.test";
 export const siteOrigin = { origin: siteUrl };
 
+/** The built site's feed.json with one item, /science/soap: the Fediverse's items are read from it. */
+export const soapFeed = {
+  version: "https://jsonfeed.org/version/1.1",
+  items: [
+    {
+      id: `${siteUrl}/science/soap`,
+      url: `${siteUrl}/science/soap`,
+      title: "How does soap clean?",
+      summary: "Soap molecules hold on to grease with one end and to water with the other.",
+      content_html:
+        "<p>Soap molecules hold on to grease with one end and to water with the other.</p>",
+      image: `${siteUrl}/og/science/soap.png`,
+      date_published: "2026-05-01T00:00:00.000Z",
+      date_modified: "2026-05-02T00:00:00.000Z",
+    },
+  ],
+};
+
 /**
  * The real ids, plus spare ones so each test can start from an untouched item:
  * enough for every file a worker runs, since the files share this module
