@@ -1,6 +1,6 @@
 import type { CommentStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { forgetRemoteWriters } from "./removal.ts";
+import { forgetNotices, forgetRemoteWriters } from "./removal.ts";
 import { type CommentShapes, columns, type OwnerComment, remoteWritersOf } from "./rows.ts";
 
 /**
@@ -121,11 +121,11 @@ export function createCommentOwnerQueries(
         )
         .returning("id")
         .execute();
-      // A Fediverse reply kept as spam takes its writer's record with it.
-      await forgetRemoteWriters(
-        db,
-        rows.map(({ id }) => id),
-      );
+      // A Fediverse reply kept as spam takes its writer's record with it, and
+      // any mail about it.
+      const ids = rows.map(({ id }) => id);
+      await forgetRemoteWriters(db, ids);
+      await forgetNotices(db, ids);
       return rows.length;
     },
 

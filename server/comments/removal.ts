@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import { nowIso } from "../lib/time.ts";
+import { forget } from "../outbox/queue.ts";
 import { forgetWatches } from "./forget-watches.ts";
 import { type CommentEvents, columns, emptiedPlace } from "./rows.ts";
 
@@ -23,6 +24,21 @@ export type ForgetExamples = (
 export async function forgetRemoteWriters(trx: Kysely<Database>, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await trx.deleteFrom("fediverse_replies").where("comment_id", "in", ids).execute();
+}
+
+/**
+ * Forgets the owner's mails about these comments that went out: each row is
+ * the record of its file in DATA_DIR/outbox/ without SMTP_URL, which quotes
+ * the comment (server/outbox/mail-files.ts). One still queued stays, to be
+ * cancelled (or counted in its digest as deleted) when it is due.
+ */
+export async function forgetNotices(trx: Kysely<Database>, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await forget(trx, {
+    kinds: ["comment_notice", "comment_digest"],
+    payloadsLike: ids.map((id) => `{"commentId":${id},%`),
+    statuses: ["sent", "failed", "cancelled"],
+  });
 }
 
 /** Which comments to remove: by id, by writer, or both. */
@@ -63,6 +79,7 @@ export async function removeComments(
   // and so does its writer's Fediverse account.
   await forgetWatches(trx, { commentIds: ids });
   await forgetRemoteWriters(trx, ids);
+  await forgetNotices(trx, ids);
   const recorded: LiveEvent[] = [];
   let removed = 0;
 

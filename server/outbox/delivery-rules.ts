@@ -38,12 +38,12 @@ export const tokenUntilDone: ReadonlySet<OutboxKind> = new Set([
   "booking_invitation",
 ]);
 
-/** Rows whose payload (a visitor's comment, what a webhook says) is kept only until done with. */
-export const payloadUntilDone: ReadonlySet<OutboxKind> = new Set([
-  "comment_notice",
-  "comment_digest",
-  "webhook",
-]);
+/**
+ * Rows whose payload (what a webhook says) is kept only until done with. The
+ * owner's mails about a comment keep which one (its number, never its words),
+ * so that its deletion takes them, and without SMTP_URL their files, with it.
+ */
+export const payloadUntilDone: ReadonlySet<OutboxKind> = new Set(["webhook"]);
 
 /**
  * Rows that outlive what they are about: a booking's cancellation goes out

@@ -433,3 +433,48 @@ describe.each(backends)("an hourly digest's file in DATA_DIR/outbox on %s", (bac
     }
   });
 });
+
+describe.each(backends)("the owner's notice of a comment in DATA_DIR/outbox on %s", (backend) => {
+  it("goes with the comment, however it is deleted, and stays while the comment does", async () => {
+    const t = await startTestApp(backend, {
+      env: { OWNER_EMAIL: "owner@example.com", NOTIFY_COMMENTS: "each" },
+    });
+    try {
+      const postId = freshItem("science");
+      const inFolder = (text: string) => addressesInOutboxFolder(t, [text]).length > 0;
+      const alex = t.visitor();
+      const bea = t.visitor();
+      const words = {
+        own: "Alex's own words on the lid",
+        erased: "Bea's words on the spin",
+        owners: "Carl's words on the steam",
+        kept: "Dana's words on the valve",
+      };
+      const ids: Record<string, number> = {};
+      for (const [key, writer] of [
+        ["own", alex],
+        ["erased", bea],
+        ["owners", t.visitor()],
+        ["kept", t.visitor()],
+      ] as const) {
+        const posted = await writer.comment(postId, words[key], "Reader");
+        ids[key] = json(posted, commentResponseSchema).comment.id;
+      }
+      await expect
+        .poll(() => Object.values(words).filter(inFolder), { timeout: 20_000 })
+        .toEqual(Object.values(words));
+
+      expect((await alex.delete(`/api/comments/${ids.own}`)).statusCode).toBe(204);
+      expect((await bea.post("/api/your-data/delete", { confirm: true })).statusCode).toBe(200);
+      expect((await admin(adminEnv(t), "comments", "delete", String(ids.owners))).code).toBe(0);
+      await expect
+        .poll(() => Object.values(words).filter(inFolder), { timeout: 10_000 })
+        .toEqual([words.kept]);
+      // Nor does the outbox keep a row for them; the comment that stands keeps its notice.
+      const notices = await runSql(t, "select payload from outbox where kind = 'comment_notice'");
+      expect(notices.map((row) => JSON.parse(String(row.payload)).commentId)).toEqual([ids.kept]);
+    } finally {
+      await t.close();
+    }
+  });
+});
