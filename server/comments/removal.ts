@@ -3,7 +3,8 @@ import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import { nowIso } from "../lib/time.ts";
 import { forget } from "../outbox/queue.ts";
-import { forgetWatches } from "./forget-watches.ts";
+import { forgetWatches, watchMailKinds } from "./forget-watches.ts";
+import type { ReplyMailPayload } from "./reply-watches.ts";
 import { type CommentEvents, columns, emptiedPlace } from "./rows.ts";
 
 /**
@@ -27,17 +28,24 @@ export async function forgetRemoteWriters(trx: Kysely<Database>, ids: number[]):
 }
 
 /**
- * Forgets the owner's mails about these comments that went out: each row is
- * the record of its file in DATA_DIR/outbox/ without SMTP_URL, which quotes
- * the comment (server/outbox/mail-files.ts). One still queued stays, to be
- * cancelled (or counted in its digest as deleted) when it is due.
+ * Forgets the mails about these comments that went out: the owner's notices,
+ * and the reply mails that quoted them to the readers following a thread.
+ * Each row is the record of its file in DATA_DIR/outbox/ without SMTP_URL,
+ * which quotes the comment (server/outbox/mail-files.ts). One still queued
+ * stays, to be cancelled (or counted in its digest as deleted) when it is due.
  */
 export async function forgetNotices(trx: Kysely<Database>, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
+  const statuses = ["sent", "failed", "cancelled"] as const;
   await forget(trx, {
     kinds: ["comment_notice", "comment_digest"],
     payloadsLike: ids.map((id) => `{"commentId":${id},%`),
-    statuses: ["sent", "failed", "cancelled"],
+    statuses,
+  });
+  await forget(trx, {
+    kinds: watchMailKinds,
+    payloads: ids.map((replyId) => JSON.stringify({ replyId } satisfies ReplyMailPayload)),
+    statuses,
   });
 }
 

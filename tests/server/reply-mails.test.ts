@@ -694,6 +694,39 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(comments.map((comment) => comment.id)).toContain(staleComment);
   });
 
+  it("forgets the record of a reply mail sent, the reply once deleted, and keeps the others'", async () => {
+    const postId = freshItem("science");
+    const email = inbox();
+    const question = await ask(t.visitor(), postId, email);
+    await confirm(email);
+    const ravi = t.visitor();
+    const going = json(
+      await ravi.reply(postId, question, "Years, if kept cool.", "Ravi"),
+      commentResponseSchema,
+    ).comment.id;
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    const staying = json(
+      await t.visitor().reply(postId, question, "Months, if kept warm.", "Meera"),
+      commentResponseSchema,
+    ).comment.id;
+    // Within ten minutes of the first, it waits for the digest.
+    clock.advance(11 * 60_000);
+    const sentFor = async () =>
+      (
+        await runSql(
+          t,
+          "select payload from outbox where email = ? and status = 'sent' and kind <> 'reply_confirmation'",
+          [email],
+        )
+      )
+        .map((row) => Number(JSON.parse(String(row.payload)).replyId))
+        .sort((a, b) => a - b);
+    await expect.poll(sentFor, { timeout: 20_000 }).toEqual([going, staying]);
+    expect((await ravi.delete(`/api/comments/${going}`)).statusCode).toBe(204);
+    // Without SMTP_URL the row is the record of the mail's file, which quotes the reply.
+    expect(await sentFor()).toEqual([staying]);
+  });
+
   it("mails nobody of a rejected reply, and the next published one as the first", async () => {
     const postId = freshItem("science");
     const email = inbox();
