@@ -16,7 +16,12 @@ import {
   type ReplySettings,
 } from "./publishing.ts";
 import { createCommentReads } from "./reads.ts";
-import { type ForgetExamples, type RemovalMatch, removeComments } from "./removal.ts";
+import {
+  type ForgetExamples,
+  forgetNotices,
+  type RemovalMatch,
+  removeComments,
+} from "./removal.ts";
 import { columns, commentEvents, commentShapes, ownerModerationTopic } from "./rows.ts";
 
 export type { Alongside, ReplySettings } from "./publishing.ts";
@@ -142,7 +147,9 @@ export function createCommentsRepository(
         const verdict = input.verdict ?? "published";
         const status: CommentStatus =
           before.status === "published" || verdict === "spam" ? verdict : before.status;
+        // The words an edit replaces go from the filter's examples and the mails that quoted them.
         await forgetSpamExamples(trx, [input.id]);
+        await forgetNotices(trx, [input.id]);
         const row = await trx
           .updateTable("science_comments")
           .set({ ...edited(input.content), status })
@@ -191,6 +198,7 @@ export function createCommentsRepository(
           .executeTakeFirst();
         if (!row) return null;
         await forgetSpamExamples(trx, [row.id]);
+        await forgetNotices(trx, [row.id]);
         await alongside?.(trx);
         const event = row.status === "published" ? await shown(trx, row, "updated") : null;
         return { row, event };

@@ -12,12 +12,13 @@ import { createFormTokens } from "../../server/lib/form-token.ts";
 import { loggerOptions } from "../../server/logging.ts";
 import { fragment } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
+import { isAddressedTo, outboxMails } from "../support/newsletter.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
-import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
   backends,
@@ -65,7 +66,6 @@ const letters = (n: number) =>
 function markers() {
   const tag = `zq${letters(6)}`;
   return {
-    tag,
     m: (what: string) => `${tag}${what}`,
     /** Each marker in `text`, by the word after the tag. */
     found: (text: string) => [
@@ -150,6 +150,10 @@ function filesUnder(folder: string): { file: string; bytes: Buffer }[] {
   return out;
 }
 
+/** A file's bytes as text; a mail's quoted-printable lines joined where they were cut. */
+const readable = (file: string, bytes: Buffer) =>
+  file.endsWith(".eml") ? bytes.toString("utf8").replace(/=\r?\n/g, "") : bytes.toString("latin1");
+
 /** Every table of the app's database, read from the schema now. */
 async function tables(t: TestApp): Promise<string[]> {
   const rows =
@@ -168,27 +172,61 @@ const form = (t: TestApp, url: string, token: string) =>
     payload: new URLSearchParams({ token }).toString(),
   });
 
-/** The first token of `pattern` in the newest mail to `to` that has one. */
-async function tokenIn(smtp: SmtpSink, to: string, pattern: RegExp): Promise<string> {
-  let token = "";
-  await smtp.waitFor(() => {
-    for (const mail of smtp.to(to)) {
-      const found = pattern.exec(mail.parsed.text ?? "")?.[1];
-      if (found) token = found;
-    }
-    return token !== "";
+/** What the mail to an address says, as its recipient reads it: over SMTP, or in DATA_DIR/outbox. */
+type Mailbox = { texts(to: string): Promise<string[]>; close(): Promise<void> };
+
+async function smtpMailbox(): Promise<Mailbox & { url: string }> {
+  const smtp = await startSmtpSink();
+  return {
+    url: smtp.url,
+    texts: async (to) => smtp.to(to).map((mail) => mail.parsed.text ?? ""),
+    close: () => smtp.close(),
+  };
+}
+
+function folderMailbox(dataDir: string): Mailbox {
+  return {
+    texts: async (to) =>
+      (await outboxMails(dataDir, (mail) => isAddressedTo(mail, to))).map(
+        (mail) => mail.text ?? "",
+      ),
+    close: async () => {},
+  };
+}
+
+/** Waits for `count` mails to `to`. */
+const mailsTo = (mailbox: Mailbox, to: string, count: number) =>
+  waitFor(async () => (await mailbox.texts(to)).length >= count, {
+    timeoutMs: 20_000,
+    what: `${count} mails to ${to}`,
   });
+
+/** The first token of `pattern` in the newest mail to `to` that has one. */
+async function tokenIn(mailbox: Mailbox, to: string, pattern: RegExp): Promise<string> {
+  let token = "";
+  await waitFor(
+    async () => {
+      for (const text of await mailbox.texts(to)) token = pattern.exec(text)?.[1] ?? token;
+      return token !== "";
+    },
+    { timeoutMs: 20_000, what: `a link in the mail to ${to}` },
+  );
   return token;
 }
 
-describe.each(backends)(
-  "a reader's data deleted, audited from the data's side, on %s",
-  (backend) => {
+describe.each(
+  backends.flatMap((backend) =>
+    (["SMTP", "DATA_DIR/outbox"] as const).map((mail) => ({ backend, mail })),
+  ),
+)(
+  "a reader's data deleted, audited from the data's side, on $backend, mail to $mail",
+  ({ backend, mail }) => {
     it("leaves no trace in any table, file, log, page, answer, live event, export or backup", {
       timeout: 300_000,
     }, async () => {
-      const { tag, m, found } = markers();
-      const smtp = await startSmtpSink();
+      const { m, found } = markers();
+      const smtp = mail === "SMTP" ? await smtpMailbox() : undefined;
+      const mailEnv: Record<string, string> = smtp ? { SMTP_URL: smtp.url } : {};
       const remote = await standIn(m);
       // The server's own log settings (its serializers and redactions), written here.
       const logs = capturedLogs("debug");
@@ -199,7 +237,7 @@ describe.each(backends)(
         assistantIndex: () => serializeIndex([]),
         env: {
           COOKIE_SECRET: cookieSecret,
-          SMTP_URL: smtp.url,
+          ...mailEnv,
           OWNER_EMAIL: ownerEmail,
           NOTIFY_COMMENTS: "each",
           FEDIVERSE_HANDLE: "arjun",
@@ -212,6 +250,7 @@ describe.each(backends)(
           "science/soap/index.html": `<!doctype html><title>Soap</title><main>${fragment("science:soap", "summary", "How does soap clean?")}${fragment("science:soap", "comments")}${fragment("science:soap", "mentions", "How does soap clean?")}</main>`,
         },
       });
+      const mailbox = smtp ?? folderMailbox(t.dataDir);
       const owner = new Owner(t);
       const env = { ...adminEnv(t), COOKIE_SECRET: cookieSecret };
       try {
@@ -242,7 +281,11 @@ describe.each(backends)(
         const alex = t.visitor({ ip: "10.9.0.1" });
         const watched = `${m("watch")}@example.org`;
         const alexs = await comment(alex, "yours", { notifyEmail: watched });
-        const confirmWatch = await tokenIn(smtp, watched, /\/replies\/confirm\?token=([\w-]{43})/);
+        const confirmWatch = await tokenIn(
+          mailbox,
+          watched,
+          /\/replies\/confirm\?token=([\w-]{43})/,
+        );
         expect((await form(t, "/replies/confirm", confirmWatch)).statusCode).toBe(200);
         expect(
           (await alex.react("science", "soap", "love", m("reactname").slice(0, 40))).statusCode,
@@ -267,8 +310,12 @@ describe.each(backends)(
         // Bea replies to Alex (a reply mail goes to Alex's watch), then deletes her reply.
         const bea = t.visitor({ ip: "10.9.0.2" });
         const beas = await comment(bea, "own", { parentId: alexs });
-        await smtp.waitFor(() =>
-          smtp.to(watched).some((mail) => mail.parsed.text?.includes(m("own"))),
+        await waitFor(
+          async () => (await mailbox.texts(watched)).some((text) => text.includes(m("own"))),
+          {
+            timeoutMs: 20_000,
+            what: "the reply mail",
+          },
         );
 
         // Kim's reply stays, under Alex's comment once it is erased; Kim and the owner each
@@ -298,7 +345,7 @@ describe.each(backends)(
         const subscriber = `${m("sub")}@example.org`;
         expect((await requestSubscription(t, subscriber, "10.9.0.8")).statusCode).toBe(202);
         const confirmSub = await tokenIn(
-          smtp,
+          mailbox,
           subscriber,
           /\/newsletter\/confirm\?token=([\w-]{43})/,
         );
@@ -322,7 +369,7 @@ describe.each(backends)(
             formToken: enquiryToken.issue(Date.now() - 60_000),
           });
           expect(sent.statusCode, sent.body).toBe(201);
-          const token = await tokenIn(smtp, email, /delete\?token=([\w-]{43})/);
+          const token = await tokenIn(mailbox, email, /delete\?token=([\w-]{43})/);
           const [row] = await runSql(t, "select id from enquiries where email = ?", [email]);
           return { email, token, id: Number(row?.id) };
         };
@@ -333,12 +380,16 @@ describe.each(backends)(
           body: `Dear ${m("enqanswer")}, Tuesday suits me.`,
         });
         expect(answered.statusCode, answered.body).toBe(201);
-        await smtp.waitFor(() => smtp.to(inConsole.email).length >= 2);
+        await mailsTo(mailbox, inConsole.email, 2);
 
         // A booking cancelled by its link, then deleted by the owner from the command line.
         const hal = t.visitor({ ip: "10.9.0.10" });
         const halBooked = await book(hal, "book", slots[5] ?? "");
-        const cancelBooking = await tokenIn(smtp, halBooked, /\/book\/cancel\?token=([\w-]{43})/);
+        const cancelBooking = await tokenIn(
+          mailbox,
+          halBooked,
+          /\/book\/cancel\?token=([\w-]{43})/,
+        );
 
         // A question to the assistant.
         const asked = await t.visitor({ ip: "10.9.0.11" }).post("/api/assistant", {
@@ -479,7 +530,13 @@ describe.each(backends)(
         expect((await admin(env, "enquiries", "delete", String(fromCli.id))).code).toBe(0);
         expect((await form(t, "/book/cancel", cancelBooking)).statusCode).toBe(200);
         const [halsRow] = await runSql(t, "select id from bookings where email = ?", [halBooked]);
-        await smtp.waitFor(() => smtp.to(halBooked).length >= 2); // the cancellation
+        // The cancellation has gone out: its row is deleted once it has.
+        await waitFor(
+          async () =>
+            (await runSql(t, "select 1 from outbox where kind = 'booking_cancellation'")).length ===
+            0,
+          { timeoutMs: 20_000, what: "the cancellation sent" },
+        );
         expect((await admin(env, "bookings", "delete", String(halsRow?.id))).code).toBe(0);
         const [subRow] = await runSql(
           t,
@@ -530,7 +587,7 @@ describe.each(backends)(
 
         // A start on the same database, as after a restart, brings nothing back.
         const next = await startTestApp(backend, {
-          env: { COOKIE_SECRET: cookieSecret, SMTP_URL: smtp.url },
+          env: { COOKIE_SECRET: cookieSecret, ...mailEnv },
           dataDir: t.dataDir,
           ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}),
         });
@@ -554,7 +611,7 @@ describe.each(backends)(
                 note(`${table}.${column}`, String(value));
           }
           for (const { file, bytes } of filesUnder(t.dataDir))
-            if (bytes.includes(tag)) note(path.relative(t.dataDir, file), bytes.toString("latin1"));
+            note(path.relative(t.dataDir, file), readable(file, bytes));
           note("logs", JSON.stringify(logs.lines));
           const pages = [
             "/science/soap",
@@ -618,7 +675,7 @@ describe.each(backends)(
         }
       } finally {
         await t.close();
-        await smtp.close();
+        await mailbox.close();
         remote.close();
         rmSync(out, { recursive: true, force: true });
       }
