@@ -175,8 +175,13 @@ const form = (t: TestApp, url: string, token: string) =>
 /** What the mail to an address says, as its recipient reads it: over SMTP, or in DATA_DIR/outbox. */
 type Mailbox = { texts(to: string): Promise<string[]>; close(): Promise<void> };
 
-async function smtpMailbox(): Promise<Mailbox & { url: string }> {
+/** A real SMTP server that refuses `unknown` as Postfix does an unknown mailbox, quoting it. */
+async function smtpMailbox(unknown: string): Promise<Mailbox & { url: string }> {
   const smtp = await startSmtpSink();
+  smtp.recipient = (address) =>
+    address === unknown
+      ? { code: 550, message: `5.1.1 <${address}>: Recipient address rejected: User unknown` }
+      : undefined;
   return {
     url: smtp.url,
     texts: async (to) => smtp.to(to).map((mail) => mail.parsed.text ?? ""),
@@ -225,7 +230,8 @@ describe.each(
       timeout: 300_000,
     }, async () => {
       const { m, found } = markers();
-      const smtp = mail === "SMTP" ? await smtpMailbox() : undefined;
+      const bounced = `${m("bounce")}@example.org`;
+      const smtp = mail === "SMTP" ? await smtpMailbox(bounced) : undefined;
       const mailEnv: Record<string, string> = smtp ? { SMTP_URL: smtp.url } : {};
       const remote = await standIn(m);
       // The server's own log settings (its serializers and redactions), written here.
@@ -306,6 +312,16 @@ describe.each(
           return email;
         };
         await book(alex, "yourbook", slots[3] ?? "");
+
+        // Noa's address for reply mails is refused by its server, and so suppressed.
+        const noa = t.visitor({ ip: "10.9.0.14" });
+        await comment(noa, "noa", { notifyEmail: bounced });
+        if (smtp) {
+          await waitFor(async () => (await runSql(t, "select 1 from suppressions")).length === 1, {
+            timeoutMs: 20_000,
+            what: "the refused address suppressed",
+          });
+        }
 
         // Bea replies to Alex (a reply mail goes to Alex's watch), then deletes her reply.
         const bea = t.visitor({ ip: "10.9.0.2" });
@@ -525,6 +541,7 @@ describe.each(
         expect((await admin(env, "comments", "delete", String(fays))).code).toBe(0);
         expect((await admin(env, "visitor", "purge", "--comment", String(guss))).code).toBe(0);
         expect((await alex.post("/api/your-data/delete", { confirm: true })).statusCode).toBe(200);
+        expect((await noa.post("/api/your-data/delete", { confirm: true })).statusCode).toBe(200);
         expect((await form(t, "/enquiries/delete", byLink.token)).statusCode).toBe(200);
         expect((await owner.delete(`/api/admin/enquiries/${inConsole.id}`)).statusCode).toBe(204);
         expect((await admin(env, "enquiries", "delete", String(fromCli.id))).code).toBe(0);
@@ -565,13 +582,17 @@ describe.each(
           "/api/admin/followers": ["actor"],
           // What the filter learnt from a comment marked as spam, in no order (the privacy page).
           "spam_examples.features": ["spam"],
+          // A refused address stays suppressed, as its server said it: "Your data" proves
+          // the comments are the reader's, not the address.
+          "suppressions.email": ["bounce"],
+          "suppressions.detail": ["bounce"],
           // The server's logs name the Fediverse accounts it talked to: the logs' rotation.
           logs: ["actor"],
           // The files that hold the tables above.
-          "engage.sqlite": ["actor", "spam"],
-          "engage.sqlite-wal": ["actor", "spam"],
-          "admin export": ["actor", "spam"],
-          "admin backup": ["actor", "spam"],
+          "engage.sqlite": ["actor", "spam", "bounce"],
+          "engage.sqlite-wal": ["actor", "spam", "bounce"],
+          "admin export": ["actor", "spam", "bounce"],
+          "admin backup": ["actor", "spam", "bounce"],
         };
         const unexpected = (lines: string[]) =>
           lines.filter((line) => {
@@ -593,6 +614,10 @@ describe.each(
         });
         await next.close();
         expect(unexpected(await sweep())).toEqual([]);
+
+        // The refused address is still suppressed, so that nothing is mailed to it again.
+        if (smtp)
+          expect(await runSql(t, "select email from suppressions")).toEqual([{ email: bounced }]);
 
         // What stands stays: Kim's reply, in the thread of Alex's erased comment.
         const page = await t.visitor().get("/api/items/science/soap/comments");
