@@ -220,6 +220,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "046-fediverse-queue-slow.ts",
     "0e1dd50466badc9ada114e922894374cbe823b327fc5dbdd7e61a9911b112df0",
   ],
+  [
+    "047_rejections_forgotten",
+    "047-rejections-forgotten.ts",
+    "4a7bb97ad8c90b3df46653f96e3923e3c2d6669b68eb18fae703b94b40601716",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
