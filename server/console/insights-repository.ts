@@ -76,14 +76,19 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
 
       // Subscribers on each day's evening: those who had asked by then, and
       // of them those who had confirmed. Removed addresses are gone from the
-      // table, so the past shows today's list as it grew.
+      // table, so the past shows today's list as it grew. An address kept
+      // from before double opt-in is confirmed without a time: since it came.
       const subscriberRows = await db
         .selectFrom("subscribers")
-        .select(["created_at", "confirmed_at"])
+        .select(["status", "created_at", "confirmed_at"])
         .execute();
       const asked = subscriberRows.map((row) => toIso(row.created_at).slice(0, 10)).sort();
       const confirmedDays = subscriberRows
-        .flatMap((row) => (row.confirmed_at === null ? [] : [toIso(row.confirmed_at).slice(0, 10)]))
+        .flatMap((row) =>
+          row.status === "confirmed"
+            ? [toIso(row.confirmed_at ?? row.created_at).slice(0, 10)]
+            : [],
+        )
         .sort();
       const countUpTo = (sorted: string[], day: string) => {
         let low = 0;

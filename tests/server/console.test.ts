@@ -442,6 +442,31 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(after.mostEngaged.map((i) => i.id)).toEqual(expect.arrayContaining(["garuda", "wifi"]));
   });
 
+  it("charts an address kept from before double opt-in as confirmed, as the Subscribers screen does", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const overview = async () =>
+      json(await owner.get("/api/admin/overview"), overviewResponseSchema).subscribers.at(-1)!;
+    const before = await overview();
+    // What an upgrade from a version before double opt-in leaves (migration 003):
+    // confirmed, with no time of confirming.
+    await runSql(
+      t,
+      "insert into subscribers (email, unsubscribe_token, created_at, status) values (?, ?, ?, 'confirmed')",
+      ["kept-from-before@example.com", "kept-from-before-token", new Date().toISOString()],
+    );
+    const screen = json(
+      await owner.post("/api/admin/subscribers/search", { q: "kept-from-before" }),
+      subscribersResponseSchema,
+    ).subscribers;
+    expect(screen.map((row) => row.status)).toEqual(["confirmed"]);
+    expect(await overview()).toEqual({
+      ...before,
+      confirmed: before.confirmed + 1,
+      pending: before.pending,
+    });
+  });
+
   it("reports health with the settings' secrets masked", async () => {
     const owner = new Owner(t);
     await owner.signIn();
