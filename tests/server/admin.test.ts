@@ -488,6 +488,8 @@ describe("backup and restore of the SQLite database", () => {
     const run = await admin(adminEnv(first), "restore", "--from", out);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/kept as .*engage\.sqlite\.before-restore-/);
+    // The secret beside the database it replaced stays: nothing to say about it.
+    expect(run.stdout).not.toContain("cookie-secret");
 
     const restarted = await startTestApp("sqlite", { dataDir });
     try {
@@ -499,5 +501,30 @@ describe("backup and restore of the SQLite database", () => {
     } finally {
       await restarted.close();
     }
+  });
+
+  it("restoring into a new data folder says to bring the cookie secret, which the backup does not hold", async () => {
+    const out = path.join(scratch(), "moved.sqlite");
+    expect((await admin(adminEnv(t), "backup", "--out", out)).code).toBe(0);
+    const dataDir = path.join(scratch(), "new-data");
+    const run = await admin(
+      adminEnv({ dataDir, databaseUrl: undefined }),
+      "restore",
+      "--from",
+      out,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `There is no ${path.join(dataDir, "cookie-secret")}: put the old site's cookie-secret there before you start the server`,
+    );
+    // With the secret in place, or given as COOKIE_SECRET, nothing is said.
+    const again = await admin(
+      { ...adminEnv({ dataDir, databaseUrl: undefined }), COOKIE_SECRET: "s".repeat(40) },
+      "restore",
+      "--from",
+      out,
+    );
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toContain("cookie-secret");
   });
 });

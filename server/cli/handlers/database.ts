@@ -3,6 +3,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Config } from "../../config.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
+import { cookieSecretFileOf } from "../../engagement/visitor.ts";
 import { AdminError, type CommandContext, usageError } from "../command.ts";
 
 /** The tables a database of this site has; a file without them is not one of its backups. */
@@ -147,4 +148,11 @@ export async function restore({ values, config, stdout, actor }: CommandContext)
   await actor.audit("restore", fromFile);
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
   if (keptAs) stdout.write(`The database it replaced is kept as ${keptAs}.\n`);
+  // A new DATA_DIR: the server would make a new secret, and readers would lose their own.
+  const secretFile = cookieSecretFileOf(config);
+  if (!config.COOKIE_SECRET && !existsSync(secretFile)) {
+    stdout.write(
+      `There is no ${secretFile}: put the old site's cookie-secret there before you start the server, or readers lose their comments and reactions as their own (docs/backups.md).\n`,
+    );
+  }
 }
