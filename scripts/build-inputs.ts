@@ -2,6 +2,7 @@ import { createHash, type Hash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { loadConfig, publicConfig } from "../server/config.ts";
+import { loadConfigOrExit } from "../server/startup-line.ts";
 
 export const projectRoot = path.resolve(import.meta.dirname, "..");
 /**
@@ -9,7 +10,7 @@ export const projectRoot = path.resolve(import.meta.dirname, "..");
  * The browser tests build into a folder of their own (tests/e2e/support/site.ts),
  * so a site running from build/client is never rewritten by them.
  */
-export const buildDir = loadConfig(process.env, { productionRules: false }).buildDir;
+export const buildDir = loadConfigOrExit(process.env, { productionRules: false }).buildDir;
 export const clientDir = path.join(buildDir, "client");
 export const stampFile = path.join(buildDir, ".stamp");
 

@@ -49,6 +49,23 @@ describe("npm start with settings the server refuses", () => {
   });
 });
 
+describe("npm run build with a setting the server refuses", () => {
+  it("names it without a stack trace", async () => {
+    // What an upgrade from a version that still took TRUST_PROXY=true meets.
+    const child = spawn(process.execPath, [path.join(projectRoot, "scripts/build.ts")], {
+      env: { PATH: process.env.PATH, BUILD_DIR: buildDir, TRUST_PROXY: "true" },
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^Invalid configuration:\n {2}TRUST_PROXY: true is no longer accepted/);
+    expect(stderr).not.toContain("at loadConfig");
+  });
+});
+
 describe("npm start when the build fails", () => {
   // A copy of the project whose content is broken: its scripts and content copied, the rest linked.
   const root = mkdtempSync(path.join(tmpdir(), "ensure-build-project-"));

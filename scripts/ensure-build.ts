@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { ConfigError, loadConfig } from "../server/config.ts";
+import { loadConfigOrExit } from "../server/startup-line.ts";
 
 /**
  * `npm start` builds the site when it is missing or older than its sources or
@@ -11,13 +11,7 @@ import { ConfigError, loadConfig } from "../server/config.ts";
  * Settings the server would refuse stop it before a build of minutes.
  */
 const forBrowserTests = process.argv.includes("--browser-tests");
-try {
-  loadConfig(process.env, { productionRules: !forBrowserTests });
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+loadConfigOrExit(process.env, { productionRules: !forBrowserTests });
 const { browserTestsFlag, buildInputsHash, clientDir, projectRoot, stampFile } = await import(
   "./build-inputs.ts"
 );

@@ -11,14 +11,12 @@ import type { Config } from "./config.ts";
 module.enableCompileCache?.();
 const [
   { buildApp },
-  { ConfigError, loadConfig },
   { loggerOptions },
-  { startupLines },
+  { loadConfigOrExit, startupLines },
   { compactWhenIdle },
   { newDatabaseName },
 ] = await Promise.all([
   import("./app.ts"),
-  import("./config.ts"),
   import("./logging.ts"),
   import("./startup-line.ts"),
   import("./lib/idle-compaction.ts"),
@@ -28,16 +26,7 @@ const [
 /** A process manager waits about this long after SIGTERM before it kills; finish first. */
 const shutdownDeadlineMs = 10_000;
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
+const config: Config = loadConfigOrExit();
 
 let app: Awaited<ReturnType<typeof buildApp>>;
 try {

@@ -1,5 +1,16 @@
 import path from "node:path";
-import type { Config } from "./config.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+
+/** loadConfig at a command's start: a refused setting ends it with the message alone, exit 1. */
+export function loadConfigOrExit(...args: Parameters<typeof loadConfig>): Config {
+  try {
+    return loadConfig(...args);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
 
 type Summary = Pick<
   Config,
