@@ -113,6 +113,16 @@ describe("content", () => {
     expect(() => loadContent(copy.root)).toThrow(/^home\.md: the page's body is empty/);
   });
 
+  it("names every service page left with an empty section, not the first alone", () => {
+    const samples = /<!-- sample-voice -->[\s\S]*?<!-- \/sample-voice -->\n?/g;
+    for (const file of ["services/dfmea.md", "services/vba-tools.md"]) {
+      edit(file, (source) => source.replace(samples, ""));
+    }
+    expect(() => loadContent(copy.root)).toThrow(
+      'services/dfmea.md: the section "## Example" is empty\nservices/vba-tools.md: the section "## Example" is empty',
+    );
+  });
+
   it("names the file whose image is missing", () => {
     rmSync(path.join(copy.root, "images/science/wifi.svg"));
     expect(() => loadContent(copy.root)).toThrow(/science\/wifi\.md: image "science\/wifi\.svg"/);

@@ -92,7 +92,8 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
   const aiArticles = list("aiArticles");
   expectOwnPosts(aiArticles);
   const bodies = new Map(raw.services.map((entry) => [entry.file, entry.body]));
-  const services = list("services").map((service) => ({
+  // Every page's problem at once: deleting the sample passages empties each one's Example.
+  const services = mapAll(list("services"), (service) => ({
     ...service,
     questions: serviceQuestions(service.file, service.id, bodies.get(service.file) ?? ""),
   }));
@@ -123,6 +124,22 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
 }
 
 const entryId = (entry: object) => (entry as { id: string }).id;
+
+/** `entries.map(map)`, its content errors said together, one line each, not the first alone. */
+function mapAll<T, U>(entries: T[], map: (entry: T) => U): U[] {
+  const problems: string[] = [];
+  const mapped = entries.flatMap((entry) => {
+    try {
+      return [map(entry)];
+    } catch (error) {
+      if (!(error instanceof ContentError)) throw error;
+      problems.push(error.message);
+      return [];
+    }
+  });
+  if (problems.length > 0) throw new ContentError(problems.join("\n"));
+  return mapped;
+}
 const order = (entry: object) => (entry as { order: number }).order;
 
 /**
