@@ -43,19 +43,23 @@ export function withDeadline(
 }
 
 /*
- * A delivery's post gets `answerMs` (15 seconds) for its answer. Fedify (2.3)
- * posts with the global fetch and takes neither a signal nor a fetch of ours,
- * and Node's fetch waits five minutes for an answer to start: a server that
- * takes the post and never answers held a worker until the run's two-minute
- * deadline (message-queue.ts), and a few such servers, their accounts
- * following the site, held all four. So the global fetch is wrapped once:
- * a fetch made within a delivery's run (`run`) is cut at its deadline, and
- * fails as any unreachable server does (Fedify retries it); every other fetch
- * passes unchanged. A server cut so is remembered for an hour (`isSlow`):
- * its deliveries then go one at a time, with the messages that ran past a deadline.
+ * A delivery's posts get `answerMs` (15 seconds) for their answers. Fedify
+ * (2.3) posts with the global fetch and takes neither a signal nor a fetch of
+ * ours, and Node's fetch waits five minutes for an answer to start: a server
+ * that takes the post and never answers held a worker until the run's
+ * two-minute deadline (message-queue.ts), and a few such servers, their
+ * accounts following the site, held all four. So the global fetch is wrapped
+ * once: the posts of a delivery's run (`run`) are cut at one deadline, from
+ * the first (Fedify posts again when redirected or asked to sign another way:
+ * a deadline each would let a server answering each just in time hold the
+ * worker the two minutes), and fail as any unreachable server does (Fedify
+ * retries it); every other fetch passes unchanged. A server cut so is
+ * remembered for an hour (`isSlow`): its deliveries then go one at a time,
+ * with the messages that ran past a deadline.
  */
 
-type Deadline = { answerMs: number; cut: () => void };
+/** A delivery's run: its posts' deadline, from its first post on, and what cuts it. */
+type Deadline = { answerMs: number; timeout?: AbortSignal; cut: () => void };
 
 const underway = new AsyncLocalStorage<Deadline>();
 
@@ -67,7 +71,8 @@ function wrapGlobalFetch() {
   globalThis.fetch = (input, init) => {
     const deadline = underway.getStore();
     if (!deadline) return fetch(input, init);
-    const timeout = AbortSignal.timeout(deadline.answerMs);
+    deadline.timeout ??= AbortSignal.timeout(deadline.answerMs);
+    const { timeout } = deadline;
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     return fetch(input, { ...init, signal }).catch((error: unknown) => {
       if (!timeout.aborted) throw error;

@@ -439,6 +439,59 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     }
   });
 
+  it("gives a delivery's posts 15 s together, so a server that answers each just in time with a redirect is cut and sent one at a time", async () => {
+    // Answers every post a little inside the deadline, with a redirect to a post further on.
+    const seen = { runs: 0, posts: 0, open: 0, most: 0 };
+    const server = createServer((request, response) => {
+      seen.posts += 1;
+      if (request.url === "/inbox") seen.runs += 1;
+      seen.open += 1;
+      seen.most = Math.max(seen.most, seen.open);
+      request.socket.once("close", () => {
+        seen.open -= 1;
+      });
+      request.resume();
+      setTimeout(() => {
+        response.writeHead(307, { location: `/inbox/${seen.posts}`, connection: "close" }).end();
+      }, 1500);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { queue, ctx, actor, keys } = await federated({
+      workers: 4,
+      answerMs: 2000,
+      runMs: 10_000,
+    });
+    const send = (n: number) =>
+      ctx.sendActivity(
+        keys,
+        { id: new URL(`${base}/users/${n}`), inboxId: new URL(`${base}/inbox`) },
+        new Update({ id: new URL(`https://site.test/#${n}`), actor }),
+      );
+    const waiting = async (count: number) =>
+      (await queue.getDepth()).queued === count && seen.open === 0;
+    try {
+      await send(0);
+      await waitFor(async () => seen.runs === 1 && (await waiting(1)), {
+        what: "the first delivery back in the queue",
+        timeoutMs: 30_000,
+      });
+      // Cut after its first redirect, not after as many as two minutes allow.
+      expect(seen.posts).toBeLessThanOrEqual(2);
+      // That server is now sent one delivery at a time: its retry and three more.
+      for (const n of [1, 2, 3]) await send(n);
+      at += 5000;
+      await waitFor(async () => seen.runs === 5 && (await waiting(4)), {
+        what: "each delivery tried once more",
+        timeoutMs: 30_000,
+      });
+      expect(seen.most).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it("tries a message that failed quickly again on any worker when due, while servers that never answer share one", async () => {
     // Inboxes that take the post and never answer (`open`: their posts open now, `most`: at once),
     // one that answers 502 until it is back, then 202, and one that answers.
