@@ -24,6 +24,7 @@ import {
   queryToken,
   renderActionPage,
   sendPage,
+  tryAgainIn,
 } from "../lib/action-page.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
@@ -137,7 +138,7 @@ export async function bookingPages(
             ? "The form could not be read. Go back and send it again."
             : known?.lostAtCommit
               ? `${lostAsItSaved(known.lostAtCommit)} your booking, so it may or may not have been booked. Check your inbox for its confirmation before you book again.`
-              : `${databaseFailed(known)}; nothing was booked. Please try again in a moment.`,
+              : `${databaseFailed(known)}; nothing was booked. Please try again in ${tryAgainIn(known)}.`,
         ),
       ),
     );

@@ -16,6 +16,7 @@ import {
   paragraph,
   renderActionPage,
   sendPage as send,
+  tryAgainIn,
 } from "../lib/action-page.ts";
 import { isToken } from "../lib/tokens.ts";
 import { enquiryDetails } from "./mails.ts";
@@ -97,7 +98,7 @@ export const enquiryPages: FastifyPluginAsync<{
           ? "The form could not be read. Go back and send it again."
           : known?.lostAtCommit
             ? `${lostAsItSaved(known.lostAtCommit)} your enquiry, so it may or may not have been sent. Please wait a few minutes before you send it again.`
-            : `${databaseFailed(known)}; nothing was sent or changed. Please try again in ${known?.kind === "unwritable" ? "a few minutes" : "a moment"}.`,
+            : `${databaseFailed(known)}; nothing was sent or changed. Please try again in ${tryAgainIn(known)}.`,
     ]),
   );
 

@@ -187,6 +187,10 @@ export const databaseFailed = (why: Partial<StoreFailure> | undefined) =>
         ? "The site's database did not answer in time"
         : "The site's database cannot be reached right now";
 
+/** When a reader should try again: a store that cannot save waits for a person. */
+export const tryAgainIn = (why: Partial<StoreFailure> | undefined) =>
+  why?.kind === "unwritable" ? "a few minutes" : "a moment";
+
 /** What happened to a save whose COMMIT got no answer, for a reader: "…as it saved". */
 export const lostAsItSaved = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
   why === "timeout"
@@ -256,7 +260,7 @@ export function linkPages(
           : {
               title: "Nothing was changed",
               body: paragraph(
-                `${databaseFailed(known)}. Try the link again in ${known?.kind === "unwritable" ? "a few minutes" : "a moment"}.`,
+                `${databaseFailed(known)}. Try the link again in ${tryAgainIn(known)}.`,
               ),
             }),
     }),

@@ -5,6 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../../contract/api.ts";
+import { slotsResponseSchema } from "../../../contract/bookings.ts";
 import { createFormTickets, createFormTokens } from "../../../server/lib/form-token.ts";
 import { runSql } from "../support/sql.ts";
 import {
@@ -197,6 +198,16 @@ describe.each(faults)("$what on $backend", ({ backend, fault: makeFault, runs })
           )}`,
           {},
         ),
+      "booking form": async () => {
+        const { starts } = json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema);
+        return form("/book", {
+          start: starts.at(-1) ?? "",
+          name: "Caller",
+          email: `caller${++sender}@example.org`,
+          service: "vba-tools",
+          zone: "Europe/Berlin",
+        });
+      },
     };
   };
 
@@ -242,6 +253,8 @@ describe.each(faults)("$what on $backend", ({ backend, fault: makeFault, runs })
         if (what.endsWith("form")) {
           expect(answer.headers["content-type"], what).toMatch(/^text\/html/);
           expect(answer.body, what).toMatch(/cannot save anything/);
+          // Its Retry-After is minutes: a person must free the store.
+          expect(answer.body, what).toMatch(/again in a few minutes/);
         } else {
           expect(json(answer, errorResponseSchema).error, what).toEqual({
             code: "service_unavailable",
@@ -285,6 +298,7 @@ describe.each(faults)("$what on $backend", ({ backend, fault: makeFault, runs })
         subscription: 202,
         "enquiry form": 303,
         "newsletter form": 303,
+        "booking form": 200,
       });
       const after = await rowCounts(t);
       expect(after.science_comments).toBe((before.science_comments ?? 0) + 1);
