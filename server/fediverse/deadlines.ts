@@ -6,13 +6,18 @@ export class RunPastDeadline extends Error {}
 /** A delivery's post cut at its deadline: its message, shown on Health, names no one. */
 class NoAnswer extends Error {}
 
-/** What Health says of a post that got no answer (cut at its deadline, or not connected); else undefined. */
+/**
+ * What Health says of a post that got no answer: cut at its deadline, not connected, or (Fedify's
+ * FetchError without a cause) redirected back to itself or more than 20 times; else undefined.
+ */
 export const noAnswer = (error: Error) =>
   error.cause instanceof NoAnswer
     ? error.cause.message
-    : error.name === "FetchError"
-      ? "the server could not be reached"
-      : undefined;
+    : error.name !== "FetchError"
+      ? undefined
+      : error.cause === undefined
+        ? "the server redirected it too often"
+        : "the server could not be reached";
 
 /**
  * A queue message's run (message-queue.ts), failed once it has run `runMs`:

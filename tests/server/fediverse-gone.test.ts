@@ -39,8 +39,9 @@ async function goneServer(answers: Record<string, number>) {
       if (answer === undefined) return response.writeHead(404).end();
       if (inbox && request.method === "POST") {
         posted.push(`${JSON.parse(Buffer.concat(chunks).toString()).type} to ${name}`);
-        // 0: takes the post and never answers; -1: drops the connection.
+        // 0: takes the post and never answers; -1: drops the connection; 307: back to itself.
         if (answer === -1) return request.socket.destroy();
+        if (answer === 307) return response.writeHead(307, { location: request.url }).end();
         return answer === 0 ? undefined : response.writeHead(answer).end();
       }
       const id = `${base}/users/${name}`;
@@ -191,17 +192,20 @@ describe.each(backends)("a server that fails every delivery, on %s", (backend) =
 });
 
 /*
- * A server that takes Noa's deliveries and never answers, and drops Ray's
- * connections. Each post to Noa is cut at its 15 s; once Fedify has tried for
- * three days (here: the deliveries' start moved three days back), it gives
- * both up, and Health says why in words an owner reads, naming no one: not
- * "FetchError".
+ * A server that takes Noa's deliveries and never answers and drops Ray's
+ * connections, and one that redirects Sam's back to where they went. Each post to Noa
+ * is cut at its 15 s; once Fedify has tried for three days (here: the
+ * deliveries' start moved three days back), it gives them up, and Health says
+ * why in words an owner reads, naming no one: not "FetchError".
  */
 describe.each(backends)("a server that never answers, on %s", (backend) => {
   let t: TestApp;
   let remote: Awaited<ReturnType<typeof goneServer>>;
+  let looping: typeof remote;
   beforeAll(async () => {
     remote = await goneServer({ noa: 0, ray: -1 });
+    // A server of its own: its failures would make Fedify's circuit breaker hold the other.
+    looping = await goneServer({ sam: 307 });
     t = await startTestApp(backend, {
       env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
     });
@@ -209,9 +213,10 @@ describe.each(backends)("a server that never answers, on %s", (backend) => {
   afterAll(async () => {
     await t?.close();
     remote?.close();
+    looping?.close();
   });
 
-  it("tells the owner the server did not answer in time, or could not be reached", {
+  it("tells the owner the server did not answer in time, could not be reached, or redirected in a loop", {
     timeout: 240_000,
   }, async () => {
     const owner = new Owner(t);
@@ -219,6 +224,7 @@ describe.each(backends)("a server that never answers, on %s", (backend) => {
     for (const name of ["noa", "ray"]) {
       expect((await t.app.inject(await remote.follow(name))).statusCode).toBe(202);
     }
+    expect((await t.app.inject(await looping.follow("sam"))).statusCode).toBe(202);
     // Each Accept's delivery, between two tries, started three days ago (compared and set).
     const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000 - 60_000).toISOString();
     const moved = new Set<string>();
@@ -233,20 +239,26 @@ describe.each(backends)("a server that never answers, on %s", (backend) => {
           if (delivery.type !== "outbox" || moved.has(delivery.inbox)) continue;
           const set = await runSql(
             t,
-            "update fediverse_queue set message = ? where id = ? and message = ? and taken_until is null returning id",
-            [JSON.stringify({ ...delivery, started: threeDaysAgo }), Number(id), String(message)],
+            // Due now: a delivery that fails at once has backed off for minutes by then.
+            "update fediverse_queue set message = ?, due_at = ? where id = ? and message = ? and taken_until is null returning id",
+            [
+              JSON.stringify({ ...delivery, started: threeDaysAgo }),
+              new Date().toISOString(),
+              Number(id),
+              String(message),
+            ],
           );
           if (set.length === 1) moved.add(delivery.inbox);
         }
-        return moved.size === 2;
+        return moved.size === 3;
       },
-      { timeoutMs: 120_000, what: "both Accepts' deliveries between two tries" },
+      { timeoutMs: 120_000, what: "the Accepts' deliveries between two tries" },
     );
     const health = async () =>
       json(await owner.get("/api/admin/health"), healthResponseSchema).fediverseGivenUp;
-    await waitFor(async () => (await health()).total === 2, {
+    await waitFor(async () => (await health()).total === 3, {
       timeoutMs: 120_000,
-      what: "both Accepts given up",
+      what: "the Accepts given up",
     });
     const { latest } = await health();
     expect(
@@ -254,8 +266,10 @@ describe.each(backends)("a server that never answers, on %s", (backend) => {
     ).toEqual([
       { kind: "outbox", why: "the server could not be reached" },
       { kind: "outbox", why: "the server did not answer within 15 seconds" },
+      { kind: "outbox", why: "the server redirected it too often" },
     ]);
     expect(new Set(remote.posted)).toEqual(new Set(["Accept to noa", "Accept to ray"]));
+    expect(new Set(looping.posted)).toEqual(new Set(["Accept to sam"]));
     expect(await runSql(t, "select id from fediverse_queue")).toEqual([]);
   });
 });
