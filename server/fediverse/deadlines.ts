@@ -3,7 +3,7 @@ import type { Log } from "../lib/log.ts";
 
 export class RunPastDeadline extends Error {}
 
-/** A delivery's post cut at its deadline: its message, shown on Health, names no one. */
+/** A delivery's post cut at its deadline, or refused: its message, shown on Health, names no one. */
 class NoAnswer extends Error {}
 
 /**
@@ -63,8 +63,17 @@ export function withDeadline(
  * with the messages that ran past a deadline.
  */
 
-/** A delivery's run: its posts' deadline, from its first post on, and what cuts it. */
-type Deadline = { answerMs: number; timeout?: AbortSignal; cut: () => void };
+/**
+ * A delivery's run: its posts' deadline, from its first post on, and what cuts it; its first
+ * post's address, and whether another (where a redirect sends it) may be posted to.
+ */
+type Deadline = {
+  answerMs: number;
+  timeout?: AbortSignal;
+  cut: () => void;
+  first?: string;
+  postable: (url: URL) => Promise<boolean>;
+};
 
 const underway = new AsyncLocalStorage<Deadline>();
 
@@ -73,9 +82,15 @@ function wrapGlobalFetch() {
   if (wrapped) return;
   wrapped = true;
   const fetch = globalThis.fetch;
-  globalThis.fetch = (input, init) => {
+  globalThis.fetch = async (input, init) => {
     const deadline = underway.getStore();
     if (!deadline) return fetch(input, init);
+    // The inbox was checked before the delivery was queued (service.ts); where it redirects, here.
+    const url = input instanceof Request ? input.url : String(input);
+    deadline.first ??= url;
+    if (url !== deadline.first && !(await deadline.postable(new URL(url)))) {
+      throw new NoAnswer("the server redirected it to a private address");
+    }
     deadline.timeout ??= AbortSignal.timeout(deadline.answerMs);
     const { timeout } = deadline;
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
@@ -95,9 +110,11 @@ const slowAtMost = 1000;
 export function createDeliveryDeadline({
   answerMs,
   clock,
+  postable,
 }: {
   answerMs: number;
   clock: () => Date;
+  postable: Deadline["postable"];
 }) {
   wrapGlobalFetch();
   const slow = new Map<string, number>();
@@ -124,7 +141,7 @@ export function createDeliveryDeadline({
         const [oldest] = slow.keys();
         if (slow.size > slowAtMost && oldest !== undefined) slow.delete(oldest);
       };
-      return underway.run({ answerMs, cut }, work);
+      return underway.run({ answerMs, cut, postable }, work);
     },
   };
 }

@@ -15,32 +15,27 @@ import { dayMs, toIso } from "../lib/time.ts";
 import { createDeliveryDeadline, noAnswer, RunPastDeadline, withDeadline } from "./deadlines.ts";
 
 /*
- * Fedify's message queue on the site's own database (table fediverse_queue):
- * every delivery to a follower's inbox and every activity received waits
- * here, so a restart loses none. A worker takes a due message for a lease,
- * hands it to Fedify and deletes it, renewing the lease while Fedify works; a
- * worker that dies mid-way leaves it due again when the lease it last renewed
- * ends. Each take marks the row with a token of its own (`taken_by`), and the
- * worker settles the row (deletes it, or sets it due again) only while the
- * row still bears it: one that lost its lease leaves it to the next taker.
- * A run still running after `runMs` (two minutes; a delivery's post has 15 s,
- * deadlines.ts) counts as failed and is abandoned: its lease is no longer
- * renewed, and what it queues from then on is refused, so its end changes nothing.
- * Fedify itself retries a failed delivery with backoff by queueing it again
- * (same id) with a delay: that retry, queued while its message is in hand,
- * takes the message's row, so what was queued after it stays after it
- * (messages that share an ordering key, a Create and the Delete of the same
- * object to one server, are taken one at a time, oldest first). A message
- * whose handler fails without queueing it again (a fan-out to followers'
- * inboxes, the site's own `TakeBack`, a retry that could not be queued, a
- * run past its deadline) stays, due again after as long as it has been
- * failing, from a second to an hour: one bad message does not spin. One that
- * ran past a deadline (or a delivery to a server that did, deadlines.ts) then
- * runs only on the one worker of such messages; one that failed quickly, on
- * any. Failing still three days after its first failure, it is given up, with
- * a warning, so the messages queued after it with its ordering key go on, and
- * a record for Health (`fediverse_given_up`: its kind, the site's activity,
- * why it last failed; kept 30 days, repository.ts).
+ * Fedify's message queue on the site's own database (table fediverse_queue): every delivery to a
+ * follower's inbox and every activity received waits here, so a restart loses none. A worker takes
+ * a due message for a lease, hands it to Fedify and deletes it, renewing the lease while Fedify
+ * works; a worker that dies mid-way leaves it due again when the lease it last renewed ends. Each
+ * take marks the row with a token of its own (`taken_by`), and the worker settles the row (deletes
+ * it, or sets it due again) only while the row still bears it: one that lost its lease leaves it
+ * to the next taker. A run still running after `runMs` (two minutes; a delivery's post has 15 s,
+ * deadlines.ts) counts as failed and is abandoned: its lease is no longer renewed, and what it
+ * queues from then on is refused, so its end changes nothing. Fedify itself retries a failed
+ * delivery with backoff by queueing it again (same id) with a delay: that retry, queued while its
+ * message is in hand, takes the message's row, so what was queued after it stays after it
+ * (messages that share an ordering key, a Create and the Delete of the same object to one server,
+ * are taken one at a time, oldest first). A message whose handler fails without queueing it again
+ * (a fan-out to followers' inboxes, the site's own `TakeBack`, a retry that could not be queued, a
+ * run past its deadline) stays, due again after as long as it has been failing, from a second to
+ * an hour: one bad message does not spin. One that ran past a deadline (or a delivery to a server
+ * that did, deadlines.ts) then runs only on the one worker of such messages; one that failed
+ * quickly, on any. Failing still three days after its first failure, it is given up, with a
+ * warning, so the messages queued after it with its ordering key go on, and a record for Health
+ * (`fediverse_given_up`: its kind, the site's activity, why it last failed; kept 30 days,
+ * repository.ts).
  */
 
 /** An error's kind, or that a post was cut at its deadline; never its message (it may name someone). */
@@ -151,6 +146,7 @@ export function createMessageQueue(
     leaseMs = 5 * 60_000,
     runMs = 2 * 60_000,
     answerMs = 15_000,
+    postable,
   }: {
     pollMs?: number;
     workers?: number;
@@ -159,10 +155,12 @@ export function createMessageQueue(
     runMs?: number;
     /** How long a delivery's post waits for its answer (deadlines.ts). */
     answerMs?: number;
-  } = {},
+    /** Whether a delivery redirected to `url` may be posted there (its inbox was checked before). */
+    postable: (url: URL) => Promise<boolean>;
+  },
 ) {
   const { db } = store;
-  const deliveries = createDeliveryDeadline({ answerMs, clock });
+  const deliveries = createDeliveryDeadline({ answerMs, clock, postable });
   const wakers = new Set<() => void>();
   const wake = () => {
     for (const waker of wakers) waker();

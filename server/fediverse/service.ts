@@ -57,7 +57,6 @@ export function createFediverse(options: FediverseOptions) {
   const { store, siteUrl, log } = options;
   const repository = createFediverseRepository(store);
   const kv = createKvStore(store);
-  const queue = createMessageQueue(store, log, (message) => replies.sendTakeBack(message));
   const remoteFetch = createRemoteFetch({
     allowPrivate: options.allowPrivateAddresses,
     userAgent: `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`,
@@ -65,6 +64,10 @@ export function createFediverse(options: FediverseOptions) {
   const inboxAllowed = createInboxCheck(
     options.privateInboxesAllowed ?? options.allowPrivateAddresses,
   );
+  // Where a redirect sends a delivery is checked as its inbox was.
+  const queue = createMessageQueue(store, log, (message) => replies.sendTakeBack(message), {
+    postable: async (url) => (await inboxAllowed(url)) === "allowed",
+  });
   /**
    * Whether every inbox an account names may be posted to now: nothing is
    * sent to, nor a follower kept with, an inbox on a private address.

@@ -212,6 +212,73 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     expect(warnings).toEqual([]);
   });
 
+  it("does not follow an inbox's redirect to a private address, and records why the delivery was given up", {
+    timeout: 240_000,
+  }, async () => {
+    const hidden = await server("127.0.0.2");
+    closing.push(hidden.close);
+    // An inbox on a public address that sends each post on to the private one.
+    const knocks: string[] = [];
+    const redirecting = createServer((request, response) => {
+      knocks.push(request.method ?? "");
+      request.resume();
+      response.writeHead(307, { location: `${hidden.base}/inbox` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
+    closing.push(() => {
+      redirecting.closeAllConnections();
+      redirecting.close();
+    });
+    const base = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+    const { t } = await siteFollowedBy([{ actor: `${base}/users/mal`, inbox: `${base}/inbox` }]);
+
+    // The item's delivery knocks, is sent on, and fails rather than post there: Fedify queues it
+    // again for later. Then its start is moved three days back, so the next try is its last.
+    const retried = async () =>
+      (
+        await runSql(
+          t,
+          "select id, message from fediverse_queue where taken_until is null and due_at > ?",
+          [new Date().toISOString()],
+        )
+      ).filter(({ message }) => JSON.parse(String(message)).type === "outbox");
+    await waitFor(async () => hidden.posted.length > 0 || (await retried()).length > 0, {
+      timeoutMs: 120_000,
+      what: "the delivery redirected, and posted or queued again",
+    });
+    expect(knocks).toContain("POST");
+    expect(hidden.posted).toEqual([]);
+    // Each delivery queued again has its start moved three days back (compared and set), so its
+    // next try is its last; then the send's deliveries (the item, the account) are given up.
+    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000 - 60_000).toISOString();
+    await waitFor(
+      async () => {
+        for (const { id, message } of await retried()) {
+          const delivery = JSON.parse(String(message));
+          if (delivery.started === threeDaysAgo) continue;
+          await runSql(
+            t,
+            "update fediverse_queue set message = ?, due_at = ? where id = ? and message = ? and taken_until is null",
+            [
+              JSON.stringify({ ...delivery, started: threeDaysAgo }),
+              new Date().toISOString(),
+              Number(id),
+              String(message),
+            ],
+          );
+        }
+        return queueEmpty(t);
+      },
+      { timeoutMs: 120_000, what: "the deliveries given up" },
+    );
+    const why = await runSql(t, "select why from fediverse_given_up");
+    expect(why.length).toBeGreaterThan(0);
+    expect(new Set(why.map((row) => row.why))).toEqual(
+      new Set(["the server redirected it to a private address"]),
+    );
+    expect(hidden.posted).toEqual([]);
+  });
+
   /** A server of writers' accounts, and the owner's answer to Jo's post there, sent before. */
   async function joAnswered() {
     const accounts = await server("127.0.0.1", (base, name) => {
