@@ -322,12 +322,8 @@ export function createOutboxRepository(
 
     /** Whether a row of `kinds` is due: one read on the `outbox_due` index, no claim. */
     async anyDue(kinds: readonly OutboxKind[]) {
-      const row = await db
-        .selectFrom("outbox")
+      const row = await due(db, nowIso(), kinds, undefined)
         .select("id")
-        .where("status", "=", "queued")
-        .where("next_attempt_at", "<=", nowIso())
-        .where("kind", "in", kinds)
         .limit(1)
         .executeTakeFirst();
       return row !== undefined;
