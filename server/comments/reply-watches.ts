@@ -120,6 +120,15 @@ export function createReplyWatches(
     return address ? { watchId: null, addressId: address.id } : null;
   }
 
+  const addresses = (trx: Kysely<Database>) => trx.selectFrom("reply_addresses").select("id");
+  type Addresses = ReturnType<typeof addresses>;
+  /** Forgets the addresses `which` selects, with their watches and mails; how many. */
+  const forgetAddresses = (which: (all: Addresses) => Addresses): Promise<number> =>
+    db.transaction().execute(async (trx) => {
+      const rows = await which(addresses(trx)).execute();
+      return forgetWatches(trx, { addressIds: rows.map((row) => row.id) });
+    });
+
   return {
     /**
      * Confirms the address whose link holds `token`. The link's digest stays
@@ -195,31 +204,19 @@ export function createReplyWatches(
      */
     prune(): Promise<number> {
       const before = new Date(clock().getTime() - replyMailRules.forgetPendingAfterMs);
-      return db.transaction().execute(async (trx) => {
-        const rows = await trx
-          .selectFrom("reply_addresses")
-          .select("id")
+      return forgetAddresses((addresses) =>
+        addresses
           .where("status", "=", "pending")
           .where((eb) =>
             eb(eb.fn.coalesce("confirmation_sent_at", "created_at"), "<=", before.toISOString()),
           )
-          .limit(1000)
-          .execute();
-        return forgetWatches(trx, { addressIds: rows.map((row) => row.id) });
-      });
+          .limit(1000),
+      );
     },
 
     /** Forgets every address a visitor left, with its mails ("Your data"); how many. */
-    forgetVisitor(visitorId: string): Promise<number> {
-      return db.transaction().execute(async (trx) => {
-        const rows = await trx
-          .selectFrom("reply_addresses")
-          .select("id")
-          .where("visitor_id", "=", visitorId)
-          .execute();
-        return forgetWatches(trx, { addressIds: rows.map((row) => row.id) });
-      });
-    },
+    forgetVisitor: (visitorId: string): Promise<number> =>
+      forgetAddresses((addresses) => addresses.where("visitor_id", "=", visitorId)),
 
     /** The addresses a visitor left, with the threads each follows ("Your data"). */
     async ofVisitor(visitorId: string) {
