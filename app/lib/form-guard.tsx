@@ -37,6 +37,10 @@ export function useFormGuard(endpoint: TokenEndpoint, { atOnce = false } = {}) {
   }
   /** Starts the wait without waiting for it; a failure is tried again on sending. */
   const start = () => void ready().catch(() => {});
+  const renew = () => {
+    token.current = null;
+    start();
+  };
 
   useEffect(() => {
     if (atOnce) start();
@@ -45,12 +49,17 @@ export function useFormGuard(endpoint: TokenEndpoint, { atOnce = false } = {}) {
   return {
     ready,
     start,
-    renew() {
-      token.current = null;
-      start();
-    },
+    renew,
     /** What the hidden field holds: empty, unless a program filled it. */
     website: () => honeypot.current?.value ?? "",
+    /** Sends with the token, once it is ready, and the hidden field; then starts a new token. */
+    async sent<T>(send: (guard: { formToken: string; website: string }) => Promise<T>) {
+      try {
+        return await send({ formToken: await ready(), website: honeypot.current?.value ?? "" });
+      } finally {
+        renew();
+      }
+    },
     /** The hidden field, for the form to render first. */
     honeypot: <Honeypot inputRef={honeypot} />,
   };

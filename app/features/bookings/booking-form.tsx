@@ -216,15 +216,14 @@ export function BookingForm({
     setProblem(null);
     setProblems({});
     try {
-      const formToken = await guard.ready();
-      const answer = await api("POST /bookings", {
-        // The zone chosen last, even while its times are on their way: the start is an instant.
-        body: { ...fields, start, zone: asking ?? slots.zone, formToken, website: guard.website() },
-      });
-      guard.renew();
+      const answer = await guard.sent((guarded) =>
+        api("POST /bookings", {
+          // The zone chosen last, even while its times are on their way: the start is an instant.
+          body: { ...fields, start, zone: asking ?? slots.zone, ...guarded },
+        }),
+      );
       setBooked(answer);
     } catch (error) {
-      guard.renew();
       if (
         error instanceof ApiError &&
         (error.code === "slot_taken" || error.code === "not_offered")

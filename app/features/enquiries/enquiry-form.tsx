@@ -145,15 +145,7 @@ export function EnquiryForm({
     setProblem(null);
     setProblems({});
     try {
-      const token = await guard.ready();
-      await api("POST /enquiries", {
-        body: {
-          ...fields,
-          formToken: token,
-          website: guard.website(),
-        },
-      });
-      guard.renew();
+      await guard.sent((guarded) => api("POST /enquiries", { body: { ...fields, ...guarded } }));
       setSentTo({ name: fields.name.trim(), email: fields.email.trim(), service: fields.service });
       setFields({ ...empty, service: chosen });
       setStatus("sent");
@@ -163,8 +155,6 @@ export function EnquiryForm({
         Object.keys(empty) as FieldName[],
         "The enquiry could not be sent: the site did not answer. Check your connection and send it again.",
       );
-      // The server spends a token on any answer, a refusal too.
-      guard.renew();
       setProblems(refusal.problems);
       setProblem(refusal.problem);
       setStatus("idle");

@@ -55,18 +55,14 @@ export function NewsletterForm() {
     if (trimmed === "" || status === "submitting") return;
     setStatus("submitting");
     try {
-      const token = await guard.ready();
-      await api("POST /subscribers", {
-        body: { email: trimmed, formToken: token, website: guard.website() },
-      });
-      // A token is good for one sending; the next address starts a new one.
-      guard.renew();
+      // A token is good for one sending, whatever the answer: the next starts its own.
+      await guard.sent((guarded) =>
+        api("POST /subscribers", { body: { email: trimmed, ...guarded } }),
+      );
       setEmail("");
       setStatus("success");
     } catch (error) {
       console.error("Newsletter subscription failed:", error);
-      // The server spends the token on any answer: the next try gets its own, timed from now.
-      guard.renew();
       setSaid(
         error instanceof ApiError && error.code === "service_unavailable" ? error.message : null,
       );
