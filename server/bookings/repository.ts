@@ -81,7 +81,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
   const { db } = store;
 
   /** Bookings, and the mails about them, go together, in one transaction. */
-  function deleteWhere(ids: number[], keepQueuedCancellations = false, within: Db = db) {
+  function deleteWhere(rows: { id: number }[], keepQueuedCancellations = false, within: Db = db) {
+    const ids = rows.map((row) => row.id);
     return transact(within, async (trx) => {
       let deleted = 0;
       for (let start = 0; start < ids.length; start += 200) {
@@ -363,14 +364,11 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           await repository.cancel({ id: row.id }, { who: "reader", message: null, ownerEmail });
         }
       }
-      return deleteWhere(
-        mine.map((row) => row.id),
-        true,
-      );
+      return deleteWhere(mine, true);
     },
 
     delete: async (id: number, within?: Db): Promise<boolean> =>
-      (await deleteWhere([id], false, within)) > 0,
+      (await deleteWhere([{ id }], false, within)) > 0,
 
     /** Retention: bookings whose call ended more than `days` ago go, with their mails, in `within`. */
     async prune(days: number, within: Db = db): Promise<number> {
@@ -380,13 +378,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         .select("id")
         .where("ends_at", "<", cutoff)
         .execute();
-      return rows.length === 0
-        ? 0
-        : deleteWhere(
-            rows.map((row) => row.id),
-            false,
-            within,
-          );
+      return rows.length === 0 ? 0 : deleteWhere(rows, false, within);
     },
   };
   return repository;

@@ -53,7 +53,8 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
   }
 
   /** In chunks, within the databases' limits on a statement's parameters. */
-  async function deleteWhere(trx: Db, ids: number[]): Promise<number> {
+  async function deleteWhere(trx: Db, rows: { id: number }[]): Promise<number> {
+    const ids = rows.map((row) => row.id);
     let deleted = 0;
     for (let start = 0; start < ids.length; start += 500) {
       const chunk = ids.slice(start, start + 500);
@@ -68,7 +69,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
   return {
     /** One enquiry, in `within`: the owner's action's transaction. */
     async delete(id: number, within: Db = db): Promise<boolean> {
-      return transact(within, async (trx) => (await deleteWhere(trx, [id])) > 0);
+      return transact(within, async (trx) => (await deleteWhere(trx, [{ id }])) > 0);
     },
 
     /**
@@ -90,10 +91,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
           .select("id")
           .where(sql<string>`lower(email)`, "=", row.email.toLowerCase())
           .execute();
-        return deleteWhere(
-          trx,
-          ids.map((r) => r.id),
-        );
+        return deleteWhere(trx, ids);
       });
     },
 
@@ -126,10 +124,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
           .deleteFrom("enquiry_acknowledgements")
           .where("sent_at", "<=", new Date(now - acknowledgementIntervalMs).toISOString())
           .execute();
-        return deleteWhere(
-          trx,
-          ids.map((row) => row.id),
-        );
+        return deleteWhere(trx, ids);
       });
     },
   };
