@@ -126,6 +126,13 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   expect(await seriousViolations(page)).toEqual([]);
 
   const days = page.getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ });
+  // "Show more days" from the keyboard: as without JavaScript, the reader goes on from
+  // the first day added, its first time focused, not from the button below the new week.
+  await expect(days).toHaveCount(7);
+  await page.getByRole("button", { name: "Show more days" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(days).toHaveCount(14);
+  await expect(days.nth(7).getByRole("radio").first()).toBeFocused();
   const first = days.first().getByRole("radio").first();
   const taken = (await first.getAttribute("value")) ?? "";
   const label = localTime(taken, "Europe/London");

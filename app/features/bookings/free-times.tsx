@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import { type slotsByDay, zoneName } from "../../../contract/time-zones.ts";
 
 /** The classes of the server's form (server/bookings/pages.ts), which this one takes the place of. */
@@ -24,8 +25,18 @@ export function FreeTimes({
   choose: (start: string) => void;
   showMore: () => void;
 }) {
+  const list = useRef<HTMLFieldSetElement>(null);
+  /** After "Show more days": the first day it adds, whose first time takes the focus. */
+  const added = useRef<number | null>(null);
+  useEffect(() => {
+    const at = added.current;
+    if (at === null || days.length <= at) return;
+    added.current = null;
+    list.current?.querySelectorAll(".booking-day")[at]?.querySelector("input")?.focus();
+  }, [days.length]);
   return (
     <fieldset
+      ref={list}
       className="booking-times"
       aria-describedby={problem ? `${id}-start-problem` : undefined}
     >
@@ -55,7 +66,15 @@ export function FreeTimes({
         </fieldset>
       ))}
       {more ? (
-        <button type="button" className="btn-secondary" onClick={showMore}>
+        <button
+          type="button"
+          className="btn-secondary"
+          onClick={() => {
+            // As the served page's link lands on the first day it adds (`#day-8`).
+            added.current = days.length;
+            showMore();
+          }}
+        >
           Show more days
         </button>
       ) : null}
