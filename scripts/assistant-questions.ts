@@ -155,6 +155,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
   "/services/dfmea": [
     "Can you run a DFMEA for our product?",
     "Do you offer design FMEA facilitation?",
+    { question: "How much does it cost?", previous: "What does the DFMEA service include?" },
   ],
   "/services/chatbots": ["Can you build a chatbot for our website?"],
   "/services/voicebots": ["Can you build us a voicebot for our call centre?"],

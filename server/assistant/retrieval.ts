@@ -166,29 +166,37 @@ export function loadIndex(json: string): AssistantIndex {
     const topic = beforeWords.filter((terms) => !terms.some((t) => asked.has(t)));
     const forHelp = askingForHelp.test(question) || (follows && askingForHelp.test(previous ?? ""));
 
-    const judge = (results: SearchResult[], enough = coverageMin) => {
+    const judge = (results: SearchResult[], enough = coverageMin, forService = false) => {
       const top = results[0];
       if (!top || top.score < scoreMin) return null;
       const found = new Set(top.queryTerms);
       const holds = (terms: string[]) => terms.some((term) => found.has(term));
+      // The share of `words` held, each weighed by its rarity.
+      const share = (words: string[][]) => {
+        let all = 0;
+        let held = 0;
+        for (const terms of words) {
+          const weight = rarity(terms);
+          all += weight;
+          if (holds(terms)) held += weight;
+        }
+        return all > 0 ? held / all : 0;
+      };
       // A word of the subject, not only of asking for help ("price", "cost").
-      if (!askedWords.some((terms) => holds(terms) && !terms.every((t) => helpWords.has(t)))) {
-        return null;
-      }
+      const subject = (words: string[][]) =>
+        words.filter((terms) => !terms.every((t) => helpWords.has(t)));
+      const asks = subject(askedWords);
+      // A follow-up asking only that ("how much does it cost?") is about the service
+      // the question before it named.
+      if (asks.length === 0) return forService && share(subject(topic)) >= enough ? top : null;
+      if (!asks.some(holds)) return null;
       // A follow-up keeps to its topic: some word of the question it leans on is there too.
       if (topic.length > 0 && !topic.some(holds)) return null;
-      let all = 0;
-      let held = 0;
-      for (const terms of askedWords) {
-        const weight = rarity(terms);
-        all += weight;
-        if (holds(terms)) held += weight;
-      }
-      return held / all >= enough ? top : null;
+      return share(askedWords) >= enough ? top : null;
     };
 
     let results = forHelp ? ranked(query, asked, true) : [];
-    let top = judge(results, serviceCoverageMin);
+    let top = judge(results, serviceCoverageMin, true);
     const service = top ? (passages[top.id]?.service ?? null) : null;
     if (!top) {
       results = ranked(query, asked, false);

@@ -134,6 +134,23 @@ describe.each(backends)("the assistant on %s", (backend) => {
     }
   });
 
+  it("answers a follow-up that asks only the price with the service asked about before", async () => {
+    const dfmea = loadContent().services.find((service) => service.id === "dfmea");
+    if (!dfmea) throw new Error("no DFMEA service in the content");
+    const reader = t.visitor({ ip: "10.1.0.7" });
+    const ask = async (question: string, previous: string) =>
+      json(await reader.post("/api/assistant", { question, previous }), assistantResponseSchema);
+    for (const question of ["How much does it cost?", "What is the price?"]) {
+      const answer = await ask(question, "What does the DFMEA service include?");
+      expect(answer.known).toBe(true);
+      expect(answer.service?.id).toBe("dfmea");
+      expect(answer.answer).toContain(priceSignal(dfmea.price));
+    }
+    // After a question about a subject, not a service, the price is not the site's to say.
+    const declined = await ask("How much does it cost?", "Why does a pressure cooker whistle?");
+    expect(declined.known).toBe(false);
+  });
+
   it("refuses bad questions with a clear message, and records none of them", async () => {
     const before = (await questions()).length;
     const reader = t.visitor({ ip: "10.1.0.5" });
