@@ -251,6 +251,23 @@ test.describe("your data", () => {
     await expect(page).toHaveURL(/\/your-data$/);
   });
 
+  test("says how to delete what the cookie does not reach: an enquiry, a call booked without JavaScript, a newsletter address", async ({
+    page,
+  }) => {
+    await page.goto("/your-data");
+    // A reader who sent an enquiry is told it is not among what this page deletes, and where it is.
+    const others = page
+      .getByRole("main")
+      .getByRole("list")
+      .filter({ hasText: "The display name" })
+      .getByRole("listitem");
+    await expect(others.filter({ hasText: /^An enquiry is not tied to the cookie\./ })).toHaveText(
+      /Its acknowledgement mail carries a link that deletes it; otherwise it is deleted 365 days after it was sent, unless it becomes a project, or sooner if you write to owner@example\.com\.$/,
+    );
+    await expect(others.filter({ hasText: /^A call booked without JavaScript/ })).toHaveCount(1);
+    await expect(others.filter({ hasText: /^A newsletter address/ })).toHaveCount(1);
+  });
+
   test("the privacy page names the owner of the profile as the data controller, the cookie, what the assistant keeps and the rights, and links here", async ({
     page,
   }) => {
