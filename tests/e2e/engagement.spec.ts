@@ -376,8 +376,12 @@ test.describe("comments", () => {
     await expect(theirs.getByRole("button", { name: "Edit" })).toHaveCount(0);
     await expect(theirs.getByRole("button", { name: "Delete" })).toHaveCount(0);
 
-    await mine.getByRole("button", { name: "Edit" }).click();
+    // From the keyboard the focus is never left behind on a button that has gone: Edit
+    // hands it to the box, Update back to Edit, and Delete to what is left of the list.
+    await mine.getByRole("button", { name: "Edit" }).focus();
+    await author.keyboard.press("Enter");
     const edit = author.getByRole("textbox", { name: "Edit comment" });
+    await expect(edit).toBeFocused();
     await expect(edit).toHaveValue(text);
     await edit.fill("   ");
     await expect(author.getByRole("button", { name: "Update" })).toBeDisabled();
@@ -385,12 +389,15 @@ test.describe("comments", () => {
     await author.getByRole("button", { name: "Update" }).click();
     await expect(author.locator(`#${post} li`, { hasText: `${text} (edited)` })).toBeVisible();
     await expect(impostor.locator(`#${post} li`, { hasText: `${text} (edited)` })).toBeVisible();
+    await expect(mine.getByRole("button", { name: "Edit" })).toBeFocused();
 
-    await author
-      .locator(`#${post} li`, { hasText: text })
-      .getByRole("button", { name: "Delete" })
-      .click();
+    await mine.getByRole("button", { name: "Delete" }).focus();
+    await author.keyboard.press("Enter");
     await expect(author.locator(`#${post} li`, { hasText: text })).toHaveCount(0);
+    // The next comment, the one before, or the comment box: somewhere in the discussion.
+    await expect(author.locator(`#${post} :is(li[data-comment-id], textarea):focus`)).toHaveCount(
+      1,
+    );
     await expect(impostor.locator(`#${post} li`, { hasText: text })).toHaveCount(0);
   });
 

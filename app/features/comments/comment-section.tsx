@@ -20,6 +20,7 @@ import {
 import { useCommentActions, useComments, useMoreComments } from "./use-comments.ts";
 
 const editButton = "rounded-lg px-3 py-1.5 text-sm max-sm:min-h-11 max-sm:min-w-11";
+const editButtonId = (id: number) => `${commentAnchor(id)}-edit`;
 
 type CommentSectionProps = {
   postId: string;
@@ -58,6 +59,9 @@ export function CommentSection({
   const [replying, setReplying] = useState<{ thread: number; to: Comment } | null>(null);
   // A reply just published: its form is gone, and focus goes to the reply.
   const [sentReply, setSentReply] = useState<number | null>(null);
+  // Where the focus goes once the control that had it is gone (an edit opened or closed, a
+  // comment deleted): the first of these selectors that finds something in the section.
+  const [focusNext, setFocusNext] = useState<string[] | null>(null);
 
   function startReply(thread: number, to: Comment) {
     if (!userName && data?.owner === undefined) {
@@ -76,10 +80,41 @@ export function CommentSection({
     actions.edit.mutate(
       { id: editing.id, content, userName },
       {
-        onSuccess: () => setEditing(null),
+        onSuccess: () => stopEditing(editing.id),
         onError: (error) => setEditMessage(refusalMessage(error)),
       },
     );
+  }
+
+  /** Opens a comment's text in a box, which takes the focus from its Edit button. */
+  function startEditing(comment: Comment) {
+    setEditing({ id: comment.id, text: comment.content });
+    setFocusNext(['textarea[aria-label="Edit comment"]']);
+  }
+
+  /** Closes the edit; the focus goes back to the comment's Edit button. */
+  function stopEditing(id: number) {
+    setEditing(null);
+    setEditMessage(null);
+    setFocusNext([`#${editButtonId(id)}`]);
+  }
+
+  /**
+   * Deletes a comment; the focus goes to what took its place ("Comment deleted", or the
+   * comment after it), else the one before it, else the comment box.
+   */
+  function remove(id: number) {
+    const items = [...(section.current?.querySelectorAll<HTMLElement>("[data-comment-id]") ?? [])];
+    const ids = items.map((item) => `[data-comment-id="${item.dataset.commentId}"]`);
+    const at = items.findIndex((item) => item.dataset.commentId === String(id));
+    actions.remove.mutate(id, {
+      onSettled: () =>
+        setFocusNext([
+          ...ids.slice(at),
+          ...ids.slice(0, at).reverse(),
+          'textarea[aria-label="Write a comment"]',
+        ]),
+    });
   }
 
   const comments = data?.comments ?? [];
@@ -108,6 +143,15 @@ export function CommentSection({
     setSentReply(null);
     section.current?.querySelector<HTMLElement>(`[data-comment-id="${sentReply}"]`)?.focus();
   }, [sentReply]);
+
+  useEffect(() => {
+    if (!focusNext) return;
+    setFocusNext(null);
+    const found = focusNext.map((selector) =>
+      section.current?.querySelector<HTMLElement>(selector),
+    );
+    found.find(Boolean)?.focus();
+  }, [focusNext]);
 
   /** One comment's header, text and actions; `thread`: the comment its thread starts with. */
   function renderComment(comment: Comment, thread: number) {
@@ -140,10 +184,7 @@ export function CommentSection({
               </button>
               <button
                 type="button"
-                onClick={() => {
-                  setEditing(null);
-                  setEditMessage(null);
-                }}
+                onClick={() => stopEditing(comment.id)}
                 className={`${editButton} ring-1 ring-line hover:bg-white/5`}
               >
                 Cancel
@@ -168,15 +209,16 @@ export function CommentSection({
             {own(comment) ? (
               <>
                 <button
+                  id={editButtonId(comment.id)}
                   type="button"
-                  onClick={() => setEditing({ id: comment.id, text: comment.content })}
+                  onClick={() => startEditing(comment)}
                   className={`${smallButton} ring-1 ring-line hover:bg-white/5`}
                 >
                   Edit
                 </button>
                 <button
                   type="button"
-                  onClick={() => actions.remove.mutate(comment.id)}
+                  onClick={() => remove(comment.id)}
                   className={`${smallButton} text-red-300 ring-1 ring-red-400/40 hover:bg-red-400/10`}
                 >
                   Delete
