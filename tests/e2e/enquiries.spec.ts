@@ -160,6 +160,14 @@ test("without JavaScript a card's link chooses its service, the form posts, show
   }).toPass({ timeout: 30_000 });
   await expect(page).toHaveURL(`${site.siteUrl}/services/enquiry-sent`);
   await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute("href", "/book");
+  // Without JavaScript /book lists the engineer's zone until the reader picks theirs.
+  const bookLine = page.getByText("Would a conversation be quicker?");
+  await expect(bookLine).toHaveText(
+    "Would a conversation be quicker? Book a call at a time that suits you, in the time zone you choose.",
+  );
+  await page.getByRole("link", { name: "Book a call" }).click();
+  await expect(page.getByRole("combobox", { name: "Time zone" })).toBeVisible();
+  await page.goBack();
   // The owner's notice and the acknowledgement leave the outbox in either order.
   await smtp.waitFor(
     () =>
