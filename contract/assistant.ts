@@ -21,7 +21,7 @@ export const questionSchema = z
   )
   .refine(
     (value) => hasNoHiddenCharacters(value.replace(/[\t\r\n]+/g, " ")),
-    "A question is plain text, without control or invisible characters.",
+    "A question is plain text, without control or invisible characters: type it rather than paste it.",
   )
   .refine(hasVisibleCharacter, "Type a question.")
   .refine(hasFewMarksPerCharacter, "The question has too many accents on one character.");

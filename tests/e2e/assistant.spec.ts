@@ -78,6 +78,20 @@ test("declines an off-topic question and offers the enquiry form with the questi
   );
 });
 
+test("a refused question says what to change, in words, and stays in the box", async ({ page }) => {
+  await page.goto("/services");
+  const area = chat(page);
+  // A soft hyphen, pasted with the word from a page that splits it: invisible, and refused.
+  const question = "How long does a DF\u00adMEA take?";
+  await ask(page, question);
+  await expect(area.getByRole("alert")).toHaveText(
+    "A question is plain text, without control or invisible characters: type it rather than paste it.",
+  );
+  const box = area.getByRole("textbox", { name: "Ask a question" });
+  await expect(box).toHaveValue(question);
+  await expect(box).toBeFocused();
+});
+
 test("answers a question about a service, and its enquiry comes with the service chosen", async ({
   page,
 }) => {

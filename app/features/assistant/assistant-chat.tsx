@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import type { AssistantResponse, AssistantSource } from "../../../contract/assistant.ts";
 import { citedParts } from "../../../contract/citations.ts";
 import { limits } from "../../../contract/limits.ts";
-import { ApiError, api } from "../../lib/api-client.ts";
+import { ApiError, api, formRefusal } from "../../lib/api-client.ts";
 
 type Exchange = {
   key: number;
@@ -139,10 +139,13 @@ export function AssistantChat({ suggestion, from }: { suggestion?: string; from?
       update(() => ({ answer, writing: null }));
       if (input && form.contains(input)) input.value = "";
     } catch (error) {
-      const problem =
-        error instanceof ApiError && error.code !== "network_error"
-          ? error.message
-          : "The site did not answer. Check your connection and ask again.";
+      // The question's own message, without the field's name ("body.question: …").
+      const { problems, problem: general } = formRefusal(
+        error,
+        ["question"],
+        "The site did not answer. Check your connection and ask again.",
+      );
+      const problem = problems.question ?? general;
       setExchanges((all) => all.map((each) => (each.key === key ? { ...each, problem } : each)));
     } finally {
       setAsking(false);
