@@ -3,6 +3,7 @@ import {
   ContentError,
   defaultContentRoot,
   markdownFiles,
+  Problems,
   readFrontmatterFields,
 } from "./frontmatter.ts";
 import { expectUniqueIds } from "./rules.ts";
@@ -29,7 +30,9 @@ function readHeadings<S extends typeof itemHeading>(root: string, folder: string
     }
     return { ...(parsed.data as z.output<S>), file };
   });
-  expectUniqueIds(entries);
+  const problems = new Problems();
+  expectUniqueIds(entries, problems);
+  problems.throwAny();
   return entries;
 }
 

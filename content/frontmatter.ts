@@ -10,9 +10,49 @@ import { type CollectionName, type Collections, collections } from "./schema.ts"
  * collections (app/content.config.ts); the rules after that are content/load.ts's.
  */
 
-/** A problem in a content file; the message starts with the file's name. */
+/** A problem in a content file, or several (`count`); each line of a problem starts with its file's name. */
 export class ContentError extends Error {
   override name = "ContentError";
+  readonly count: number;
+  constructor(message: string, count = 1) {
+    super(message);
+    this.count = count;
+  }
+}
+
+/**
+ * Content problems gathered across files, so that one run names every one of
+ * them (`npm run content:check`), not the first alone.
+ */
+export class Problems {
+  readonly messages: string[] = [];
+  private count = 0;
+  add(message: string, count = 1) {
+    this.messages.push(message);
+    this.count += count;
+  }
+  /** What `run` returns, or on a ContentError `fallback`, the problem kept. */
+  attempt<T, F>(run: () => T, fallback: F): T | F {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof ContentError)) throw error;
+      this.add(error.message, error.count);
+      return fallback;
+    }
+  }
+  /** `items.map(map)` without the items whose `map` found a problem. */
+  each<T, U>(items: readonly T[], map: (item: T) => U): U[] {
+    return items.flatMap((item) => this.attempt(() => [map(item)], []));
+  }
+  /** Has a problem been kept about this file (or the files under this folder)? */
+  about(file: string): boolean {
+    return this.messages.some((message) => message.startsWith(file));
+  }
+  /** Throws every problem kept, in the order found, as one ContentError. */
+  throwAny(): void {
+    if (this.count > 0) throw new ContentError(this.messages.join("\n"), this.count);
+  }
 }
 
 // When Vite bundles this module for the prerender, import.meta.dirname points into
@@ -96,13 +136,22 @@ export type RawCollections = {
   [N in CollectionName]: RawEntry<z.output<Collections[N]["schema"]>>[];
 };
 
-/** Every collection's files read from `root` and validated against their schemas, outside Astro. */
-export function readCollections(root: string = defaultContentRoot): RawCollections {
+/**
+ * Every collection's files read from `root` and validated against their schemas,
+ * outside Astro: a file with a problem is left out, the problem kept in `problems`.
+ */
+export function readCollections(root: string, problems: Problems): RawCollections {
   const read = ({ files, schema }: Collections[CollectionName]) =>
-    (files.endsWith("/*.md") ? markdownFiles(root, files.slice(0, -5)) : [files]).map((file) => {
-      const { data, body } = readFrontmatter(root, file);
-      return { file, data: validate(schema, data, file), body };
-    });
+    problems.each(
+      problems.attempt(
+        () => (files.endsWith("/*.md") ? markdownFiles(root, files.slice(0, -5)) : [files]),
+        [],
+      ),
+      (file) => {
+        const { data, body } = readFrontmatter(root, file);
+        return { file, data: validate(schema, data, file), body };
+      },
+    );
   const names = Object.keys(collections) as CollectionName[];
   return Object.fromEntries(names.map((name) => [name, read(collections[name])])) as RawCollections;
 }

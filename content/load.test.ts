@@ -123,6 +123,42 @@ describe("content", () => {
     );
   });
 
+  it("names every problem across the collections and the owner's profile in one run, each by its file", () => {
+    edit("mythology/garuda.md", (source) => source.replace(/^id: .*$/m, "id: rama-duty"));
+    edit("science/soap.md", (source) => source.replace(/^summary:.*\n/m, ""));
+    edit("science/ironing.md", (source) => source.replace(/^---\n/, "---\ntitle: [unclosed\n"));
+    edit("non-technical/soft-skills/teamwork.md", (source) =>
+      source.replace(/^published:.*$/m, "published: 2999-01-01"),
+    );
+    edit("about.md", (source) => source.replace(/\n---\n[\s\S]*$/, "\n---\n\n"));
+    edit("owner.md", (source) => source.replace(/^role:.*\n/m, ""));
+    rmSync(path.join(copy.root, "images/science/wifi.svg"));
+    let error: unknown;
+    try {
+      loadContent(copy.root);
+    } catch (thrown) {
+      error = thrown;
+    }
+    const { message, count } = error as { message: string; count: number };
+    for (const file of [
+      "about.md",
+      "mythology/rama-duty.md",
+      "non-technical/soft-skills/teamwork.md",
+      "owner.md",
+      "science/ironing.md",
+      "science/soap.md",
+      "science/wifi.md",
+    ]) {
+      expect(message.split("\n").filter((line) => line.startsWith(`${file}: `))).toHaveLength(1);
+    }
+    expect(count).toBe(7);
+    expect(message).toMatch(/teamwork\.md: published \(2999-01-01\) is in the future/);
+    expect(message).toMatch(/duplicate id "rama-duty" \(also in mythology\/garuda\.md\); give one/);
+    expect(message).toMatch(
+      /wifi\.md: image "science\/wifi\.svg" is not in content\/images\/; add it/,
+    );
+  });
+
   it("names the file whose image is missing", () => {
     rmSync(path.join(copy.root, "images/science/wifi.svg"));
     expect(() => loadContent(copy.root)).toThrow(/science\/wifi\.md: image "science\/wifi\.svg"/);

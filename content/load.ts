@@ -4,12 +4,13 @@ import { type DateFields, resolveDates } from "./dates.ts";
 import {
   ContentError,
   defaultContentRoot,
+  Problems,
   type RawCollections,
   readCollections,
 } from "./frontmatter.ts";
 import { type ContentHistory, readContentHistory } from "./history.ts";
 import { anchorId, countWords, renderMarkdown } from "./markdown.ts";
-import { readOwnerProfile } from "./owner.ts";
+import { type OwnerProfile, readOwnerProfile } from "./owner.ts";
 import { expectKnownServices, expectOwnPosts, expectUniqueIds } from "./rules.ts";
 import { samplePassages } from "./sample-voice.ts";
 import { type CollectionName, type CollectionSpec, collections, type Image } from "./schema.ts";
@@ -20,8 +21,8 @@ import { serviceQuestions } from "./service-page.ts";
  * content collections for the pages (app/lib/content.ts), by `readCollections`
  * for what runs outside Astro (the build's own steps, content:check and
  * content:stats, tests). Either way `assembleContent` applies the same rules
- * and renders the bodies; a problem throws a ContentError naming the file
- * (docs/decisions/041-content-collections.md).
+ * and renders the bodies; the problems found throw one ContentError, a line
+ * naming its file for each (docs/decisions/041-content-collections.md).
  */
 export { anchorId, countWords, defaultContentRoot, type RawCollections };
 
@@ -42,43 +43,57 @@ type Entry<N extends CollectionName> = Resolved<Data<N>> & {
 /** What every file is read against: the folder, its git history and the build's clock. */
 type Reading = { root: string; history: ContentHistory; now: Date };
 
-export function assembleContent(raw: RawCollections, reading: Reading) {
+/**
+ * The content put together and checked. Every problem is kept in `problems`
+ * (with those found reading the files, for content:check) and thrown together
+ * at the end, one line each, so one run names them all.
+ */
+export function assembleContent(raw: RawCollections, reading: Reading, problems = new Problems()) {
   const { root, history, now } = reading;
   const entries = <N extends CollectionName>(name: N): Entry<N>[] => {
     const { schema, headings = 1 }: CollectionSpec = collections[name];
-    return raw[name]
-      .toSorted((a, b) => (a.file < b.file ? -1 : 1))
-      .map(({ file, data, body }) => {
+    return problems.each(
+      raw[name].toSorted((a, b) => (a.file < b.file ? -1 : 1)),
+      ({ file, data, body }) => {
         let value = data as Data<N> & { image?: Image; images?: Image[] };
         if ("published" in schema.shape) {
           value = { ...value, ...resolveDates(file, value as DateFields, history, now) };
         }
         for (const image of [value.image ?? [], value.images ?? []].flat()) {
           if (!existsSync(path.join(root, "images", image.src))) {
-            throw new ContentError(`${file}: image "${image.src}" is not in content/images/`);
+            problems.add(
+              `${file}: image "${image.src}" is not in content/images/; add it there or correct the path`,
+            );
           }
         }
         // Markers are checked in the file as written, so a message names its line.
         if (body.includes("sample-voice")) {
-          samplePassages(file, readFileSync(path.join(root, file), "utf8"));
+          problems.attempt(
+            () => samplePassages(file, readFileSync(path.join(root, file), "utf8")),
+            [],
+          );
         }
         // On an item's own page its title is the h1, so a `##` heading is an h2
         // there, with an id to link to it by.
         const pageHtml = renderMarkdown(body, 0, { headingIds: true });
         const html = headings === 0 ? pageHtml : renderMarkdown(body, headings);
         return { ...(value as Resolved<Data<N>>), html, pageHtml, words: countWords(body), file };
-      });
+      },
+    );
   };
+  // A file left out for a problem already kept is not said to be missing; nothing
+  // reads the placeholder, since the problems are thrown before the content is returned.
   const one = <N extends CollectionName>(name: N) => {
     const [entry] = entries(name);
-    if (!entry) throw new ContentError(`${collections[name].files}: file is missing`);
-    return entry;
+    const { files } = collections[name];
+    if (!entry && !problems.about(files)) problems.add(`${files}: file is missing`);
+    return entry ?? ({} as Entry<N>);
   };
   /** A page that is all body: once its sample passages are deleted there may be nothing left. */
   const page = <N extends "home" | "about">(name: N) => {
     const entry = one(name);
     if (entry.words === 0) {
-      throw new ContentError(
+      problems.add(
         `${entry.file}: the page's body is empty; write what the page says below the frontmatter`,
       );
     }
@@ -86,14 +101,21 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
   };
   const list = <N extends CollectionName>(name: N, key = (entry: Entry<N>) => entryId(entry)) => {
     const all = entries(name);
-    expectUniqueIds(all.map((entry) => ({ id: key(entry), file: entry.file })));
+    expectUniqueIds(
+      all.map((entry) => ({ id: key(entry), file: entry.file })),
+      problems,
+    );
     return all.sort((a, b) => order(a) - order(b));
   };
   const aiArticles = list("aiArticles");
-  expectOwnPosts(aiArticles);
+  expectOwnPosts(aiArticles, problems);
   const bodies = new Map(raw.services.map((entry) => [entry.file, entry.body]));
   // Every page's problem at once: deleting the sample passages empties each one's Example.
-  const services = mapAll(list("services"), (service) => ({
+  const listed = list("services");
+  // Items name services by the ids read; with a service file left out for a problem,
+  // each item naming it would be a second, false problem.
+  const servicesRead = !problems.about("services/");
+  const services = problems.each(listed, (service) => ({
     ...service,
     questions: serviceQuestions(service.file, service.id, bodies.get(service.file) ?? ""),
   }));
@@ -105,11 +127,14 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
   }));
   const stories = list("stories");
   const science = list("science");
-  expectKnownServices(
-    [technical.articles, growth, softSkills, stories, aiArticles, science].flat(),
-    services,
-  );
-  return {
+  if (servicesRead) {
+    expectKnownServices(
+      [technical.articles, growth, softSkills, stories, aiArticles, science].flat(),
+      listed,
+      problems,
+    );
+  }
+  const content = {
     home: page("home"),
     quotes: one("quotes").quotes,
     about: page("about"),
@@ -121,25 +146,11 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
     science,
     services,
   };
+  problems.throwAny();
+  return content;
 }
 
 const entryId = (entry: object) => (entry as { id: string }).id;
-
-/** `entries.map(map)`, its content errors said together, one line each, not the first alone. */
-function mapAll<T, U>(entries: T[], map: (entry: T) => U): U[] {
-  const problems: string[] = [];
-  const mapped = entries.flatMap((entry) => {
-    try {
-      return [map(entry)];
-    } catch (error) {
-      if (!(error instanceof ContentError)) throw error;
-      problems.push(error.message);
-      return [];
-    }
-  });
-  if (problems.length > 0) throw new ContentError(problems.join("\n"));
-  return mapped;
-}
 const order = (entry: object) => (entry as { order: number }).order;
 
 /**
@@ -150,21 +161,26 @@ export function loadContent(
   root: string = defaultContentRoot,
   { now = new Date(), history = readContentHistory(root) }: Partial<Omit<Reading, "root">> = {},
 ) {
-  const raw = readCollections(root);
-  return {
-    history: history.kind,
-    owner: readOwnerProfile(root),
-    ...assembleContent(raw, { root, history, now }),
-  };
+  const problems = new Problems();
+  const raw = readCollections(root, problems);
+  const owner = problems.attempt(() => readOwnerProfile(root), undefined);
+  const content = assembleContent(raw, { root, history, now }, problems);
+  return { history: history.kind, owner: owner as OwnerProfile, ...content };
 }
 
-/** For scripts: what `run` returns, or on a content error its message (after `prefix`) and exit 1. */
+/**
+ * For scripts: what `run` returns, or on a content error its problems, each
+ * line that names a file after `prefix`, and exit 1.
+ */
 export function exitOnContentError<T>(run: () => T, prefix = ""): T {
   try {
     return run();
   } catch (error) {
     if (!(error instanceof ContentError)) throw error;
-    console.error(`${prefix}${error.message}`);
+    const lines = error.message.replace(/^(?=\S)/gm, prefix);
+    console.error(
+      error.count > 1 ? `${error.count} content problems, each to correct:\n${lines}` : lines,
+    );
     process.exit(1);
   }
 }

@@ -1,14 +1,15 @@
-import { ContentError } from "./frontmatter.ts";
+import type { Problems } from "./frontmatter.ts";
 
-/* The rules that hold across files, which no one file's schema can check. */
+/* The rules that hold across files, which no one file's schema can check; each problem is kept. */
 
-/** Throws, naming both files, when two files of a collection share an id. */
-export function expectUniqueIds(entries: { id: string; file: string }[]): void {
+/** Two files of a collection that share an id, each such file named with the other. */
+export function expectUniqueIds(entries: { id: string; file: string }[], problems: Problems): void {
   const seen = new Map<string, string>();
   for (const { id, file } of entries) {
     const other = seen.get(id);
-    if (other) throw new ContentError(`${file}: duplicate id "${id}" (also in ${other})`);
-    seen.set(id, file);
+    if (other)
+      problems.add(`${file}: duplicate id "${id}" (also in ${other}); give one of them another id`);
+    else seen.set(id, file);
   }
 }
 
@@ -16,12 +17,12 @@ export function expectUniqueIds(entries: { id: string; file: string }[]): void {
 export function expectKnownServices(
   items: { file: string; services?: string[] | undefined }[],
   services: { id: string }[],
+  problems: Problems,
 ) {
   const known = new Set(services.map((service) => service.id));
   for (const { file, services: related = [] } of items) {
-    const unknown = related.find((id) => !known.has(id));
-    if (unknown !== undefined) {
-      throw new ContentError(
+    for (const unknown of related.filter((id) => !known.has(id))) {
+      problems.add(
         `${file}: services: "${unknown}" is not a service (content/services/ has ${[...known].join(", ")})`,
       );
     }
@@ -29,11 +30,14 @@ export function expectKnownServices(
 }
 
 /** An AI article's `linkedin` is the owner's post on its own topic: two articles never share one. */
-export function expectOwnPosts(articles: { file: string; linkedin?: string | undefined }[]) {
+export function expectOwnPosts(
+  articles: { file: string; linkedin?: string | undefined }[],
+  problems: Problems,
+) {
   const first = new Map<string, string>();
   for (const { file, linkedin } of articles) {
     const other = linkedin && first.get(linkedin);
-    if (other) throw new ContentError(`${file}: linkedin is the same post as in ${other}`);
-    if (linkedin) first.set(linkedin, file);
+    if (other) problems.add(`${file}: linkedin is the same post as in ${other}`);
+    else if (linkedin) first.set(linkedin, file);
   }
 }

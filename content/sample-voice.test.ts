@@ -47,6 +47,16 @@ describe("the sample engineer's passages", () => {
       );
     });
 
+    it("fail with every misplaced marker of the editions at once, each naming its file", () => {
+      writeFileSync(path.join(copy.root, "01-a.md"), "Text\n<!-- sample-voice -->\n");
+      writeFileSync(path.join(copy.root, "02-b.md"), "Text <!-- sample-voice -->\n");
+      const editions = [{ dir: copy.root, label: "newsletter" }];
+      expect(() => findSamplePassages(editions)).toThrow(
+        "newsletter/01-a.md: line 2: the sample-voice passage is never closed (<!-- /sample-voice -->)\n" +
+          "newsletter/02-b.md: line 1: a sample-voice marker goes on a line of its own",
+      );
+    });
+
     it("are listed file by file, FORMAT.md aside", () => {
       const inSoap = (passages: { file: string }[]) =>
         passages.filter((passage) => passage.file === "content/science/soap.md").length;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { ContentError, defaultContentRoot } from "./frontmatter.ts";
+import { ContentError, defaultContentRoot, Problems } from "./frontmatter.ts";
 import { sampleVoiceMarkerAnywhere, sampleVoiceMarkerLine } from "./sample-voice-marker.ts";
 
 /*
@@ -65,6 +65,7 @@ export function samplePassages(file: string, source: string): SamplePassage[] {
  */
 export function findSamplePassages(folders: { dir: string; label: string }[]): SamplePassage[] {
   const found: SamplePassage[] = [];
+  const problems = new Problems();
   const walk = (dir: string, label: string) => {
     if (!existsSync(dir)) return;
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
@@ -75,11 +76,14 @@ export function findSamplePassages(folders: { dir: string; label: string }[]): S
       if (entry.isDirectory()) walk(full, name);
       else if (entry.name.endsWith(".md") && entry.name !== "FORMAT.md") {
         const source = readFileSync(full, "utf8");
-        if (sampleVoiceMarkerAnywhere.test(source)) found.push(...samplePassages(name, source));
+        if (sampleVoiceMarkerAnywhere.test(source)) {
+          found.push(...problems.attempt(() => samplePassages(name, source), []));
+        }
       }
     }
   };
   for (const { dir, label } of folders) walk(dir, label);
+  problems.throwAny();
   return found;
 }
 

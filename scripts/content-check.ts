@@ -1,14 +1,21 @@
+import { Problems } from "../content/frontmatter.ts";
 import { exitOnContentError, loadContent } from "../content/load.ts";
 import { findSamplePassages, writingFolders } from "../content/sample-voice.ts";
 import { collectionShortfalls } from "./content-minimums.ts";
 
+// Every problem in one run: the content's, the editions' and the collections' sizes.
 exitOnContentError(() => {
-  const content = loadContent();
-  const shortfalls = collectionShortfalls(content);
-  if (shortfalls.length > 0) {
-    console.error(shortfalls.join("\n"));
-    process.exit(1);
-  }
+  const problems = new Problems();
+  const loaded = problems.attempt(() => loadContent(), undefined);
+  // The sample engineer's stories, in the writing and the newsletter's editions
+  // (content/'s markers were checked with the content, so only the editions' when it failed).
+  const folders = writingFolders(process.env.EDITIONS_DIR).filter(
+    ({ label }) => loaded !== undefined || label !== "content",
+  );
+  const passages = problems.attempt(() => findSamplePassages(folders), []);
+  for (const shortfall of loaded ? collectionShortfalls(loaded) : []) problems.add(shortfall);
+  problems.throwAny();
+  const content = loaded as NonNullable<typeof loaded>;
   const count =
     6 +
     content.technical.tabs.length +
@@ -31,8 +38,6 @@ exitOnContentError(() => {
       "content/owner.md is the sample profile: replace it with yours before going live (README, First run)",
     );
   }
-  // The sample engineer's stories, in the writing and the newsletter's editions.
-  const passages = findSamplePassages(writingFolders(process.env.EDITIONS_DIR));
   if (passages.length > 0) {
     const list = passages.map(({ file, line }) => `  ${file}:${line}`).join("\n");
     const intro = `${passages.length} first-person passages written for the sample engineer remain (between <!-- sample-voice --> lines); rewrite each from your own practice or delete it before going live under your name (README, First run):`;
