@@ -1,6 +1,6 @@
 import type { Config } from "./config.ts";
 import { refuseLostDatabase } from "./db/lost-database.ts";
-import { migrateToLatest, openStore, type Store } from "./db/store.ts";
+import { migrateToLatest, openStore, type Store, tightenDataDir } from "./db/store.ts";
 import { storeOptionsOf } from "./db/store-config.ts";
 import { cookieSecretFileOf } from "./engagement/visitor.ts";
 import { createLocalBus, type EventBus } from "./events/bus.ts";
@@ -11,7 +11,8 @@ type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_STATEMEN
 
 /**
  * Opens the store named by the configuration, migrates it, and starts the
- * live event bus that suits it.
+ * live event bus that suits it. A DATA_DIR readable by others is tightened
+ * first (`tightenDataDir`).
  *
  * On SQLite, a database file of zero bytes beside the cookie secret an
  * earlier start wrote is refused (server/db/lost-database.ts). On PostgreSQL
@@ -32,6 +33,7 @@ export async function openStoreAndBus(
     newDatabase?: string;
   } = {},
 ): Promise<{ store: Store; events: EventJournal; bus: EventBus; close(): Promise<void> }> {
+  tightenDataDir(config.DATA_DIR, log);
   const named = storeOptionsOf(config);
   const options =
     named.kind === "postgres" ? { ...named, connectionWaitMs } : { ...named, newDatabase };

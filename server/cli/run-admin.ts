@@ -235,7 +235,9 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
         `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,
       );
     }
-    const { migrateToLatest, openStore } = await import("../db/store.ts");
+    const { migrateToLatest, openStore, tightenDataDir } = await import("../db/store.ts");
+    const say = (_: unknown, message: string) => stderr.write(`${message}\n`);
+    tightenDataDir(config.DATA_DIR, { info: say, warn: say });
     const { withMailFiles } = await import("../outbox/mail-files.ts");
     const db = withMailFiles(await openStore(options), config);
     opened.push(db);

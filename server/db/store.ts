@@ -1,8 +1,9 @@
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import { Kysely, sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import type pg from "pg";
+import type { Log } from "../lib/log.ts";
 import { isConnectionLost, isReadTimeout, isStoreUnwritable } from "./errors.ts";
 import { MarkingDialect } from "./marking-dialect.ts";
 import { migrations } from "./migrations.ts";
@@ -69,7 +70,7 @@ type Logger = { error(object: unknown, message: string): void };
 
 /**
  * The database holds emails and visitors' ids: only its owner may read it. Its
- * folder is created 0700 (an existing one keeps its mode: docs/backups.md), and
+ * folder is created 0700 (an existing one: `tightenDataDir`), and
  * the file 0600 before SQLite opens it, because SQLite gives the -wal and -shm
  * files it creates the mode of the database file. Files left by an older
  * version are tightened; one the current user does not own is left as it is.
@@ -86,6 +87,40 @@ function createPrivately(file: string, newDatabase?: string): void {
       if (code !== "ENOENT" && code !== "EPERM") throw error;
     }
   }
+}
+
+/**
+ * DATA_DIR holds the database, the cookie secret, the outbox's mails and the
+ * backups: only its owner may list it. One an older version made readable by
+ * others (0755) is tightened to 0700 when the server or the command line opens
+ * it, and said once (the next start finds it 0700); one another user owns is
+ * left as it is, and said. A folder not yet made is the store's to make, 0700.
+ */
+export function tightenDataDir(dir: string, log: Pick<Log, "info" | "warn">): void {
+  let stats: Stats;
+  try {
+    stats = statSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if ((stats.mode & 0o077) === 0) return;
+  const was = (stats.mode & 0o777).toString(8).padStart(4, "0");
+  const fields = { dataDir: dir, mode: was };
+  // Not even root changes another user's folder.
+  if (stats.uid === process.getuid?.()) {
+    try {
+      chmodSync(dir, 0o700);
+      log.info(fields, `DATA_DIR ${dir} was readable by other users (${was}): made 0700`);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error;
+    }
+  }
+  log.warn(
+    fields,
+    `DATA_DIR ${dir} is readable by other users (${was}) and is not this user's to change: its owner should chmod 700 it`,
+  );
 }
 
 /**

@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, statSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reactionsResponseSchema } from "../../contract/api.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import {
   backends,
+  capturedLogs,
   json,
   openApiDocumentSchema,
   seen,
@@ -129,6 +131,50 @@ describe("SQLite by default", () => {
       expect(statSync(`${file}-wal`).mode & 0o777).toBe(0o600);
     } finally {
       await restarted.close();
+      await older.close();
+    }
+  });
+
+  it("tightens a DATA_DIR an older version left readable by others, saying so once, on a start and from the command line", async () => {
+    const older = await startTestApp("sqlite");
+    await older.app.close();
+    const dir = older.dataDir;
+    const mode = () => statSync(dir).mode & 0o777;
+    const said = (lines: { msg?: string }[]) =>
+      lines.filter((line) => line.msg?.includes("readable by other users")).map((line) => line.msg);
+    chmodSync(dir, 0o755);
+    try {
+      for (const expected of [
+        [`DATA_DIR ${dir} was readable by other users (0755): made 0700`],
+        [],
+      ]) {
+        const logs = capturedLogs("info");
+        const started = await startTestApp("sqlite", { dataDir: dir, logger: logs.logger });
+        await started.app.close();
+        expect(mode()).toBe(0o700);
+        expect(said(logs.lines)).toEqual(expected);
+      }
+      chmodSync(dir, 0o750);
+      const run = await admin(adminEnv(older), "subscribers", "list");
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe(`DATA_DIR ${dir} was readable by other users (0750): made 0700\n`);
+      expect(mode()).toBe(0o700);
+      // Root may change any folder, and still leaves another user's alone.
+      if (process.getuid?.() === 0) {
+        chmodSync(dir, 0o755);
+        chownSync(dir, 65534, 65534);
+        const logs = capturedLogs("info");
+        const started = await startTestApp("sqlite", { dataDir: dir, logger: logs.logger });
+        await started.app.close();
+        expect(mode()).toBe(0o755);
+        expect(said(logs.lines)).toEqual([
+          `DATA_DIR ${dir} is readable by other users (0755) and is not this user's to change: its owner should chmod 700 it`,
+        ]);
+        const again = await admin(adminEnv(older), "subscribers", "list");
+        expect(again.code).toBe(0);
+        expect(again.stderr).toContain("is not this user's to change");
+      }
+    } finally {
       await older.close();
     }
   });
