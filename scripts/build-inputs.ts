@@ -86,3 +86,18 @@ export function buildInputsHash(
   hash.update(JSON.stringify(publicConfig(loadConfig(env, { productionRules: false }))));
   return hashFiles(hash, inputs).digest("hex");
 }
+
+/**
+ * The build's last line: every page Astro wrote (its "N page(s) built", the
+ * console's and the forms' answer pages with the readers'), and how many of
+ * them the sitemap and the search index hold, so the counts read together.
+ */
+export function builtPagesLine(
+  clientDir: string,
+  counts: { inSitemap: number; searchable: number },
+): string {
+  const pages = readdirSync(clientDir, { recursive: true, encoding: "utf8" }).filter((file) =>
+    file.endsWith(".html"),
+  ).length;
+  return `Built ${pages} pages into ${path.relative(projectRoot, clientDir)}/: ${counts.inSitemap} in the sitemap, ${counts.searchable} in the search index`;
+}

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { siteName } from "../app/lib/site-name.ts";
-import { listedPaths, prerenderedPaths } from "../app/navigation.ts";
+import { listedPaths } from "../app/navigation.ts";
 import { servicePath, siteItems } from "../content/items.ts";
 import { defaultContentRoot, exitOnContentError, loadContent } from "../content/load.ts";
 import { writeAssistantIndex } from "../server/assistant/index-file.ts";
@@ -11,6 +11,7 @@ import {
   browserTestsFlag,
   buildDir,
   buildInputsHash,
+  builtPagesLine,
   clientDir,
   projectRoot,
   stampFile,
@@ -50,11 +51,12 @@ const items = siteItems(content);
 const today = new Date().toISOString().slice(0, 10);
 // Each service's own page is listed too (docs/product.md, "A page per service"),
 // and /book, which a buyer may search for ("Book a call").
-const servicePaths = content.services.map((service) => servicePath(service.id));
-writeFileSync(
-  path.join(clientDir, "sitemap.xml"),
-  sitemapXml(siteUrl, [...listedPaths, ...servicePaths, "/book"], items, today),
-);
+const sitemapPaths = [
+  ...listedPaths,
+  ...content.services.map((service) => servicePath(service.id)),
+  "/book",
+];
+writeFileSync(path.join(clientDir, "sitemap.xml"), sitemapXml(siteUrl, sitemapPaths, items, today));
 const shareImages = await writeShareImages(
   [
     {
@@ -126,7 +128,10 @@ if (spamModel === "copied") console.info("Copied the spam model trained on the s
 
 writeFileSync(stampFile, buildInputsHash(process.env, { forBrowserTests }));
 console.info(
-  `Built ${prerenderedPaths.length + items.length} pages into ${path.relative(projectRoot, clientDir)}/`,
+  builtPagesLine(clientDir, {
+    inSitemap: sitemapPaths.length + items.length,
+    searchable: searchablePages,
+  }),
 );
 
 // 6. The server, bundled into JavaScript (docs/decisions/039-server-bundle.md);
