@@ -7,6 +7,7 @@ import {
   mailTime,
   messageBox,
   oneLine,
+  paragraph,
   quoted,
   tokenLink,
 } from "../outbox/mail-layout.ts";
@@ -78,7 +79,7 @@ export function ownerNoticeMail(
   return laidOut({
     to,
     subject,
-    html: `${junkNote ? `<p style="margin:0 0 12px;color:#fca5a5">${escapeHtml(junkNote)}</p>` : ""}<p style="margin:0 0 12px">A new enquiry from the services page:</p>
+    html: `${junkNote ? paragraph(escapeHtml(junkNote), "color:#fca5a5") : ""}${paragraph("A new enquiry from the services page:")}
 ${detailsHtml(details)}
 ${messageBox(enquiry.message)}
 <p style="margin:0">${linkButton(link, "Open in the console")}</p>`,
@@ -124,8 +125,8 @@ export function acknowledgementMail(
     subject,
     lead: `Hello,\n\nThank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.`,
     html: `${detailsHtml(details)}
-<p style="margin:0 0 12px">To add something, reply to this mail.</p>
-<p style="margin:0 0 12px">Would a conversation be quicker? Choose a time that suits you: ${linkButton(call, "Book a call")}</p>
+${paragraph("To add something, reply to this mail.")}
+${paragraph(`Would a conversation be quicker? Choose a time that suits you: ${linkButton(call, "Book a call")}`)}
 <p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first.</p>
 <p style="margin:0">${linkButton(link, "Delete my enquiry", true)}</p>`,
     text: `${detailsText(details)}

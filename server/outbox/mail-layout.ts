@@ -16,6 +16,13 @@ export const colours = { ink: "#0b0f14", panel: "#111821", line: "#1f2a37", acce
 export const button = (href: string, label: string) =>
   `<a href="${escapeHtml(href)}" style="display:inline-block;background:${colours.accent};color:${colours.ink};font-weight:600;text-decoration:none;padding:10px 18px;border-radius:8px">${escapeHtml(label)}</a>`;
 
+/**
+ * A paragraph of a mail's text (trusted HTML), 16 px above what follows: a
+ * mail's lead, its prose and its button's line all keep this one space.
+ */
+export const paragraph = (html: string, style = "") =>
+  `<p style="margin:0 0 16px${style ? `;${style}` : ""}">${html}</p>`;
+
 /** Labelled values as a two-column table: what a mail is about (a service, a time). */
 export function detailsHtml(details: [string, string][]): string {
   return `<table role="presentation" cellspacing="0" cellpadding="0" style="margin:0 0 12px">${details
@@ -98,7 +105,7 @@ ${bodyHtml}
 export function laidOut(given: OutgoingMail & { footer: string; lead?: string }) {
   const { footer, lead = "", html, text, ...mail } = given;
   const paragraphs = lead.split("\n\n").filter(Boolean);
-  const bodyHtml = `${paragraphs.map((line) => `<p style="margin:0 0 12px">${escapeHtml(line)}</p>\n`).join("")}${html}`;
+  const bodyHtml = `${paragraphs.map((line) => `${paragraph(escapeHtml(line))}\n`).join("")}${html}`;
   const bodyText = lead ? `${lead}\n\n${text}` : text;
   const footerHtml = escapeHtml(footer);
   const body = layout({ ...mail, bodyHtml, bodyText, footerHtml, footerText: footer });
@@ -135,10 +142,11 @@ export function linkMail({
   return laidOut({
     to,
     subject,
-    html: `${lead ? `<p style="margin:0 0 16px">${escapeHtml(lead)}</p>\n` : ""}<p style="margin:0 0 16px">${escapeHtml(ask)}:</p>
-<p style="margin:0 0 16px">${button(link, label)}</p>
+    lead: lead ?? "",
+    html: `${paragraph(`${escapeHtml(ask)}:`)}
+${paragraph(button(link, label))}
 <p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
-    text: `${lead ? `${lead}\n\n` : ""}${ask.replace("the link", "this link")}:\n\n${link}`,
+    text: `${ask.replace("the link", "this link")}:\n\n${link}`,
     footer,
     headers: { "Auto-Submitted": "auto-generated" },
   });

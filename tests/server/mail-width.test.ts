@@ -157,6 +157,18 @@ const mails: [string, OutgoingMail][] = [
   ],
 ];
 
+/** The mails with a lead (`laidOut`'s or `linkMail`'s): why the mail came, its first paragraph. */
+const withLead = new Set([
+  "the newsletter's confirmation",
+  "a reply mail's confirmation",
+  "an enquiry's acknowledgement",
+  "the console's sign-in link",
+  "a booked call's invitation",
+  "the owner's copy of a booked call",
+  "a call's reminder",
+  "the owner's reminder",
+]);
+
 describe("mails on a phone", () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -175,6 +187,23 @@ describe("mails on a phone", () => {
       await page.setContent(mail.html);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width).toBeLessThanOrEqual(390);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // One layout, one space under a paragraph of text (16 px), the lead's as the rest's;
+  // 8 px ties a line to what it introduces, 20 px parts one entry from the next.
+  it.each(mails)("%s sets its paragraphs apart by the layout's spaces", async (name, mail) => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    try {
+      await page.route("**/*", (route) => route.abort());
+      await page.setContent(mail.html);
+      const spaces = await page.$$eval("td.body p", (paragraphs) =>
+        paragraphs.map((p) => getComputedStyle(p).marginBottom),
+      );
+      expect(spaces.filter((space) => !["0px", "8px", "16px", "20px"].includes(space))).toEqual([]);
+      if (withLead.has(name)) expect(spaces[0]).toBe("16px");
     } finally {
       await page.close();
     }
