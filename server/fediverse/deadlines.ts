@@ -7,17 +7,20 @@ export class RunPastDeadline extends Error {}
 class NoAnswer extends Error {}
 
 /**
- * What Health says of a post that got no answer: cut at its deadline, not connected, or (Fedify's
- * FetchError without a cause) redirected back to itself or more than 20 times; else undefined.
+ * What Health says of a post or a fetch that got no answer: cut at its deadline, not connected,
+ * answered with an error status (Fedify's FetchError with the `response`, of a document an
+ * activity received names), or (a FetchError without a cause) redirected back to itself or more
+ * than 20 times; else undefined. Never the error's message: it names the address.
  */
-export const noAnswer = (error: Error) =>
-  error.cause instanceof NoAnswer
-    ? error.cause.message
-    : error.name !== "FetchError"
-      ? undefined
-      : error.cause === undefined
-        ? "the server redirected it too often"
-        : "the server could not be reached";
+export const noAnswer = (error: Error) => {
+  if (error.cause instanceof NoAnswer) return error.cause.message;
+  if (error.name !== "FetchError") return undefined;
+  const { response } = error as { response?: Response };
+  if (response) return `the server answered ${response.status}`;
+  return error.cause === undefined
+    ? "the server redirected it too often"
+    : "the server could not be reached";
+};
 
 /**
  * A queue message's run (message-queue.ts), failed once it has run `runMs`:
