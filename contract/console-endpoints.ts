@@ -1,7 +1,11 @@
 import type { z } from "zod";
 import type { CommentResponse } from "./api.ts";
 import type * as admin from "./console.ts";
-import type { suppressionSearchSchema, suppressionsResponseSchema } from "./list-pages.ts";
+import type {
+  suppressionLiftSchema,
+  suppressionSearchSchema,
+  suppressionsResponseSchema,
+} from "./list-pages.ts";
 
 /**
  * Every call of the console to `/api/admin`, in the form of the reading
@@ -94,7 +98,7 @@ export type ConsoleEndpoints = {
     response: Out<typeof suppressionsResponseSchema>;
   };
   "POST /admin/suppressions/lift": {
-    body: In<typeof admin.addressRequestSchema>;
+    body: In<typeof suppressionLiftSchema>;
     response: undefined;
   };
   "GET /admin/health": { response: admin.HealthResponse };

@@ -254,7 +254,7 @@ export const subscriberSearchSchema = z.strictObject({
   limit: z.number().int().min(1).max(500).default(100),
 });
 
-/** One address, to remove from the subscribers or lift from the suppressed. */
+/** One address, to remove from the subscribers. */
 export const addressRequestSchema = z.strictObject({
   email: z.string().min(1).max(254).describe("The address, in any letter case"),
 });

@@ -75,7 +75,12 @@ export const nextPageSchema = z
 // Suppressed addresses
 
 const suppressionSchema = z.object({
-  email: z.string(),
+  /** The row's key: a keyed digest of the address, which is not kept. */
+  id: z.string(),
+  /** The address, where the site still holds it (a subscriber's) or it was searched for; else null. */
+  email: z.string().nullable(),
+  /** Its domain, always known. */
+  domain: z.string(),
   reason: z.enum(["hard_bounce", "complaint", "soft_bounces"]),
   /** What reported it: smtp, mailbox, ses or postmark. */
   source: z.string(),
@@ -84,6 +89,10 @@ const suppressionSchema = z.object({
   createdAt: timestampSchema,
 });
 export type Suppression = z.infer<typeof suppressionSchema>;
+
+/** A suppression's address as the console and the command line show it. */
+export const shownAddress = ({ email, domain }: Pick<Suppression, "email" | "domain">) =>
+  email ?? `an address at ${domain} (no longer kept)`;
 
 /**
  * A page of the suppressed addresses, newest first; or, given `email`, that
@@ -94,6 +103,14 @@ export const suppressionSearchSchema = z.strictObject({
   email: z.string().max(limits.emailMax).optional().describe("One address, in any letter case"),
   ...listPageFields,
 });
+/** One suppression to lift: by its address, or by the `id` of its row in the list. */
+export const suppressionLiftSchema = z.union([
+  z.strictObject({
+    email: z.string().min(1).max(limits.emailMax).describe("The address, in any letter case"),
+  }),
+  z.strictObject({ id: z.string().min(1).max(100).describe("`id` of a row of the list") }),
+]);
+
 export const suppressionsResponseSchema = z.object({
   suppressions: z.array(suppressionSchema),
   next: nextPageSchema,

@@ -262,6 +262,7 @@ export async function buildApp({
           bookings,
           assistant,
           replyWatches,
+          suppressions: mailOut.suppressions,
           fediverse,
         }),
     });

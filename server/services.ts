@@ -22,6 +22,7 @@ import { createEnquiries } from "./enquiries/service.ts";
 import { profileOf } from "./fediverse/pictures.ts";
 import { createFediverse } from "./fediverse/service.ts";
 import { createFormTokens } from "./lib/form-token.ts";
+import { suppressionKey } from "./lib/mailbox.ts";
 import { startHourlyRetention } from "./lib/retention.ts";
 import { dayMs } from "./lib/time.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
@@ -37,6 +38,7 @@ import { createNewsletter } from "./newsletter/service.ts";
 import { createNotifications } from "./notifications/service.ts";
 import { withMailFiles } from "./outbox/mail-files.ts";
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
+import { createSuppressions } from "./outbox/suppressions.ts";
 import { verpKeyOf } from "./outbox/verp.ts";
 import { createReaders } from "./readers/service.ts";
 import { openStoreAndBus } from "./startup.ts";
@@ -265,6 +267,11 @@ export async function startServices({
   });
   const newsletter = createNewsletter(store, config, cookieSecret);
   const verpKey = verpKeyOf(cookieSecret);
+  const suppressions = createSuppressions(
+    store,
+    suppressionKey(cookieSecret),
+    mail.clock ? { clock: mail.clock } : {},
+  );
   const mailOut = startOutbox(
     store,
     config,
@@ -278,6 +285,7 @@ export async function startServices({
       ...replyComposers({ siteUrl: config.siteUrl, titles: items.science }),
     },
     verpKey,
+    suppressions,
   );
   notifications.onQueued(mailOut.wake);
   engagement.comments.onRepliesQueued(mailOut.wake);
@@ -287,7 +295,7 @@ export async function startServices({
   // Bounces and complaints, from the bounce mailbox and providers' webhooks.
   const listHealth = createListHealth({
     store,
-    suppressions: mailOut.suppressions,
+    suppressions,
     subscribers: engagement.subscribers,
     bounceAddress: config.BOUNCE_ADDRESS,
     verpKey,

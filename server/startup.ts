@@ -2,12 +2,15 @@ import type { Config } from "./config.ts";
 import { refuseLostDatabase } from "./db/lost-database.ts";
 import { migrateToLatest, openStore, type Store, tightenDataDir } from "./db/store.ts";
 import { storeOptionsOf } from "./db/store-config.ts";
-import { cookieSecretFileOf } from "./engagement/visitor.ts";
+import { cookieSecretFileOf, migrationAddressKey } from "./engagement/visitor.ts";
 import { createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal, type EventJournal } from "./events/journal.ts";
 import type { Log } from "./lib/log.ts";
 
-type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_STATEMENT_TIMEOUT_SECONDS">;
+type StoreConfig = Pick<
+  Config,
+  "DATABASE_URL" | "DATA_DIR" | "DATABASE_STATEMENT_TIMEOUT_SECONDS" | "COOKIE_SECRET"
+>;
 
 /**
  * Opens the store named by the configuration, migrates it, and starts the
@@ -41,7 +44,7 @@ export async function openStoreAndBus(
   if (options.kind === "postgres") {
     const migrating = await openStore(options, log);
     try {
-      await migrateToLatest(migrating);
+      await migrateToLatest(migrating, migrationAddressKey(config));
     } finally {
       await migrating.close();
     }
@@ -55,7 +58,7 @@ export async function openStoreAndBus(
   let bus: EventBus;
   const events = createEventJournal(store);
   try {
-    if (store.kind === "sqlite") await migrateToLatest(store);
+    if (store.kind === "sqlite") await migrateToLatest(store, migrationAddressKey(config));
     if (config.DATABASE_URL) {
       const { createPostgresBus } = await import("./events/postgres-bus.ts");
       bus = await createPostgresBus({

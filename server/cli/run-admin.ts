@@ -239,9 +239,13 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     const say = (_: unknown, message: string) => stderr.write(`${message}\n`);
     tightenDataDir(config.DATA_DIR, { info: say, warn: say });
     const { withMailFiles } = await import("../outbox/mail-files.ts");
+    const { cookieSecretFileOf, migrationAddressKey } = await import("../engagement/visitor.ts");
     const db = withMailFiles(await openStore(options), config);
     opened.push(db);
-    await migrateToLatest(db);
+    // Without the site's secret at hand, a database holding suppressed addresses is refused.
+    const keyed =
+      !config.DATABASE_URL || config.COOKIE_SECRET || existsSync(cookieSecretFileOf(config));
+    await migrateToLatest(db, keyed ? migrationAddressKey(config) : undefined);
     return db;
   };
   let storing: Promise<Store> | undefined;

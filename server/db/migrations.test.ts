@@ -225,6 +225,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "047-rejections-forgotten.ts",
     "4a7bb97ad8c90b3df46653f96e3923e3c2d6669b68eb18fae703b94b40601716",
   ],
+  [
+    "048_suppressions_digested",
+    "048-suppressions-digested.ts",
+    "d401084e5f97f177c201455d2d83519ad738e1a188bd65209c0e5844ae8fc536",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -41,6 +41,7 @@ import { ownerListsPaged } from "./migrations/044-owner-lists-paged.ts";
 import { outboxMarks } from "./migrations/045-outbox-marks.ts";
 import { fediverseQueueSlow } from "./migrations/046-fediverse-queue-slow.ts";
 import { rejectionsForgotten } from "./migrations/047-rejections-forgotten.ts";
+import { suppressionsDigested } from "./migrations/048-suppressions-digested.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -52,8 +53,15 @@ import type { DatabaseKind } from "./schema.ts";
  * server/db/migrations.test.ts pins the text of each shipped one.
  */
 
-/** Migrations by name; names sort in the order they apply. */
-export function migrations(kind: DatabaseKind): Record<string, Migration> {
+/**
+ * Migrations by name; names sort in the order they apply. `addressKey`: the
+ * site's keyed digest of a suppressed address (server/outbox/suppressions.ts),
+ * which migration 048 needs for the rows it converts.
+ */
+export function migrations(
+  kind: DatabaseKind,
+  addressKey?: (email: string) => string,
+): Record<string, Migration> {
   return {
     "001_engagement": engagementTables(kind),
     "002_unsubscribed_tokens": unsubscribedTokens(kind),
@@ -97,5 +105,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "045_outbox_marks": outboxMarks(kind),
     "046_fediverse_queue_slow": fediverseQueueSlow(kind),
     "047_rejections_forgotten": rejectionsForgotten(),
+    "048_suppressions_digested": suppressionsDigested(kind, addressKey),
   };
 }

@@ -185,17 +185,19 @@ export interface Database extends FediverseTables, ReaderTables {
   };
   /** Addresses nothing is mailed to, and why (docs/mail.md, "Bounces and complaints"). */
   suppressions: {
-    /** Lower case. */
-    email: string;
+    /** A keyed digest of the mailbox (server/outbox/suppressions.ts): never the address. */
+    email_hash: string;
+    /** The address's domain, lower case: what the list shows when the site holds it no more. */
+    domain: string;
     reason: SuppressionReason;
     /** What told us: smtp, mailbox, ses or postmark. */
     source: string;
-    /** The receiving server's words, when there are some. */
+    /** The receiving server's words, when there are some, every address cut out. */
     detail: string | null;
     created_at: Timestamp;
   };
-  /** Temporary failures reported for an address, kept 30 days: three suppress it. */
-  soft_bounces: { id: BigId; email: string; ref: string; created_at: Timestamp };
+  /** Temporary failures reported for an address (its digest), kept 30 days: three suppress it. */
+  soft_bounces: { id: BigId; email_hash: string; ref: string; created_at: Timestamp };
   outbox: OutboxTable;
   /** A bounce's or complaint's mark for a mail still going out (PostgreSQL), until its outcome takes it. */
   outbox_marks: {

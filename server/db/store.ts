@@ -306,6 +306,8 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
 
 /**
  * Applies every pending migration; safe to run from several instances at once.
+ * `addressKey` (server/outbox/suppressions.ts) converts the suppressed
+ * addresses a database holds (migration 048).
  *
  * On SQLite the migrations' statements commit one by one (three migrations
  * open transactions of their own, so they cannot share one), and at
@@ -315,10 +317,13 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
  * defers the waiting, and a checkpoint at `full` then writes them all to the
  * database file, durably, at once (docs/decisions/039-server-bundle.md).
  */
-export async function migrateToLatest(store: Store): Promise<void> {
+export async function migrateToLatest(
+  store: Store,
+  addressKey?: (email: string) => string,
+): Promise<void> {
   if (store.kind === "sqlite") await sql`pragma synchronous = normal`.execute(store.db);
   try {
-    await migrate(store);
+    await migrate(store, addressKey);
   } finally {
     if (store.kind === "sqlite") {
       await sql`pragma synchronous = full`.execute(store.db);
@@ -327,10 +332,10 @@ export async function migrateToLatest(store: Store): Promise<void> {
   }
 }
 
-async function migrate(store: Store): Promise<void> {
+async function migrate(store: Store, addressKey?: (email: string) => string): Promise<void> {
   const migrator = new Migrator({
     db: store.db,
-    provider: { getMigrations: async () => migrations(store.kind) },
+    provider: { getMigrations: async () => migrations(store.kind, addressKey) },
     // Features built side by side take their numbers in advance, so one can
     // land after a higher number has run (021 after 022): it still runs.
     // Releases keep the order (docs/decisions/044-readers-without-cookies.md,

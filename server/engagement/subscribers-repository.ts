@@ -12,7 +12,6 @@ import { takeTurn } from "../db/turns.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
-import { forgetSuppression } from "../outbox/suppressions.ts";
 
 type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
 
@@ -296,13 +295,13 @@ export function createSubscribersRepository(store: Store) {
      * Removes an address in any letter case, as the owner's command (a
      * privacy request), with the record of each mail sent to it, which
      * outlives an unsubscription: then an edition's figures count one copy
-     * fewer. False when neither was there.
+     * fewer. False when neither was there. Its suppression stays, which
+     * keeps no address (server/outbox/suppressions.ts): a complained or
+     * refused address is mailed nothing again until the owner lifts it by name.
      */
     async remove(email: string, within = db): Promise<boolean> {
       return transact(within, async (trx) => {
         const removed = await unsubscribeAddress(trx, email);
-        // Forgotten everywhere: a suppression, and the bounces counted towards one, name the address too.
-        await forgetSuppression(trx, email);
         const mails = await forget(trx, { kinds: ["confirmation", "edition"], addresses: [email] });
         return removed || mails > 0;
       });

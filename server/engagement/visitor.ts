@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { type AddressKey, suppressionKey } from "../lib/mailbox.ts";
 
 /**
  * A visitor is an anonymous browser: a random 128-bit id in a signed cookie,
@@ -55,4 +56,20 @@ export function resolveCookieSecret({
     throw new Error(`${file} holds a secret shorter than 32 characters; delete it to regenerate.`);
   }
   return secret;
+}
+
+/**
+ * The key suppressed addresses are kept under (server/outbox/suppressions.ts),
+ * for the migration that converts those a database holds: the secret is read
+ * only when there are some, so a first start makes none before its database.
+ */
+export function migrationAddressKey(config: {
+  COOKIE_SECRET?: string | undefined;
+  DATA_DIR: string;
+}): AddressKey {
+  let key: AddressKey | undefined;
+  return (email) => {
+    key ??= suppressionKey(resolveCookieSecret(config));
+    return key(email);
+  };
 }

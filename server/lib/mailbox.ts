@@ -42,3 +42,13 @@ export function mailboxDigest(
   return (email) =>
     createHmac("sha256", key).update(mailboxOf(email, { loose })).digest("base64url");
 }
+
+/** A keyed digest an address is kept under instead of itself. */
+export type AddressKey = (email: string) => string;
+
+/**
+ * The key suppressed addresses are kept under (server/outbox/suppressions.ts),
+ * from the cookie secret: their mailbox, folded as a stop of reply mails folds it.
+ */
+export const suppressionKey = (secret: string): AddressKey =>
+  mailboxDigest(secret, "suppressed addresses", { loose: false });

@@ -172,12 +172,16 @@ export function suppressionActions(
   resumeReplies: (email: string, within: Transaction<Database>) => Promise<boolean>,
 ) {
   return {
-    /** Lets mail go to `email` again; false when it was neither suppressed nor stopped. */
-    lift: (by: OwnerActor, email: string): Promise<boolean> =>
+    /**
+     * Lets mail go to an address again, named by itself or by its row's `id`
+     * (the address, which the list may no longer know, also has its stop of
+     * reply mails lifted); false when it was neither suppressed nor stopped.
+     */
+    lift: (by: OwnerActor, which: { email: string } | { id: string }): Promise<boolean> =>
       by.act(
         async (trx) => {
-          const lifted = await suppressions.lift(email, trx);
-          return (await resumeReplies(email, trx)) || lifted;
+          const lifted = await suppressions.lift(which, trx);
+          return ("email" in which && (await resumeReplies(which.email, trx))) || lifted;
         },
         (done) => done && ["suppression lift", "1 address"],
       ),

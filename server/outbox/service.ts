@@ -8,7 +8,7 @@ import { removeMailFiles } from "./mail-files.ts";
 import { type ComposeMail, startMailWorker } from "./outbox-worker.ts";
 import { createOutboxRepository } from "./queue.ts";
 import { createRecipientHealth } from "./recipient-health.ts";
-import { createSuppressions } from "./suppressions.ts";
+import type { Suppressions } from "./suppressions.ts";
 
 export type MailOptions = {
   /** How often an idle outbox worker looks for mail queued by other processes. */
@@ -41,13 +41,14 @@ export function startOutbox(
   composers: Partial<Record<OutboxKind, ComposeMail>>,
   /** Signs the return paths (server/outbox/verp.ts). */
   verpKey: string,
+  /** What the worker asks before each mail, and tells of a refusal. */
+  suppressions: Suppressions,
 ) {
   const outbox = createOutboxRepository(store, {
     retryBaseMs: options.retryBaseMs ?? retryPolicy.baseMs,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const mailer = signedMailer(config, log);
-  const suppressions = createSuppressions(store, options.clock ? { clock: options.clock } : {});
   const worker = startMailWorker({
     outbox,
     mailer,

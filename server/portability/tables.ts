@@ -110,11 +110,12 @@ export const exportTables: readonly ExportTable[] = [
       created_at:time sent_at:time? feedback?`),
   },
   {
-    // Addresses no mail goes to: moved with the list, so a new site does not mail them again.
+    // Addresses no mail goes to, as keyed digests: with the same secret, moved with
+    // the list, a new site does not mail them again.
     name: "suppressions",
-    key: ["email"],
+    key: ["email_hash"],
     columns: columns(
-      `email reason=hard_bounce|complaint|soft_bounces source detail? created_at:time`,
+      `email_hash domain reason=hard_bounce|complaint|soft_bounces source detail? created_at:time`,
     ),
   },
   {
@@ -129,7 +130,7 @@ export const exportTables: readonly ExportTable[] = [
     name: "soft_bounces",
     ...byId,
     unique: [same("ref")],
-    columns: columns("id:int email ref created_at:time"),
+    columns: columns("id:int email_hash ref created_at:time"),
   },
   {
     // An edition's web links, counted as readers follow them: its figures move with it,

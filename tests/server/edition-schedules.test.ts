@@ -7,12 +7,13 @@ import { editionsResponseSchema, scheduledResponseSchema } from "../../contract/
 import { suppressionsResponseSchema } from "../../contract/list-pages.ts";
 import { openStore } from "../../server/db/store.ts";
 import { createEditionsRepository } from "../../server/newsletter/editions-repository.ts";
+import { createSuppressions } from "../../server/outbox/suppressions.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
 import { auditLines, copies, dueIn, editionFile, inMs, recipients } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { refuseAuditLines, runSql, seedConfirmed } from "./support/sql.ts";
+import { refuseAuditLines, runSql, seedConfirmed, seedSuppressed } from "./support/sql.ts";
 import { backends, capturedLogs, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -147,7 +148,7 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
         ? { kind: "postgres", connectionString: t.databaseUrl }
         : { kind: "sqlite", file: path.join(t.dataDir, "engage.sqlite") },
     );
-    const before = await createEditionsRepository(store)
+    const before = await createEditionsRepository(store, createSuppressions(store, t.addressKey))
       .queueEdition(Number(edition?.id))
       .finally(() => store.close());
     const later = recipients(2, `taken-later-${backend}`);
@@ -332,13 +333,19 @@ describe("the console's schedule and suppressed addresses", () => {
     });
   });
 
-  it("lists suppressed addresses with the reason and date, and lifts one", async () => {
+  it("lists suppressed addresses with the reason and date, the address only where the site holds it, and lifts one by address or id", async () => {
     const since = "2026-11-30T09:15:00.000Z";
-    await runSql(
-      t,
-      "insert into suppressions (email, reason, source, detail, created_at) values ('gone@example.org', 'hard_bounce', 'smtp', '550 5.1.1 No such user here', ?), ('angry@example.org', 'complaint', 'mailbox', null, ?)",
-      [since, "2026-12-01T08:00:00.000Z"],
-    );
+    // Gone is still a subscriber (a bounce leaves them on the list); nothing holds Angry's address.
+    await seedConfirmed(t, ["gone@example.org"]);
+    await seedSuppressed(t, [
+      { email: "gone@example.org", reason: "hard_bounce", createdAt: since },
+      {
+        email: "angry@example.net",
+        reason: "complaint",
+        source: "mailbox",
+        createdAt: "2026-12-01T08:00:00.000Z",
+      },
+    ]);
     const list = json(
       await owner.post("/api/admin/suppressions/search", {}),
       suppressionsResponseSchema,
@@ -346,31 +353,49 @@ describe("the console's schedule and suppressed addresses", () => {
     expect(list.next).toBeNull();
     expect(list.suppressions).toEqual([
       {
-        email: "angry@example.org",
+        id: t.addressKey("angry@example.net"),
+        email: null,
+        domain: "example.net",
         reason: "complaint",
         source: "mailbox",
         detail: null,
         createdAt: "2026-12-01T08:00:00.000Z",
       },
       {
+        id: t.addressKey("gone@example.org"),
         email: "gone@example.org",
+        domain: "example.org",
         reason: "hard_bounce",
         source: "smtp",
-        detail: "550 5.1.1 No such user here",
+        detail: null,
         createdAt: since,
       },
     ]);
-    const lift = (email: unknown) => owner.post("/api/admin/suppressions/lift", { email });
-    expect((await lift("Gone@Example.org")).statusCode).toBe(204);
-    expect((await lift("gone@example.org")).statusCode).toBe(404);
-    expect((await lift("")).statusCode).toBe(400);
-    expect((await lift(42)).statusCode).toBe(400);
-    expect((await lift("x".repeat(300))).statusCode).toBe(400);
+    const lift = (body: Record<string, unknown>) =>
+      owner.post("/api/admin/suppressions/lift", body);
+    expect((await lift({ email: "Gone@Example.org" })).statusCode).toBe(204);
+    expect((await lift({ email: "gone@example.org" })).statusCode).toBe(404);
+    for (const bad of [
+      { email: "" },
+      { email: 42 },
+      { email: "x".repeat(300) },
+      { id: "" },
+      { id: "x".repeat(101) },
+      { id: list.suppressions[0]?.id, email: "angry@example.net" },
+      {},
+    ]) {
+      expect((await lift(bad)).statusCode, JSON.stringify(bad)).toBe(400);
+    }
     const left = json(
       await owner.post("/api/admin/suppressions/search", {}),
       suppressionsResponseSchema,
     );
-    expect(left.suppressions.map((s) => s.email)).toEqual(["angry@example.org"]);
+    expect(left.suppressions.map((s) => s.domain)).toEqual(["example.net"]);
+    // The address no longer kept is lifted by its row's id.
+    expect((await lift({ id: left.suppressions[0]?.id })).statusCode).toBe(204);
+    expect((await lift({ id: left.suppressions[0]?.id })).statusCode).toBe(404);
+    expect(await runSql(t, "select * from suppressions")).toEqual([]);
+    await runSql(t, "delete from subscribers where email = ?", ["gone@example.org"]);
   });
 
   it("answers mutated calls to the test copy, the schedule and the lifting with a 4xx, never a 500", async () => {

@@ -157,8 +157,8 @@ async function seed(t: TestApp): Promise<void> {
   );
   await runSql(
     t,
-    "insert into suppressions (email, reason, source, detail, created_at) values (?, 'hard_bounce', 'smtp', ?, ?)",
-    ["left.long.ago@example.org", "550 5.1.1 No such user here", now],
+    "insert into suppressions (email_hash, domain, reason, source, detail, created_at) values (?, 'example.org', 'hard_bounce', 'smtp', ?, ?)",
+    ["a-suppressed-mailbox-digest", "550 5.1.1 No such user here", now],
   );
   await runSql(t, "insert into reply_stops (mailbox_hash, created_at) values (?, ?)", [
     "a-stopped-mailbox-digest",
@@ -166,7 +166,7 @@ async function seed(t: TestApp): Promise<void> {
   ]);
   await runSql(
     t,
-    "insert into soft_bounces (email, ref, created_at) values ('busy.reader@example.org', 'outbox:1', ?)",
+    "insert into soft_bounces (email_hash, ref, created_at) values ('a-busy-mailbox-digest', 'outbox:1', ?)",
     [now],
   );
   await runSql(t, "insert into approved_visitors (visitor_id, approved_at) values (?, ?)", [
@@ -467,6 +467,7 @@ describe.each(backends)("what an export covers, on %s", (backend) => {
         await admin(shell, "export", "--out", out),
         await admin({ ...shell, ...bounces }, "mail", "bounces"),
         await admin(shell, "suppressions", "lift", "reader@example.com"),
+        await admin(shell, "suppressions", "list"),
       ]) {
         expect(run.code).toBe(1);
         expect(run.stderr).toMatch(/^Set COOKIE_SECRET to the secret your instances share/);

@@ -11,7 +11,7 @@ import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
-import { lockWaiters, refuseAuditLines, runSql } from "./support/sql.ts";
+import { lockWaiters, refuseAuditLines, runSql, seedSuppressed } from "./support/sql.ts";
 import { backends, capturedLogs, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -203,11 +203,7 @@ describe("the audit trail of the owner's actions, from the console and from the 
       async prepare() {
         sent += 1;
         const email = `refused${sent}@example.com`;
-        await runSql(
-          t,
-          "insert into suppressions (email, reason, source, detail, created_at) values (?, 'hard_bounce', 'smtp', '5.1.1 No such user', ?)",
-          [email, new Date().toISOString()],
-        );
+        await seedSuppressed(t, [{ email, reason: "hard_bounce", detail: "5.1.1 No such user" }]);
         return { subject: email, object: "1 address" };
       },
       console: (o, email) => o.post("/api/admin/suppressions/lift", { email }),
@@ -581,14 +577,12 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
       action: "suppression lift",
       async prepare() {
         const email = `refused${sent++}@example.com`;
-        await rows(
-          "insert into suppressions (email, reason, source, created_at) values (?, 'hard_bounce', 'smtp', ?)",
-          [email, new Date().toISOString()],
-        );
+        await seedSuppressed(t, [{ email, reason: "hard_bounce" }]);
         return email;
       },
       console: (o, email) => o.post("/api/admin/suppressions/lift", { email }),
-      state: (email) => rows("select reason from suppressions where email = ?", [email]),
+      state: (email) =>
+        rows("select reason from suppressions where email_hash = ?", [t.addressKey(email)]),
     },
     {
       action: "newsletter schedule",

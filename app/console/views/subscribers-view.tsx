@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { shownAddress } from "../../../contract/list-pages.ts";
 import { useConsoleData, useSettled } from "../console-api.ts";
 import { Figures, Pager, Table, usePages } from "../data.tsx";
 import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
@@ -49,8 +50,8 @@ function Suppressions() {
                     : "None: no receiving server has refused an address for good, and nobody has reported a mail as spam."
               }
               head={head("Reason")}
-              rows={suppressions.map(({ email, reason, source, detail, createdAt }) => [
-                email,
+              rows={suppressions.map(({ id, email, domain, reason, source, detail, createdAt }) => [
+                shownAddress({ email, domain }),
                 <span key="reason">
                   {reasons[reason]} ({source})
                   {detail ? <span className="block text-xs text-slate-400">{detail}</span> : null}
@@ -59,12 +60,12 @@ function Suppressions() {
                 <ConfirmButton
                   key="act"
                   label="Lift"
-                  ariaLabel={`Lift the suppression of ${email}`}
-                  title={`Let mail go to ${email} again?`}
+                  ariaLabel={`Lift the suppression of ${shownAddress({ email, domain })}`}
+                  title={`Let mail go to ${shownAddress({ email, domain })} again?`}
                   description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
                   tone="primary"
-                  call={["POST /admin/suppressions/lift", { body: { email } }]}
-                  done={`Mail may go to ${email} again`}
+                  call={["POST /admin/suppressions/lift", { body: email ? { email } : { id } }]}
+                  done={`Mail may go to ${shownAddress({ email, domain })} again`}
                   after={reload}
                 />,
               ])}

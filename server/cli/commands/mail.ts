@@ -33,22 +33,27 @@ mail read is deleted. Prints how many were read, acted on and ignored.`,
     usage: "[--json]",
     summary: "addresses no mail goes to, with the reason",
     help: `Lists every suppressed address, newest first, as tab-separated columns:
-email, reason (hard_bounce, complaint or soft_bounces: three temporary
-failures within 30 days), source (smtp, mailbox, ses or postmark), since,
-and the receiving server's words. Nothing is mailed to them: no edition,
-confirmation or reply mail.
+id (for "suppressions lift --id"), email, reason (hard_bounce, complaint or
+soft_bounces: three temporary failures within 30 days), source (smtp,
+mailbox, ses or postmark), since, and the receiving server's words with
+every address cut out. Nothing is mailed to them: no edition, confirmation
+or reply mail. The site keeps no address here, only a keyed digest of it:
+email is the address where the site still holds it (a subscriber's, one
+left for reply mails), otherwise "an address at DOMAIN (no longer kept)".
 
   --json   one JSON array instead, for scripts`,
   },
   {
     name: "suppressions lift",
-    usage: "EMAIL",
+    usage: "EMAIL | --id ID",
     summary: "let mail go to a suppressed address again",
     help: `Removes EMAIL from the suppression list, with its soft bounces, and forgets
 that its reader stopped all reply mails (after which no confirmation mail
 goes to it), when they ask to have them again. It does not subscribe it
 again: a reader who complained was unsubscribed and must subscribe again
 themselves, and a reader of reply mails ticks the box under a comment again.
+With --id, the row of "suppressions list" with this id, whose address the
+site may no longer know (its stop of reply mails, if any, stays).
 Exit code 3 when the address was neither suppressed nor stopped.`,
   },
 ]);

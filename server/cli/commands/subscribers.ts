@@ -32,9 +32,11 @@ take it for a formula): remove it before mailing.
     name: "subscribers remove",
     usage: "EMAIL",
     summary: "remove one address from the newsletter",
-    help: `Removes the subscriber with this address, in any letter case, with its
-suppression and the record of each confirmation and edition mailed to it,
-which an unsubscription keeps. Their old unsubscribe link keeps answering
-"unsubscribed". Exit code 3 when there was neither a subscriber nor a record.`,
+    help: `Removes the subscriber with this address, in any letter case, with the
+record of each confirmation and edition mailed to it, which an
+unsubscription keeps. Their old unsubscribe link keeps answering
+"unsubscribed". A suppression stays (it keeps no address): a complained or
+refused address gets no mail until "suppressions lift EMAIL".
+Exit code 3 when there was neither a subscriber nor a record.`,
   },
 ]);

@@ -1,6 +1,8 @@
 import { emailSchema } from "../../../contract/api.ts";
+import { shownAddress } from "../../../contract/list-pages.ts";
 import { plural } from "../../../contract/plural.ts";
 import { createReplyWatches, replyStopKey } from "../../comments/reply-watches.ts";
+import { suppressionKey } from "../../lib/mailbox.ts";
 import { readBounceMailbox } from "../../newsletter/bounce-mailbox.ts";
 import { createListHealth } from "../../newsletter/list-health.ts";
 import { suppressionActions } from "../../newsletter/owner-actions.ts";
@@ -58,7 +60,8 @@ docs/mail.md, "Signed mail", has SPF and DMARC beside it.
   );
 }
 
-export async function mailBounces({ config, stdout, store, secret, engagement }: CommandContext) {
+export async function mailBounces(context: CommandContext) {
+  const { config, stdout, store, secret, engagement } = context;
   if (!config.BOUNCE_IMAP_URL || !config.BOUNCE_ADDRESS) {
     throw usageError(
       'Set BOUNCE_ADDRESS and BOUNCE_IMAP_URL first (docs/mail.md, "Bounces and complaints").',
@@ -67,7 +70,7 @@ export async function mailBounces({ config, stdout, store, secret, engagement }:
   const db = await store();
   const health = createListHealth({
     store: db,
-    suppressions: createSuppressions(db),
+    suppressions: await suppressionsOn(context),
     subscribers: (await engagement()).subscribers,
     bounceAddress: config.BOUNCE_ADDRESS,
     verpKey: verpKeyOf(await secret()),
@@ -83,27 +86,40 @@ export async function mailBounces({ config, stdout, store, secret, engagement }:
   );
 }
 
+/** The suppressed addresses, under the site's key: a made-up secret would find none. */
+const suppressionsOn = async ({ store, secret }: CommandContext) =>
+  createSuppressions(await store(), suppressionKey(await secret()));
+
 export const suppressionsList = listedPages(
-  async ({ store }, page) => createSuppressions(await store()).list(page),
-  ["email", "reason", "source", "since", "detail"],
-  (s) => [s.email, s.reason, s.source, s.createdAt, s.detail ?? ""],
+  async (context, page) => (await suppressionsOn(context)).list(page),
+  ["id", "email", "reason", "source", "since", "detail"],
+  (s) => [s.id, shownAddress(s), s.reason, s.source, s.createdAt, s.detail ?? ""],
 );
 
 export const suppressionsLift = ownerAction(
-  ({ positionals }) => {
+  ({ positionals, values }): { email: string } | { id: string } => {
+    if (typeof values.id === "string" && positionals.length === 0) return { id: values.id };
     const email = emailSchema.safeParse(positionals[0] ?? "");
-    if (!email.success) throw usageError("EMAIL must be an email address.");
-    return email.data;
+    if (!email.success || values.id !== undefined) {
+      throw usageError("Give EMAIL, an email address, or --id ID from suppressions list.");
+    }
+    return { email: email.data };
   },
-  async ({ store, actor, secret }, email) => {
-    const db = await store();
+  async (context, which) => {
+    const db = await context.store();
     const { resume } = createReplyWatches(db, {
       clock: () => new Date(),
       // A made-up secret would not find the stop the site keyed with its own.
-      mailboxKey: replyStopKey(await secret()),
+      mailboxKey: replyStopKey(await context.secret()),
     });
-    return suppressionActions(createSuppressions(db), resume).lift(actor, email);
+    return suppressionActions(await suppressionsOn(context), resume).lift(context.actor, which);
   },
-  (email) => `Lifted the suppression of ${email}: mail may go to it again.\n`,
-  (email) => `${email} is not suppressed, and its reader did not stop reply mails.`,
+  (which) => `Lifted the suppression of ${named(which)}: mail may go to it again.\n`,
+  (which) =>
+    "email" in which
+      ? `${which.email} is not suppressed, and its reader did not stop reply mails.`
+      : `No suppression has the id ${which.id}.`,
 );
+
+const named = (which: { email: string } | { id: string }) =>
+  "email" in which ? which.email : `the address of ${which.id}`;

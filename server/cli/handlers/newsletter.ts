@@ -4,6 +4,7 @@ import { emailSchema } from "../../../contract/api.ts";
 import { editionSlugSchema, scheduleRequestSchema } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import type { Config } from "../../config.ts";
+import { suppressionKey } from "../../lib/mailbox.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { type Edition, EditionError, readEdition } from "../../newsletter/editions.ts";
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
@@ -11,6 +12,7 @@ import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions, subscriberActions } from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
 import { signedMailer } from "../../outbox/dkim.ts";
+import { createSuppressions } from "../../outbox/suppressions.ts";
 import {
   AdminError,
   agreed,
@@ -97,10 +99,22 @@ function timeOf(value: string): Date {
   return new Date(parsed.data);
 }
 
-/** The edition actions on the configured database. */
-async function actionsOn({ store, config }: CommandContext) {
+/**
+ * The editions on the configured database. Queueing one skips the suppressed
+ * addresses by their digests, made with the site's secret; `readOnly`, what
+ * was sent is only read, and any key will do.
+ */
+async function editionsOn({ store, secret }: CommandContext, { readOnly = false } = {}) {
   const db = await store();
-  return editionActions(createEditionsRepository(db), createEditionSchedules(db), config.siteUrl);
+  const key = suppressionKey(await secret({ throwaway: readOnly }));
+  return createEditionsRepository(db, createSuppressions(db, key));
+}
+
+/** The edition actions on the configured database. */
+async function actionsOn(context: CommandContext) {
+  const db = await context.store();
+  const editions = await editionsOn(context);
+  return editionActions(editions, createEditionSchedules(db), context.config.siteUrl);
 }
 
 /** `newsletter send` (commands/newsletter.ts): now, later (--at), or one test copy (--test). */
@@ -189,9 +203,10 @@ export async function newsletterReconfirm(context: CommandContext) {
   );
 }
 
-export async function newsletterStatus({ values, stdout, store }: CommandContext) {
+export async function newsletterStatus(context: CommandContext) {
+  const { values, stdout, store } = context;
   const db = await store();
-  const editionStore = createEditionsRepository(db);
+  const editionStore = await editionsOn(context, { readOnly: true });
   const editions = await editionStore.progress();
   const scheduled = await createEditionSchedules(db).pending();
   const failures = await Promise.all(
@@ -217,9 +232,10 @@ export async function newsletterStatus({ values, stdout, store }: CommandContext
   }
 }
 
-export async function newsletterStats({ values, positionals, stdout, store }: CommandContext) {
+export async function newsletterStats(context: CommandContext) {
+  const { values, positionals, stdout } = context;
   const slug = positionals[0];
-  const editions = (await createEditionsRepository(await store()).progress()).filter(
+  const editions = (await (await editionsOn(context, { readOnly: true })).progress()).filter(
     (e) => slug === undefined || e.slug === slug,
   );
   if (slug !== undefined && editions.length === 0) {

@@ -20,6 +20,7 @@ import {
   type EditionsRepository,
 } from "../../newsletter/editions-repository.ts";
 import type { Mailer } from "../../outbox/mailer.ts";
+import type { Suppressions } from "../../outbox/suppressions.ts";
 import type { ReadersReports } from "../../readers/report.ts";
 import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
@@ -63,6 +64,8 @@ export type ConsoleDeps = {
   assistant: Assistant;
   /** A reader's stop of all reply mails, lifted with a suppression (server/comments/reply-watches.ts). */
   replyWatches: Pick<ReplyWatches, "resume">;
+  /** The suppressed addresses (server/outbox/suppressions.ts), kept under the site's key. */
+  suppressions: Suppressions;
   /** Followers, blocks and webmentions (server/fediverse/service.ts). */
   fediverse: Pick<Fediverse, "actions" | "repository" | "webmentions">;
 };
@@ -126,7 +129,7 @@ export function consoleContext(options: ConsoleDeps & { prefix?: string }): Cons
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
-    editionStore: createEditionsRepository(deps.store),
+    editionStore: createEditionsRepository(deps.store, deps.suppressions),
     editionsDir: path.resolve(deps.config.EDITIONS_DIR),
     sessionOf(request) {
       if (!request.ownerSession) throw signedOut();

@@ -5,19 +5,19 @@ import {
   subscribersResponseSchema,
 } from "../../../contract/console.ts";
 import {
+  suppressionLiftSchema,
   suppressionSearchSchema,
   suppressionsResponseSchema,
 } from "../../../contract/list-pages.ts";
 import { notFound } from "../../api/errors.ts";
 import { subscriberActions, suppressionActions } from "../../newsletter/owner-actions.ts";
-import { createSuppressions } from "../../outbox/suppressions.ts";
 import { type ConsoleContext, csvDownload, noContent, route, sendCsv } from "./context.ts";
 
 /** Subscribers: counts, search, removal and the CSV export; the suppressed addresses. */
 export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
   const { config, engagement, insights, actor } = context;
   const actions = subscriberActions(engagement.subscribers, config.siteUrl);
-  const suppressions = createSuppressions(context.store);
+  const { suppressions } = context;
   const lifting = suppressionActions(suppressions, context.replyWatches.resume);
 
   app.post(
@@ -80,11 +80,11 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
     "/suppressions/lift",
     route("Let mail go to a suppressed address again (it is not subscribed again)", noContent, {
       description:
-        "The address is in the body, never in a URL; the audit trail records the lifting without it.",
-      body: addressRequestSchema,
+        "The address, or the `id` of its row in the list, is in the body, never in a URL; the audit trail records the lifting without it.",
+      body: suppressionLiftSchema,
     }),
     async (request) => {
-      if (!(await lifting.lift(actor(request), request.body.email))) {
+      if (!(await lifting.lift(actor(request), request.body))) {
         throw notFound("This address is not suppressed.");
       }
     },

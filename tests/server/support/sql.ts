@@ -91,3 +91,33 @@ export async function refuseAuditLines(
   await runSql(t, refuse);
   return () => runSql(t, allow);
 }
+
+/**
+ * Suppressed addresses written straight into the table as the site keeps
+ * them: a keyed digest and the domain, never the address.
+ */
+export async function seedSuppressed(
+  t: { databaseUrl: string | undefined; dataDir: string; addressKey: (email: string) => string },
+  rows: {
+    email: string;
+    reason: "hard_bounce" | "complaint" | "soft_bounces";
+    source?: string;
+    detail?: string | null;
+    createdAt?: string;
+  }[],
+): Promise<void> {
+  for (const { email, reason, source = "smtp", detail = null, createdAt } of rows) {
+    await runSql(
+      t,
+      "insert into suppressions (email_hash, domain, reason, source, detail, created_at) values (?, ?, ?, ?, ?, ?)",
+      [
+        t.addressKey(email),
+        email.slice(email.lastIndexOf("@") + 1).toLowerCase(),
+        reason,
+        source,
+        detail,
+        createdAt ?? new Date().toISOString(),
+      ],
+    );
+  }
+}

@@ -14,6 +14,7 @@ import { sqliteFileOf } from "../../../server/db/store-config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
 import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
 import { createFormTokens } from "../../../server/lib/form-token.ts";
+import { type AddressKey, suppressionKey } from "../../../server/lib/mailbox.ts";
 import { createCommentFormTokens } from "../../../server/moderation/defences.ts";
 import { fakeBuiltSite } from "../../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
@@ -131,6 +132,8 @@ export type TestApp = {
   formToken(): string;
   /** A comment form token as the page holds it once a person has had time to write. */
   commentToken(): string;
+  /** The digest the site keeps a suppressed address under (server/outbox/suppressions.ts). */
+  addressKey: AddressKey;
   close(): Promise<void>;
 };
 
@@ -235,6 +238,7 @@ export async function startTestApp(
       }),
     commentToken,
     formToken: () => formTokens.issue(Date.now() - 5000),
+    addressKey: suppressionKey(resolveCookieSecret(config)),
     async close() {
       outboxes.delete(app.wakeOutbox);
       await app.close();

@@ -1,0 +1,190 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateToLatest, type Store } from "../../server/db/store.ts";
+import { suppressionKey } from "../../server/lib/mailbox.ts";
+import { createSuppressions } from "../../server/outbox/suppressions.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { requestSubscription } from "./support/newsletter.ts";
+import { scratchStore } from "./support/scratch-store.ts";
+import { runSql, seedConfirmed, seedSuppressed } from "./support/sql.ts";
+import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * A suppression holds without keeping who it was (docs/mail.md, "Bounces and
+ * complaints"; docs/decisions/059-suppressions-without-addresses.md): the
+ * suppressed addresses and the soft bounces keep a keyed digest of the
+ * mailbox, the domain, and the receiving server's words with the address cut
+ * out; the migration converts the rows an older version kept in plain text.
+ */
+
+const key = suppressionKey("a secret of the site, 32 characters or more");
+
+/** Every value of every row of the two tables, as one text. */
+const dumped = async (store: Store) =>
+  JSON.stringify([
+    (await sql`select * from suppressions`.execute(store.db)).rows,
+    (await sql`select * from soft_bounces`.execute(store.db)).rows,
+  ]);
+
+describe.each(backends)("suppressions that keep no address, on %s", (backend) => {
+  it("suppress and count soft bounces by a digest, the server's words without the address, for every spelling of the mailbox", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await migrateToLatest(store);
+      const suppressions = createSuppressions(store, key);
+      await suppressions.suppress("Kept.Out+news@Example.org", "hard_bounce", {
+        source: "smtp",
+        detail:
+          "550 5.1.1 <Kept.Out+news@Example.org>: Recipient address rejected: user kept.out unknown (mailbox kept.out@example.org)",
+      });
+      for (const ref of ["a", "b"]) {
+        expect(
+          await suppressions.softBounce("full.box@example.net", {
+            ref,
+            source: "postmark",
+            detail: "452 4.2.2 full.box: mailbox full",
+          }),
+        ).toBe("counted");
+      }
+      const kept = await dumped(store);
+      for (const word of ["kept.out", "Kept.Out", "full.box"]) expect(kept).not.toContain(word);
+      expect(kept).toContain(key("kept.out@example.org"));
+      const [row] = (await suppressions.list({ limit: 10 })).entries;
+      expect(row).toMatchObject({
+        email: null,
+        domain: "example.org",
+        detail:
+          "550 5.1.1 <[address]>: Recipient address rejected: user [name] unknown (mailbox [address])",
+      });
+      // The mailbox is suppressed however it is spelt: a letter case, a tag.
+      for (const spelling of ["kept.out@example.org", "KEPT.OUT+other@example.org"]) {
+        expect(await suppressions.isSuppressed(spelling), spelling).toBe(true);
+      }
+      expect(await suppressions.isSuppressed("keptout@example.org")).toBe(false);
+      // The third soft bounce suppresses its address, still by its digest alone.
+      expect(
+        await suppressions.softBounce("Full.Box@example.net", { ref: "c", source: "postmark" }),
+      ).toBe("suppressed");
+      expect(await suppressions.isSuppressed("full.box@example.net")).toBe(true);
+      expect(await dumped(store)).not.toMatch(/full\.box/i);
+    } finally {
+      await scratch.drop();
+    }
+  });
+
+  it("converts the rows an older version kept in plain text, and refuses to without the site's key", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await scratch.migrateTo("047_rejections_forgotten");
+      const at = "2026-11-30T09:15:00.000Z";
+      for (const [email, reason, detail] of [
+        ["gone@example.org", "hard_bounce", "550 5.1.1 <gone@example.org>: no such user gone"],
+        // Two spellings of one mailbox: the complaint is the row that stays.
+        ["angry+news@example.com", "hard_bounce", null],
+        ["angry@example.com", "complaint", null],
+      ] as const) {
+        await sql`insert into suppressions (email, reason, source, detail, created_at)
+          values (${email}, ${reason}, 'smtp', ${detail}, ${at})`.execute(store.db);
+      }
+      await sql`insert into soft_bounces (email, ref, created_at)
+        values ('busy@example.net', 'outbox 7', ${at})`.execute(store.db);
+      const before = await dumped(store);
+
+      await expect(migrateToLatest(store)).rejects.toThrow(/set COOKIE_SECRET/);
+      expect(await dumped(store)).toBe(before);
+
+      await migrateToLatest(store, key);
+      const kept = await dumped(store);
+      for (const word of ["gone", "angry", "busy"]) expect(kept).not.toContain(word);
+      const suppressions = createSuppressions(store, key);
+      expect(
+        (await suppressions.list({ limit: 10 })).entries.map(({ id, domain, reason, detail }) => ({
+          id,
+          domain,
+          reason,
+          detail,
+        })),
+      ).toEqual(
+        [
+          {
+            id: key("angry@example.com"),
+            domain: "example.com",
+            reason: "complaint",
+            detail: null,
+          },
+          {
+            id: key("gone@example.org"),
+            domain: "example.org",
+            reason: "hard_bounce",
+            detail: "550 5.1.1 <[address]>: no such user [name]",
+          },
+        ].sort((a, b) => (a.id < b.id ? 1 : -1)),
+      );
+      // The soft bounce counts on towards a suppression.
+      await suppressions.softBounce("busy@example.net", { ref: "outbox 8", source: "smtp" });
+      expect(
+        await suppressions.softBounce("busy@example.net", { ref: "outbox 9", source: "smtp" }),
+      ).toBe("suppressed");
+    } finally {
+      await scratch.drop();
+    }
+  });
+});
+
+describe.each(backends)("a removed subscriber's complaint, on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("keeps holding: nothing is mailed to the address until the owner lifts it by name or by its row", async () => {
+    const email = `complained.${backend}@example.org`;
+    await seedConfirmed(t, [email]);
+    await seedSuppressed(t, [{ email, reason: "complaint", source: "ses" }]);
+    const env = adminEnv(t);
+    expect((await admin(env, "subscribers", "remove", email)).code).toBe(0);
+
+    // The list keeps its digest, and shows what the site can: the domain.
+    const listed = JSON.parse((await admin(env, "suppressions", "list", "--json")).stdout);
+    expect(listed).toEqual([
+      expect.objectContaining({ id: t.addressKey(email), email: null, domain: "example.org" }),
+    ]);
+    expect((await admin(env, "suppressions", "list")).stdout).toContain(
+      "an address at example.org (no longer kept)",
+    );
+
+    // Subscribing again, as anyone could type it: the confirmation is cancelled, never sent.
+    expect((await requestSubscription(t, email)).statusCode).toBe(202);
+    await expect
+      .poll(() => runSql(t, "select status, last_error from outbox where email = ?", [email]))
+      .toEqual([{ status: "cancelled", last_error: "the address is suppressed" }]);
+
+    // Lifted by its row's id; again, nothing is there to lift.
+    const id = t.addressKey(email);
+    const lifted = await admin(env, "suppressions", "lift", "--id", id);
+    expect(lifted.code, lifted.stderr).toBe(0);
+    expect(lifted.stdout).toBe(
+      `Lifted the suppression of the address of ${id}: mail may go to it again.\n`,
+    );
+    const again = await admin(env, "suppressions", "lift", "--id", id);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain(`No suppression has the id ${id}.`);
+    // By name, in any spelling of the mailbox.
+    await seedSuppressed(t, [{ email, reason: "complaint", source: "ses" }]);
+    const byName = await admin(
+      env,
+      "suppressions",
+      "lift",
+      email.replace("@", "+x@").toUpperCase(),
+    );
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(await runSql(t, "select 1 from suppressions")).toEqual([]);
+    const both = await admin(env, "suppressions", "lift", email, "--id", id);
+    expect(both.code).toBe(2);
+  });
+});
