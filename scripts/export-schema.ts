@@ -20,7 +20,11 @@ const schemaFile = path.join(import.meta.dirname, "..", "docs", "export-schema.j
 const exportSchema = z
   .object({
     format: z.literal(exportFormat),
-    version: z.literal(exportVersion),
+    version: z
+      .literal(exportVersion)
+      .describe(
+        "An import reads this version and version 1, whose suppressions and soft_bounces rows carry the address (email) where these carry email_hash (and domain): it keeps them as the importing site's digests. A later version is refused.",
+      ),
     exportedAt: z.iso.datetime(),
     settings: z.partialRecord(z.enum(exportedSettings), z.unknown()).optional(),
     tables: z.strictObject(

@@ -41,6 +41,20 @@ function withoutAddress(detail: string | null, email: string): string | null {
 }
 
 /**
+ * A suppressed address as it is kept: the digest of its mailbox, its domain,
+ * and the receiving server's words without it (the outbox's, and a version-1
+ * export's rows on import).
+ */
+export function keptAddress(key: AddressKey, email: string, detail: string | null) {
+  const mailbox = mailboxOf(email);
+  return {
+    email_hash: key(email),
+    domain: mailbox.slice(mailbox.lastIndexOf("@") + 1),
+    detail: withoutAddress(detail, email),
+  };
+}
+
+/**
  * Of `emails`, those suppressed (as given), in one query on the digests:
  * queueing an edition skips them, the list shows the address they hold.
  */
@@ -76,18 +90,11 @@ export function createSuppressions(
     reason: SuppressionReason,
     { source, detail = null }: { source: string; detail?: string | null },
   ): Promise<"suppressed" | "already"> {
-    const hash = key(email);
-    const words = withoutAddress(detail, email);
+    const kept = keptAddress(key, email, detail);
+    const { email_hash: hash, detail: words } = kept;
     const result = await db
       .insertInto("suppressions")
-      .values({
-        email_hash: hash,
-        domain: mailboxOf(email).slice(mailboxOf(email).lastIndexOf("@") + 1),
-        reason,
-        source,
-        detail: words,
-        created_at: clock().toISOString(),
-      })
+      .values({ ...kept, reason, source, created_at: clock().toISOString() })
       .onConflict((conflict) => conflict.column("email_hash").doNothing())
       .executeTakeFirst();
     if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return "suppressed";

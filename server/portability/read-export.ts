@@ -105,7 +105,10 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     }
     const checked: ExportRows["rows"] = [];
     const at: number[] = [];
-    const schema = rowSchema(table);
+    // A version-1 file's addresses are read as they were, and digested once the site's key is known.
+    const { columns } =
+      (file.version === 1 && table.version1 && { columns: table.version1 }) || table;
+    const schema = rowSchema({ columns });
     rows.forEach((row: unknown, index) => {
       const where = `tables.${table.name}[${index}]`;
       const found = new Map<string, string>();
@@ -122,9 +125,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
       if (found.size > 0) return;
       const values = row as Record<string, unknown>;
       checked.push(
-        Object.fromEntries(
-          table.columns.map((c) => [c.name, exportValue(c, values[c.name] ?? null)]),
-        ),
+        Object.fromEntries(columns.map((c) => [c.name, exportValue(c, values[c.name] ?? null)])),
       );
       at.push(index);
     });

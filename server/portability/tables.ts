@@ -37,6 +37,8 @@ export type ExportTable = {
   references?: readonly Reference[];
   /** When a row was made: with its id, what tells it from another site's row of that id. */
   since?: string;
+  /** Its columns in a version-1 file, which kept the address (server/portability/version-1.ts). */
+  version1?: readonly Column[];
 };
 
 /** A table's rows as an import reads them from a file, checked and ready to write. */
@@ -47,8 +49,11 @@ export type ExportRows = {
   at: number[];
 };
 
-/** The version of the file's shape; an import refuses files of a later one. */
-export const exportVersion = 1;
+/**
+ * The version of the file's shape; an import refuses files of a later one.
+ * 2: suppressions and soft_bounces keep a digest, not the address (version 1's are converted).
+ */
+export const exportVersion = 2;
 export const exportFormat = "engage-with-engineer-export";
 
 const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
@@ -117,6 +122,9 @@ export const exportTables: readonly ExportTable[] = [
     columns: columns(
       `email_hash domain reason=hard_bounce|complaint|soft_bounces source detail? created_at:time`,
     ),
+    version1: columns(
+      `email reason=hard_bounce|complaint|soft_bounces source detail? created_at:time`,
+    ),
   },
   {
     // Mailboxes whose readers stopped all reply mails, as keyed digests: with the
@@ -131,6 +139,7 @@ export const exportTables: readonly ExportTable[] = [
     ...byId,
     unique: [same("ref")],
     columns: columns("id:int email_hash ref created_at:time"),
+    version1: columns("id:int email ref created_at:time"),
   },
   {
     // An edition's web links, counted as readers follow them: its figures move with it,

@@ -7,6 +7,7 @@ import { storeOptionsOf } from "../../db/store-config.ts";
 import { cookieSecretFileOf, resolveCookieSecret } from "../../engagement/visitor.ts";
 import { createWriterKeys } from "../../engagement/writer-keys.ts";
 import { createEventJournal } from "../../events/journal.ts";
+import { suppressionKey } from "../../lib/mailbox.ts";
 import { applyExport, countAll, ImportRefused } from "../../portability/apply-export.ts";
 import { applyOriginal, type SubscriberConsent } from "../../portability/apply-original.ts";
 import { applyPlan } from "../../portability/apply-plan.ts";
@@ -27,6 +28,7 @@ import {
   type Tally,
 } from "../../portability/report.ts";
 import { createExportSigner } from "../../portability/signature.ts";
+import { digestAddresses, holdsAddresses } from "../../portability/version-1.ts";
 import { AdminError, type CommandContext, exitCodes, usageError } from "../command.ts";
 
 /** The largest file an import reads: far above any blog's comments, far below this machine's memory. */
@@ -92,6 +94,11 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
     catalog: loadEngagementCatalog(),
   });
   if (problems.length > 0) throw new AdminError(formatProblems(problems));
+  // A version-1 file's suppressed addresses, kept as this site's digests (a dry run's key is thrown away).
+  if (holdsAddresses(tables)) {
+    const key = secret ?? (dryRun ? randomBytes(32).toString("hex") : await context.secret());
+    digestAddresses(tables, suppressionKey(key));
+  }
   // The file moves a site into a new data folder: its database is made here,
   // as the server's first start would make it (a dry run makes nothing).
   const options = storeOptionsOf(context.config);
