@@ -22,6 +22,10 @@ export const noAnswer = (error: Error) => {
     : "the server could not be reached";
 };
 
+/** An error's kind, or that a post was cut at its deadline; never its message (it may name someone). */
+export const nameOf = (error: unknown) =>
+  error instanceof Error ? (noAnswer(error) ?? error.name) : typeof error;
+
 /**
  * A queue message's run (message-queue.ts), failed once it has run `runMs`:
  * its message marked `abandoned`, and the run's late end only logged.
@@ -48,6 +52,19 @@ export function withDeadline(
     }, runMs);
   });
   return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** One holder at a time: `tryTake` says whether it was free, and it is then the caller's until `release`. */
+export class Slot {
+  #held = false;
+  tryTake() {
+    if (this.#held) return false;
+    this.#held = true;
+    return true;
+  }
+  release() {
+    this.#held = false;
+  }
 }
 
 /*
@@ -135,10 +152,13 @@ export function createDeliveryDeadline({
     },
     /** Whether a delivery to this host did not answer in time within the last hour. */
     isSlow: (host: string) => (slow.get(host) ?? 0) > clock().getTime(),
-    /** Runs a delivery to `host`, its posts cut at the deadline; any other message as it is. */
-    run<T>(host: string | null, work: () => Promise<T>): Promise<T> {
+    /** A server that answered in time again: its deliveries go on any worker. */
+    forget: (host: string) => void slow.delete(host),
+    /** Runs a delivery to `host`, its posts cut at the deadline (`run.late` then); any other message as it is. */
+    run<T>(host: string | null, run: { late?: boolean }, work: () => Promise<T>): Promise<T> {
       if (host === null) return work();
       const cut = () => {
+        run.late = true;
         slow.delete(host);
         slow.set(host, clock().getTime() + slowForMs);
         const [oldest] = slow.keys();

@@ -33,8 +33,9 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
+import { nameOf } from "./deadlines.ts";
 import { removeGoneFollowers } from "./gone-inboxes.ts";
-import { nameOf, retryPolicy, type SiteQueue } from "./message-queue.ts";
+import { retryPolicy, type SiteQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
 import {
   type HostLookups,
@@ -46,10 +47,9 @@ import type { SiteItem } from "./site-items.ts";
 
 /*
  * The site as one ActivityPub actor, through Fedify
- * (docs/decisions/046-the-site-on-the-fediverse.md): WebFinger and NodeInfo,
- * the actor with its keys, its items as Articles, the owner's replies as
- * Notes, and the followers collection Fedify delivers to. The inbox's
- * listeners are in inbox.ts.
+ * (docs/decisions/046-the-site-on-the-fediverse.md): WebFinger and NodeInfo, the actor with its
+ * keys, its items as Articles, the owner's replies as Notes, and the followers collection Fedify
+ * delivers to. The inbox's listeners are in inbox.ts.
  */
 
 /**

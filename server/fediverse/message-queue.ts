@@ -12,7 +12,13 @@ import { z } from "zod";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { dayMs, toIso } from "../lib/time.ts";
-import { createDeliveryDeadline, noAnswer, RunPastDeadline, withDeadline } from "./deadlines.ts";
+import {
+  createDeliveryDeadline,
+  nameOf,
+  RunPastDeadline,
+  Slot,
+  withDeadline,
+} from "./deadlines.ts";
 
 /*
  * Fedify's message queue on the site's own database (table fediverse_queue): every delivery to a
@@ -20,27 +26,23 @@ import { createDeliveryDeadline, noAnswer, RunPastDeadline, withDeadline } from 
  * a due message for a lease, hands it to Fedify and deletes it, renewing the lease while Fedify
  * works; a worker that dies mid-way leaves it due again when the lease it last renewed ends. Each
  * take marks the row with a token of its own (`taken_by`), and the worker settles the row (deletes
- * it, or sets it due again) only while the row still bears it: one that lost its lease leaves it
- * to the next taker. A run still running after `runMs` (two minutes; a delivery's post has 15 s,
+ * it, or sets it due again) only while the row still bears it: one that lost its lease leaves it to
+ * the next taker. A run still running after `runMs` (two minutes; a delivery's post has 15 s,
  * deadlines.ts) counts as failed and is abandoned: its lease is no longer renewed, and what it
  * queues from then on is refused, so its end changes nothing. Fedify itself retries a failed
  * delivery with backoff by queueing it again (same id) with a delay: that retry, queued while its
- * message is in hand, takes the message's row, so what was queued after it stays after it
- * (messages that share an ordering key, a Create and the Delete of the same object to one server,
- * are taken one at a time, oldest first). A message whose handler fails without queueing it again
- * (a fan-out to followers' inboxes, the site's own `TakeBack`, a retry that could not be queued, a
- * run past its deadline) stays, due again after as long as it has been failing, from a second to
- * an hour: one bad message does not spin. One that ran past a deadline (or a delivery to a server
- * that did, deadlines.ts) then runs only on the one worker of such messages; one that failed
- * quickly, on any. Failing still three days after its first failure, it is given up, with a
- * warning, so the messages queued after it with its ordering key go on, and a record for Health
- * (`fediverse_given_up`: its kind, the site's activity, why it last failed; kept 30 days,
- * repository.ts).
+ * message is in hand, takes the message's row, so what was queued after it stays after it (messages
+ * that share an ordering key, a Create and the Delete of the same object to one server, are taken
+ * one at a time, oldest first). A message whose handler fails without queueing it again (a fan-out
+ * to followers' inboxes, the site's own `TakeBack`, a retry that could not be queued, a run past
+ * its deadline) stays, due again after as long as it has been failing, from a second to an hour:
+ * one bad message does not spin. One that ran past a deadline (or a delivery to a server that did,
+ * deadlines.ts) then runs only on the one worker of such messages, until a run of it there ends
+ * within its deadlines; one that failed quickly, on any. Failing still three days after its first
+ * failure, it is given up, with a warning, so the messages queued after it with its ordering key go
+ * on, and a record for Health (`fediverse_given_up`: its kind, the site's activity, why it last
+ * failed; kept 30 days, repository.ts).
  */
-
-/** An error's kind, or that a post was cut at its deadline; never its message (it may name someone). */
-export const nameOf = (error: unknown) =>
-  error instanceof Error ? (noAnswer(error) ?? error.name) : typeof error;
 
 /** The longest wait before a failed message is tried again. */
 const longestWaitMs = 60 * 60_000;
@@ -104,7 +106,8 @@ export async function enqueueMessages(
 
 /**
  * The message a worker has in hand: its row (since when it has been failing, or slow), the token
- * of this take, its id, whether its retry took the row, whether its run went past its deadline.
+ * of this take, its id, whether its retry took the row, whether its run went past its deadline,
+ * whether a post of it was cut at its own (`late`, deadlines.ts).
  */
 type InHand = {
   id: number | string;
@@ -114,22 +117,10 @@ type InHand = {
   of?: unknown;
   retried: boolean;
   abandoned?: boolean;
+  late?: boolean;
   /** Why Fedify said this run failed (`failed`); ended with no retry, the message is given up. */
   failure?: string;
 };
-
-/** One holder at a time: `tryTake` says whether it was free, and it is then the caller's until `release`. */
-class Slot {
-  #held = false;
-  tryTake() {
-    if (this.#held) return false;
-    this.#held = true;
-    return true;
-  }
-  release() {
-    this.#held = false;
-  }
-}
 
 /** The site's queue as the federation takes it: Fedify's interface, and `failed`. */
 export type SiteQueue = ReturnType<typeof createMessageQueue>;
@@ -256,6 +247,15 @@ export function createMessageQueue(
       .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
       .execute();
   }
+  /** A lane run that ended in time (done, or failed quickly): it, and its server, go on any worker. */
+  async function recovered(taken: InHand, host: string | null) {
+    if (host !== null) deliveries.forget(host);
+    await db
+      .updateTable("fediverse_queue")
+      .set({ slow_at: null })
+      .where("id", "=", taken.id as number)
+      .execute();
+  }
   const unsettled = (error: unknown) =>
     // Left taken: due again when its lease ends.
     log.error({ err: error }, "a Fediverse queue message could not be settled");
@@ -366,7 +366,7 @@ export function createMessageQueue(
             message = parsed;
             taken.of = parsed.id;
             const run = inHand.run(taken, () =>
-              deliveries.run(host, async () =>
+              deliveries.run(host, taken, async () =>
                 own.success ? takeBack(own.data) : handler(parsed),
               ),
             );
@@ -376,6 +376,8 @@ export function createMessageQueue(
             log.error({ err: error }, "a Fediverse queue message failed");
           } finally {
             await leaseKept();
+            if (slow && !taken.abandoned && !taken.late)
+              await recovered(taken, host).catch(unsettled);
             if (slow) lane.release();
           }
           if (taken.retried) continue;

@@ -606,6 +606,84 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     }
   });
 
+  it("takes a message out of the one-worker lane once its server answers in time there, so its next failure is tried on any worker", async () => {
+    // A server that first takes the post and never answers, then answers at once: 502, then 202
+    // (Fedify posts a second time, signed another way, when the first is refused).
+    let answer: number | null = null;
+    let posts = 0;
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        posts += 1;
+        if (answer !== null) response.writeHead(answer).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // The lane held by the owner's take-backs, each until its gate opens.
+    const gates = [gate(), gate()];
+    let takeBacks = 0;
+    const { ctx, actor, keys } = await federated({ workers: 4, answerMs: 2000 }, quiet, () => {
+      takeBacks += 1;
+      return gates[takeBacks - 1]?.opened ?? Promise.resolve();
+    });
+    // Queued slow from the first, so that no other worker takes it.
+    const holdLane = async () => {
+      const now = clock().toISOString();
+      await scratch.store.db
+        .insertInto("fediverse_queue")
+        .values({
+          message: JSON.stringify({ type: "ewe:take-back", answers: [takeBacks], writer: null }),
+          due_at: now,
+          created_at: now,
+          slow_at: now,
+        })
+        .execute();
+    };
+    const delivery = () =>
+      scratch.store.db
+        .selectFrom("fediverse_queue")
+        .select(["slow_at", "taken_until"])
+        .where("message", "like", `%${base}%`)
+        .executeTakeFirst();
+    try {
+      await holdLane();
+      await waitFor(async () => takeBacks === 1, { what: "the lane held" });
+      await ctx.sendActivity(
+        keys,
+        { id: new URL(`${base}/users/dee`), inboxId: new URL(`${base}/inbox`) },
+        new Update({ id: new URL("https://site.test/#dee"), actor }),
+      );
+      // Cut at its deadline; its retry, due while the lane is busy, is left to the lane.
+      await waitFor(async () => posts === 1 && (await delivery())?.taken_until === null, {
+        what: "the delivery cut",
+      });
+      at += 5000;
+      await waitFor(async () => (await delivery())?.slow_at != null, {
+        what: "the delivery left to the lane",
+      });
+      // Its server answers at once now: the lane runs it, and it fails quickly.
+      answer = 502;
+      gates[0]?.open();
+      await waitFor(async () => posts > 1 && (await delivery())?.taken_until === null, {
+        what: "the delivery tried in the lane",
+      });
+      expect((await delivery())?.slow_at).toBeNull();
+      // The lane busy again, its next try goes on any worker, and the delivery with it.
+      await holdLane();
+      await waitFor(async () => takeBacks === 2, { what: "the lane held again" });
+      answer = 202;
+      at += 5000;
+      await waitFor(async () => (await delivery()) === undefined, {
+        what: "the delivery gone while the lane is busy",
+      });
+    } finally {
+      for (const one of gates) one.open();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it("fails a delivery its server never answers at the run's deadline, tries it again in its place, and keeps nothing the abandoned run does after", async () => {
     // A server that takes the connection and the post, and answers only once told to.
     const posted: string[] = [];
