@@ -72,7 +72,7 @@ export function createOwnerReplies({
   async function ownerReplied(commentId: number) {
     if (!(await ownerNote(commentId))) return;
     const { sendOwnerReply, sender } = await publishing();
-    await sendOwnerReply(sender, commentId);
+    await sendOwnerReply(sender, commentId, writerOf);
   }
 
   /**

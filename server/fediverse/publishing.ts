@@ -132,9 +132,16 @@ export async function sendAccountUpdate(
  * The owner's reply to a comment that came from the Fediverse goes back to
  * its writer as the Note the site serves for it (federation.ts), in reply
  * to theirs (and to the owner's followers' servers no further: it is a
- * reply, shown under the item).
+ * reply, shown under the item). The writer is looked up by `writerOf`
+ * (owner-replies.ts), through the guarded fetch alone: Fedify's lookup, when
+ * it cannot read the account, asks its server by WebFinger through the global
+ * fetch, which reads an answer of any size for as long as it lasts.
  */
-export async function sendOwnerReply(sender: Sender, commentId: number): Promise<boolean> {
+export async function sendOwnerReply(
+  sender: Sender,
+  commentId: number,
+  writerOf: (actorId: string) => Promise<Writer | null>,
+): Promise<boolean> {
   const ctx = contextOf(sender);
   const note = await ctx.getObject(Note, { id: String(commentId) });
   const [answered, writer] = [note?.replyTargetId, note?.ccId];
@@ -144,9 +151,12 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   if (before?.digest.split(" ")[0] === answered.href) return false;
   const sent = `${answered.href} ${writer.href}`;
   if (!(await sender.repository.recordPublished(notePath(commentId), sent))) return false;
-  const recipient = await ctx.lookupObject(writer.href);
-  if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
-  if ((await sender.deliverable(recipient as Recipient)) !== "allowed") return false;
+  const to = await writerOf(writer.href);
+  if (!to) {
+    sender.log.info({ comment: commentId }, "the owner's reply found no inbox for its writer");
+    return false;
+  }
+  const recipient = { id: new URL(to.actorId), inboxId: new URL(to.inbox) };
   // Read again: deleted during the lookup, its Delete may be queued already, and a Create
   // queued after it would reach the writer after it.
   const current = await ctx.getObject(Note, { id: String(commentId) });
@@ -161,7 +171,7 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
     object: current,
     published: instant(),
   });
-  await ctx.sendActivity(site, recipient as Recipient, create, inOrder(current.id));
+  await ctx.sendActivity(site, recipient, create, inOrder(current.id));
   sender.log.info(
     { comment: commentId, to: writer.href },
     "the owner's reply was sent to the Fediverse",
@@ -171,7 +181,7 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
 
 /**
  * An account to deliver to: its address and its inbox's, looked up just
- * before, and its inbox checked then (service.ts, `writerOf`).
+ * before, and its inbox checked then (owner-replies.ts, `writerOf`).
  */
 export type Writer = { actorId: string; inbox: string };
 

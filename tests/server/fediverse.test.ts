@@ -96,6 +96,7 @@ async function remoteServer() {
     ivy: () => ["image/png", png],
     jo: () => ["image/png", png],
     kim: () => ["image/png", png],
+    lu: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
   const usernames: Record<string, string> = {
@@ -122,6 +123,8 @@ async function remoteServer() {
     timeline.push(`${what} held`);
     await released;
   };
+  /** Accounts whose documents answer 500 for now. */
+  const unreadable = new Set<string>();
   /** While `times` lasts, deliveries `refusing` matches are answered 503, as by a busy server. */
   let refusing: { matches: (text: string) => boolean; times: number } | undefined;
   const server: Server = createServer(async (request, response) => {
@@ -146,6 +149,10 @@ async function remoteServer() {
     const picture = name ? pictures[name] : undefined;
     if (!picture) return response.writeHead(404).end();
     await holding(`GET ${request.url}`, `GET ${request.url}`);
+    if (kind === "users" && unreadable.has(name ?? "")) {
+      timeline.push(`GET ${request.url} failed`);
+      return response.writeHead(500).end();
+    }
     if (kind === "pictures") {
       const [type, body] = picture();
       return response.writeHead(200, { "content-type": type }).end(body);
@@ -205,6 +212,7 @@ async function remoteServer() {
     delivered,
     arrivals,
     timeline,
+    unreadable,
     /**
      * Holds the answer to the first request whose text (a delivery's, or `GET /users/name`)
      * `matches` until the function returned is called.
@@ -1450,6 +1458,48 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       },
     );
     expect(deliveredAbout(id).map(({ type }) => type)).not.toContain("Create");
+  });
+
+  it("looks an answer's writer up through the guarded fetch alone, never by Fedify's WebFinger, which reads without limits", {
+    timeout: 240_000,
+  }, async () => {
+    const lu = remote.actor("lu");
+    expect((await says("lu", `${lu}/statuses/1`, "Is tallow soap harsh?")).statusCode).toBe(202);
+    const question = await commentSaying("Is tallow soap harsh?");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    // Lu's account, no longer kept here, cannot be read now: Fedify's lookup then asked
+    // Lu's server by WebFinger through the global fetch, which reads an answer of any size
+    // for as long as it lasts (on loopback, Fedify's own check stops it, and logs so).
+    await runSql(t, "delete from fediverse_kv where key = ?", [
+      JSON.stringify(["_fedify", "remoteDocument", lu]),
+    ]);
+    remote.unreadable.add("lu");
+    const from = logs.lines.length;
+    try {
+      const answered = await owner.post(`/api/admin/comments/${question.id}/reply`, {
+        content: "Not once it has cured.",
+      });
+      expect(answered.statusCode).toBe(201);
+      const id = json(answered, commentResponseSchema).comment.id;
+      const later = () => logs.lines.slice(from);
+      const webFinger = () =>
+        later().filter((line) => String(line.fedify ?? "").startsWith("fedify.webfinger"));
+      await waitFor(
+        async () =>
+          webFinger().length > 0 ||
+          later().some(
+            (line) =>
+              line.msg === "the owner's reply found no inbox for its writer" && line.comment === id,
+          ),
+        { timeoutMs: 120_000, what: "the answer's writer looked for" },
+      );
+      expect(webFinger()).toEqual([]);
+      expect(remote.timeline).toContain("GET /users/lu failed");
+      expect(deliveredAbout(id)).toEqual([]);
+    } finally {
+      remote.unreadable.delete("lu");
+    }
   });
 
   it("sends the owner's edit of an answer to its writer's server as an Update, and nothing for an answer never sent", {
