@@ -7,7 +7,8 @@ import type { RemoteFetch } from "./safe-fetch.ts";
  * The picture of someone who replies from the Fediverse, fetched once when
  * their reply arrives, through the guarded fetch (no private addresses
  * outside tests, checked again at each redirect), within a size and a time
- * limit, and kept only when its bytes are a PNG, JPEG, GIF or WebP image:
+ * limit, and kept only when its bytes are a PNG, JPEG, GIF or WebP image
+ * of at most 1,024 pixels a side:
  * the type their server claims is not trusted, and SVG (which can carry
  * script) is never taken. The copy is served from the site's own origin
  * (routes.ts), so a reader's browser never asks their server for it. The
@@ -32,6 +33,81 @@ export function imageTypeOf(bytes: Uint8Array): string | null {
 }
 
 /**
+ * The most pixels a picture may have a side. It is drawn a few dozen pixels
+ * wide, yet a reader's browser decodes it whole, four bytes a pixel: 256 KB of
+ * PNG can say 20,000 × 20,000 (1.6 GB), and a page shows one per comment.
+ * Mastodon serves avatars at 400 × 400.
+ */
+export const pictureSideMax = 1024;
+
+/** A picture's size as its header gives it (a GIF's frames all inside it), or null when none. */
+export function imageSizeOf(bytes: Buffer): { width: number; height: number } | null {
+  try {
+    const type = imageTypeOf(bytes);
+    const chunk = bytes.toString("latin1", 12, 16);
+    if (type === "image/png" && chunk === "IHDR") {
+      return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+    }
+    if (type === "image/jpeg") return jpegSizeOf(bytes);
+    if (type === "image/gif") return gifSizeOf(bytes);
+    if (type !== "image/webp") return null;
+    if (chunk === "VP8 ") {
+      return { width: bytes.readUInt16LE(26) & 0x3fff, height: bytes.readUInt16LE(28) & 0x3fff };
+    }
+    const bits = bytes.readUInt32LE(21);
+    if (chunk === "VP8L")
+      return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
+    if (chunk !== "VP8X") return null;
+    return { width: bytes.readUIntLE(24, 3) + 1, height: bytes.readUIntLE(27, 3) + 1 };
+  } catch {
+    // A header cut short.
+    return null;
+  }
+}
+
+/** A JPEG's size from its first frame header (SOFn), read past the segments before it. */
+function jpegSizeOf(bytes: Buffer) {
+  for (let at = 2; bytes[at] === 0xff; ) {
+    const marker = bytes[at + 1] ?? 0;
+    if (marker === 0xff) at += 1;
+    else if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) at += 2;
+    else if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return { width: bytes.readUInt16BE(at + 7), height: bytes.readUInt16BE(at + 5) };
+    } else if (marker === 0xd9 || marker === 0xda) return null;
+    else at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  return null;
+}
+
+/** A GIF's size: its screen's, grown to hold each frame, as browsers draw it. */
+function gifSizeOf(bytes: Buffer) {
+  const colours = (flags: number) => (flags & 0x80 ? 3 * 2 ** ((flags & 7) + 1) : 0);
+  let [width, height] = [bytes.readUInt16LE(6), bytes.readUInt16LE(8)];
+  let at = 13 + colours(bytes[10] ?? 0);
+  const skipBlocks = () => {
+    while ((bytes[at] ?? 0) !== 0) at += (bytes[at] ?? 0) + 1;
+    at += 1;
+  };
+  while (at < bytes.length && bytes[at] !== 0x3b) {
+    if (bytes[at] === 0x21) {
+      at += 2;
+    } else if (bytes[at] === 0x2c) {
+      width = Math.max(width, bytes.readUInt16LE(at + 1) + bytes.readUInt16LE(at + 5));
+      height = Math.max(height, bytes.readUInt16LE(at + 3) + bytes.readUInt16LE(at + 7));
+      at += 11 + colours(bytes[at + 9] ?? 0);
+    } else return null;
+    skipBlocks();
+  }
+  return { width, height };
+}
+
+/** Whether bytes are a picture kept and served: a PNG, JPEG, GIF or WebP, at most `pictureSideMax` a side. */
+export function isSmallImage(bytes: Buffer): boolean {
+  const size = imageSizeOf(bytes);
+  return !!size && [size.width, size.height].every((side) => side >= 1 && side <= pictureSideMax);
+}
+
+/**
  * The picture at `url` as `type;base64,…`, or null when it cannot be had
  * within the limits or is not an image; `why` hears the reason.
  */
@@ -53,6 +129,10 @@ export async function fetchPicture(
     const type = imageTypeOf(answer.body);
     if (!type) {
       why("it is not a PNG, JPEG, GIF or WebP image");
+      return null;
+    }
+    if (!isSmallImage(answer.body)) {
+      why(`it is over ${pictureSideMax} pixels a side, or gives no size`);
       return null;
     }
     return `${type};base64,${answer.body.toString("base64")}`;

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { wantsActivityPub } from "./activity-json.ts";
-import { imageTypeOf } from "./pictures.ts";
+import { imageTypeOf, isSmallImage } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
 import { notePath } from "./sent-records.ts";
 import type { SiteItem } from "./site-items.ts";
@@ -225,7 +225,7 @@ export async function fediverseRoutes(
     const [type = "", data = ""] = avatar?.split(";base64,") ?? [];
     const bytes = Buffer.from(data, "base64");
     // Checked again as it goes out: a row an import brought in is a file's word.
-    if (bytes.length === 0 || imageTypeOf(bytes) !== type) {
+    if (imageTypeOf(bytes) !== type || !isSmallImage(bytes)) {
       return reply.code(404).send({ error: { code: "not_found", message: "No such picture." } });
     }
     return (

@@ -1,9 +1,16 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { crc32, deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasNoControlOrDirectionCharacters } from "../../contract/text.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
-import { fetchPicture, imageTypeOf, pictureBytesMax } from "./pictures.ts";
+import {
+  fetchPicture,
+  imageSizeOf,
+  imageTypeOf,
+  isSmallImage,
+  pictureBytesMax,
+} from "./pictures.ts";
 import {
   createInboxCheck,
   createRemoteFetch,
@@ -16,6 +23,29 @@ const png = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
   "base64",
 );
+
+/** A real PNG, black and white, `width` × `height`: 20,000 × 20,000 is 50 kB, 1.6 GB decoded. */
+function pngOf(width: number, height: number) {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const framed = Buffer.alloc(body.length + 8);
+    framed.writeUInt32BE(data.length, 0);
+    body.copy(framed, 4);
+    framed.writeUInt32BE(crc32(body), body.length + 4);
+    return framed;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 1; // one bit a pixel, grey
+  const rows = Buffer.alloc(height * (1 + Math.ceil(width / 8)));
+  return Buffer.concat([
+    png.subarray(0, 8),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(rows, { level: 9 })),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
 
 describe("remote fetches", () => {
   let server: Server;
@@ -37,6 +67,8 @@ describe("remote fetches", () => {
             .writeHead(200, { "content-type": "image/png" })
             .end(Buffer.concat([png, Buffer.alloc(pictureBytesMax)])),
         "/gone.png": () => response.writeHead(404).end(),
+        "/giant.png": () =>
+          response.writeHead(200, { "content-type": "image/png" }).end(pngOf(20_000, 20_000)),
         "/to-loopback": () =>
           response.writeHead(302, { location: `http://[::1]:${port}/pic.png` }).end(),
         "/to-metadata": () =>
@@ -142,7 +174,7 @@ describe("remote fetches", () => {
     const picture = (path: string) =>
       fetchPicture(fetchRemote, `${base}${path}`, (reason) => reasons.push(reason));
     expect(await picture("/pic.png")).toBe(`image/png;base64,${png.toString("base64")}`);
-    for (const path of ["/fake.png", "/pic.svg", "/huge.png", "/gone.png"]) {
+    for (const path of ["/fake.png", "/pic.svg", "/huge.png", "/gone.png", "/giant.png"]) {
       expect(await picture(path), path).toBeNull();
     }
     // A redirect to a private address is refused as a first address is.
@@ -154,6 +186,7 @@ describe("remote fetches", () => {
       "it is not a PNG, JPEG, GIF or WebP image",
       `the answer is larger than ${pictureBytesMax} bytes`,
       "it answered 404",
+      "it is over 1024 pixels a side, or gives no size",
       "::1 is a private address",
       "169.254.169.254 is a private address",
     ]);
@@ -170,6 +203,96 @@ describe("remote fetches", () => {
     expect(imageTypeOf(Buffer.from("RIFF\0\0\0\0WEBPVP8 "))).toBe("image/webp");
     for (const bytes of ["", "<svg", "GIF90a", "RIFF\0\0\0\0WAVE", "\x89PNG"]) {
       expect(imageTypeOf(Buffer.from(bytes)), bytes).toBeNull();
+    }
+  });
+
+  it("reads each kind of picture's size from its header, and keeps none over 1024 pixels a side", () => {
+    const bytes = (...parts: (string | number[])[]) =>
+      Buffer.concat(parts.map((part) => Buffer.from(part as never, "latin1")));
+    const le16 = (n: number) => [n & 0xff, n >> 8];
+    const le24 = (n: number) => [n & 0xff, (n >> 8) & 0xff, n >> 16];
+    const be16 = (n: number) => [n >> 8, n & 0xff];
+    const jpeg = (width: number, height: number) =>
+      bytes(
+        [0xff, 0xd8, 0xff, 0xe0, 0, 16],
+        "JFIF\0",
+        [1, 1, 0, 0, 1, 0, 1, 0, 0],
+        [0xff, 0xc4, 0, 3, 0],
+        [0xff, 0xc2, 0, 11, 8],
+        be16(height),
+        be16(width),
+        [1, 1, 0x11, 0],
+      );
+    // A screen of 16 × 16 holding a frame of 16 × 16 at (2000, 0), after a comment.
+    const gif = (left: number) =>
+      bytes(
+        "GIF89a",
+        le16(16),
+        le16(16),
+        [0x80, 0, 0],
+        [0, 0, 0, 255, 255, 255],
+        [0x21, 0xfe, 2],
+        "hi",
+        [0],
+        [0x2c],
+        le16(left),
+        le16(0),
+        le16(16),
+        le16(16),
+        [0],
+        [2, 2, 0x4c, 0x01, 0],
+        [0x3b],
+      );
+    const vp8 = (width: number, height: number) =>
+      bytes("RIFF\0\0\0\0WEBPVP8 \0\0\0\0", [0, 0, 0, 0x9d, 0x01, 0x2a], le16(width), le16(height));
+    const vp8l = (width: number, height: number) => {
+      const bits = (width - 1) | ((height - 1) << 14);
+      return bytes(
+        "RIFF\0\0\0\0WEBPVP8L\0\0\0\0",
+        [0x2f],
+        [bits & 0xff, (bits >> 8) & 0xff, (bits >> 16) & 0xff, bits >>> 24],
+      );
+    };
+    const vp8x = (width: number, height: number) =>
+      bytes("RIFF\0\0\0\0WEBPVP8X\0\0\0\0", [0, 0, 0, 0], le24(width - 1), le24(height - 1));
+    const sized = [
+      png,
+      pngOf(1024, 600),
+      jpeg(800, 1024),
+      gif(0),
+      vp8(400, 400),
+      vp8l(1024, 1),
+      vp8x(64, 64),
+    ];
+    const oversized = [
+      pngOf(20_000, 20_000),
+      pngOf(1025, 1),
+      jpeg(40_000, 40_000),
+      gif(2000),
+      vp8(16_383, 16_383),
+      vp8l(1, 1025),
+      vp8x(16_384, 16_384),
+    ];
+    expect(sized.map(imageSizeOf)).toEqual([
+      { width: 1, height: 1 },
+      { width: 1024, height: 600 },
+      { width: 800, height: 1024 },
+      { width: 16, height: 16 },
+      { width: 400, height: 400 },
+      { width: 1024, height: 1 },
+      { width: 64, height: 64 },
+    ]);
+    expect(sized.map(isSmallImage)).toEqual(sized.map(() => true));
+    expect(oversized.map(isSmallImage)).toEqual(oversized.map(() => false));
+    expect(imageSizeOf(gif(2000))).toEqual({ width: 2016, height: 16 });
+    // Cut short, or with no size where it should be: not kept.
+    for (const cut of [
+      png.subarray(0, 20),
+      jpeg(10, 10).subarray(0, 12),
+      bytes("GIF89a", [1]),
+      pngOf(0, 1),
+    ]) {
+      expect(isSmallImage(cut)).toBe(false);
     }
   });
 });
