@@ -54,6 +54,29 @@ export function modelRequest(model: string, question: string, passages: Passage[
   };
 }
 
+/**
+ * Bytes of an answer read at most, streamed or whole: 500 tokens streamed are
+ * some 150 kB. A server that sends on past this, or a line that never ends,
+ * is hung up on rather than held in memory until the timeout.
+ */
+const answerBytesMax = 1_000_000;
+
+async function* capped(body: ReadableStream<Uint8Array>) {
+  let size = 0;
+  for await (const bytes of body) {
+    size += bytes.length;
+    if (size > answerBytesMax) throw new Error("the answer ran too long");
+    yield bytes;
+  }
+}
+
+/** An answer not streamed: one JSON body. */
+async function wholeAnswer(body: ReadableStream<Uint8Array>): Promise<Chunk> {
+  const parts: Uint8Array[] = [];
+  for await (const bytes of capped(body)) parts.push(bytes);
+  return JSON.parse(Buffer.concat(parts).toString()) as Chunk;
+}
+
 /** Control characters the model may emit, other than line breaks, and the markers of Markdown's emphasis. */
 const unwanted = /[^\P{Cc}\n]|\p{Cf}|\*\*|__/gu;
 
@@ -81,7 +104,7 @@ export function createWriter({ url, model, apiKey, timeoutMs, log }: WriterOptio
     const decoder = new TextDecoder();
     let pending = "";
     let text = "";
-    for await (const bytes of body) {
+    for await (const bytes of capped(body)) {
       pending += decoder.decode(bytes, { stream: true });
       const lines = pending.split(/\r?\n/);
       pending = lines.pop() ?? "";
@@ -139,7 +162,7 @@ export function createWriter({ url, model, apiKey, timeoutMs, log }: WriterOptio
         }
         // A server that does not stream answers with the whole completion at once.
         const text = (response.headers.get("content-type") ?? "").includes("application/json")
-          ? contentOf((await response.json()) as Chunk).replace(unwanted, "")
+          ? contentOf(await wholeAnswer(response.body)).replace(unwanted, "")
           : await readStream(response.body, onText);
         const answer = text.trim();
         if (answer === "") throw new Error("the answer was empty");

@@ -6,6 +6,7 @@ import { sitePassages } from "../../server/assistant/passages.ts";
 import { loadIndex, serializeIndex } from "../../server/assistant/retrieval.ts";
 import { modelRequest, writerInstructions } from "../../server/assistant/writer.ts";
 import { type ModelStub, startModelStub } from "../support/model-stub.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { dom } from "./support/html.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -165,6 +166,20 @@ describe.each(backends)("written answers on %s", (backend) => {
       const answer = json(await ask(cotton), assistantResponseSchema);
       expect(answer, JSON.stringify(behaviour)).toMatchObject({ known: true, written: false });
       expect(answer.answer).toMatch(/cotton 180–200°C/);
+    }
+  });
+
+  it("stops reading a model's answer that never ends at 1 MB, streamed or whole, well within the timeout", async () => {
+    for (const type of ["text/event-stream", "application/json"]) {
+      model.behave({ flood: type });
+      const started = Date.now();
+      const answer = json(await ask(cotton), assistantResponseSchema);
+      expect(answer, type).toMatchObject({ known: true, written: false });
+      expect(answer.answer).toMatch(/cotton 180–200°C/);
+      // Hung up on once past 1 MB, not read until the timeout.
+      await waitFor(async () => model.flooded.closed, { what: `the ${type} flood hung up on` });
+      expect(model.flooded.sent, type).toBeLessThan(3_000_000);
+      expect(Date.now() - started, type).toBeLessThan(timeoutMs);
     }
   });
 

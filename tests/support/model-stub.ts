@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from "node:net";
  * server-sent events, one `data: {"choices":[{"delta":{"content":…}}]}` per
  * piece of the answer, then `data: [DONE]`. What it does next is the test's
  * to say (`behave`): write an answer, hang after its first piece, refuse with
- * 500, or end the stream before [DONE]. It keeps every request it was sent.
+ * 500, end the stream before [DONE], or send an answer that never ends. It keeps every request it was sent.
  */
 
 export type ModelCall = { path: string; headers: IncomingHttpHeaders; body: unknown };
@@ -21,7 +21,9 @@ export type Behaviour =
   /** Answers with this status and an error body. */
   | { status: number }
   /** Streams the pieces and closes without [DONE]. */
-  | { cutAfter: string[] };
+  | { cutAfter: string[] }
+  /** Answers with this type an answer that never ends: 256 kB every 10 ms, no line break. */
+  | { flood: string };
 
 const chunk = (content: string) =>
   `data: ${JSON.stringify({
@@ -35,6 +37,8 @@ export async function startModelStub() {
   const calls: ModelCall[] = [];
   const sockets = new Set<Socket>();
   let behaviour: Behaviour = { write: ["An answer."] };
+  /** The last flood's bytes sent, and whether its reader hung up. */
+  const flooded = { sent: 0, closed: false };
 
   const stream = (response: ServerResponse, pieces: string[], done: boolean) => {
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -67,6 +71,20 @@ export async function startModelStub() {
         stream(response, behaviour.write, true);
       } else if ("cutAfter" in behaviour) {
         stream(response, behaviour.cutAfter, false);
+      } else if ("flood" in behaviour) {
+        Object.assign(flooded, { sent: 0, closed: false });
+        response.writeHead(200, { "content-type": behaviour.flood });
+        const json = behaviour.flood.includes("json");
+        const more = Buffer.alloc(256 * 1024, "x");
+        const timer = setInterval(() => {
+          flooded.sent += more.length;
+          response.write(more);
+        }, 10);
+        response.on("close", () => {
+          clearInterval(timer);
+          flooded.closed = true;
+        });
+        response.write(`${json ? "" : "data: "}{"choices":[{"delta":{"content":"`);
       } else {
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.write(chunk(behaviour.hangAfter));
@@ -83,6 +101,7 @@ export async function startModelStub() {
     /** The API's base, as an owner would set ASSISTANT_LLM_URL for Ollama. */
     url: `http://127.0.0.1:${port}/v1`,
     calls,
+    flooded,
     behave(next: Behaviour) {
       behaviour = next;
     },
