@@ -33,6 +33,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
+import { tooHeavyJsonLd } from "./activity-json.ts";
 import { nameOf } from "./deadlines.ts";
 import { removeGoneFollowers } from "./gone-inboxes.ts";
 import { retryPolicy, type SiteQueue } from "./message-queue.ts";
@@ -205,9 +206,8 @@ function documentLoader(
       timeoutMs: 10_000,
       maxBytes: 1_000_000,
     });
-    if (answer.status < 200 || answer.status > 599) {
-      throw new RemoteFetchError(`${url} answered ${answer.status}`);
-    }
+    // Too deep, or defining too many terms, it would hold the server (activity-json.ts).
+    if (tooHeavyJsonLd(answer.body.toString())) throw new RemoteFetchError(`${url} is too heavy`);
     const answered = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined) answered.set(name, Array.isArray(value) ? value.join(", ") : value);

@@ -4,7 +4,7 @@ import type { Federation } from "@fedify/fedify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
-import { wantsActivityPub } from "./activity-json.ts";
+import { tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
 import { notePath } from "./sent-records.ts";
@@ -156,10 +156,19 @@ export async function fediverseRoutes(
       if (typeof value === "string") headers.set(name, value);
       else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
     }
-    const body =
-      request.method === "POST" || request.method === "PUT"
-        ? { body: limitedBody(request, inboxBytesMax), duplex: "half" as const }
-        : {};
+    let body = {};
+    if (request.method === "POST" || request.method === "PUT") {
+      // Read whole (256 kB at most) and weighed before Fedify processes any of it, signed or not.
+      const bytes = await new Response(limitedBody(request, inboxBytesMax))
+        .arrayBuffer()
+        .catch(() => null);
+      if (bytes === null || tooHeavyJsonLd(Buffer.from(bytes).toString())) {
+        return reply.code(400).send({
+          error: { code: "validation_failed", message: "The activity could not be read." },
+        });
+      }
+      body = { body: bytes };
+    }
     const { fallThrough, notAcceptable } = fallThroughAnswers();
     let response: Response;
     try {

@@ -77,6 +77,12 @@ const png = Buffer.from(
   "base64",
 );
 
+/** A JSON-LD context that defines `terms` terms, inline. */
+const wideContext = (terms: number) =>
+  Object.fromEntries(
+    Array.from({ length: terms }, (_, at) => [`t${at}`, `https://t.example/${at}#`]),
+  );
+
 /**
  * Another Fediverse server on loopback, as Mastodon shows its accounts: each
  * with a key and a picture (a real one, one too large, one that is a page),
@@ -144,6 +150,11 @@ async function remoteServer() {
         response.writeHead(refused ? 503 : 202).end();
       });
       return;
+    }
+    if (request.url === "/contexts/wide") {
+      return response
+        .writeHead(200, { "content-type": "application/ld+json" })
+        .end(JSON.stringify({ "@context": wideContext(1000) }));
     }
     const [, kind, name] = /^\/(users|pictures)\/(\w+)$/.exec(request.url ?? "") ?? [];
     const picture = name ? pictures[name] : undefined;
@@ -1799,6 +1810,51 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
         expect(answer.statusCode, `${type} ${payload.slice(0, 40)}`).toBeLessThan(500);
       }
     }
+  });
+
+  it("refuses, before processing it, JSON-LD that would hold the server: a thousand terms, or a thousand levels", {
+    timeout: 240_000,
+  }, async () => {
+    const dee = remote.actor("dee");
+    const like = (tag: string, context: unknown) => ({
+      "@context": context,
+      id: `${dee}/likes/${tag}`,
+      type: "Like",
+      actor: dee,
+      object: `${siteUrl}/fediverse/items/science/soap`,
+    });
+    const wide = ["https://www.w3.org/ns/activitystreams", wideContext(1000)];
+    const deep = JSON.parse(`${"[".repeat(1000)}${"]".repeat(1000)}`);
+    const posts = {
+      // 35 kB: JSON-LD's processing held the whole server seconds, before the signature's 401.
+      "unsigned, a thousand terms": {
+        method: "POST" as const,
+        url: "/fediverse/inbox",
+        headers: { "content-type": activityJson },
+        payload: JSON.stringify({
+          ...like("unsigned", wide),
+          signature: { type: "RsaSignature2017", creator: `${dee}#main-key`, signatureValue: "AA" },
+        }),
+      },
+      "signed, a thousand terms": await remote.signed("dee", like("wide", wide)),
+      "signed, a thousand terms in its context's document": await remote.signed(
+        "dee",
+        like("remote", ["https://www.w3.org/ns/activitystreams", `${remote.base}/contexts/wide`]),
+      ),
+      "signed, a thousand levels": await remote.signed("dee", {
+        ...like("deep", "https://www.w3.org/ns/activitystreams"),
+        tag: deep,
+      }),
+    };
+    for (const [what, post] of Object.entries(posts)) {
+      expect((await t.app.inject(post)).statusCode, what).toBe(400);
+    }
+    // A like as Mastodon sends it still counts.
+    const liked = await remote.signed(
+      "dee",
+      like("plain", "https://www.w3.org/ns/activitystreams"),
+    );
+    expect((await t.app.inject(liked)).statusCode).toBe(202);
   });
 });
 
