@@ -22,6 +22,28 @@ on\u0085<a href="https://ewe.test/science/soap">so\uFEFFap</a></p>
   });
 });
 
+describe("a mentioning page nested without end", () => {
+  it("is refused at once, not parsed for minutes", async () => {
+    // 1 MB, the most a source is read: each `<div>` opened the parser's work on all the others.
+    const html = `<a href="https://ewe.test/science/soap">soap</a>${"<div>".repeat(200_000)}`;
+    const started = performance.now();
+    await expect(
+      readEntry(html, new URL("https://eve.example/"), new URL("https://ewe.test/science/soap")),
+    ).rejects.toThrow("its elements nest deeper than 1000");
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("reads a page nested as deep as real ones are, unclosed paragraphs and all", async () => {
+    const html = `${"<div><section>".repeat(100)}<p>one<p>two${"<li>x".repeat(3000)}<article class="h-entry"><p class="p-content">See <a href="https://ewe.test/science/soap">soap</a></article>`;
+    const entry = await readEntry(
+      html,
+      new URL("https://eve.example/"),
+      new URL("https://ewe.test/science/soap"),
+    );
+    expect(entry.content).toBe("See soap");
+  });
+});
+
 describe("a linked page's Webmention endpoint", () => {
   it("is looked for in a page of 400 kB of unclosed tags as quickly as in any other", () => {
     // The page is another site's, whatever the owner thought it was when linking to it.
