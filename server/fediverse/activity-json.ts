@@ -20,7 +20,7 @@ const depthMax = 32;
  * there are, in one stretch of the event loop: a thousand in 35 kB, posted
  * unsigned, held the whole server 2 to 5 s before its 401.
  */
-const termsMax = 200;
+const termsMax = 100;
 
 /** Whether a JSON-LD text is too deep, or defines too many terms, to be processed; false for no JSON. */
 export function tooHeavyJsonLd(text: string): boolean {
