@@ -31,11 +31,23 @@ const note = "Engage with Engineer · Chat with Me";
 /** The service page the question was asked on, when the form says so and the site offers it. */
 type AskedFrom = { id: string; title: string } | null;
 
-function questionForm(previous: string | null, from: AskedFrom): string {
+/**
+ * The form for the next question: `previous` kept for a follow-up, and, on a refusal, what
+ * the reader typed back in the box with the message beside it, as the booking form has it.
+ */
+function questionForm(
+  previous: string | null,
+  from: AskedFrom,
+  refused?: { question: string; problem: string },
+): string {
+  const marks = refused
+    ? ` value="${escapeHtml(refused.question)}" aria-invalid="true" aria-describedby="question-problem" autofocus`
+    : "";
   return `<form method="post" action="${askPath}">
 ${from ? hidden("from", from.id) : ""}
 <label for="question">Ask a question</label>
-<input id="question" name="question" type="text" required minlength="${limits.questionMin}" maxlength="${limits.questionMax}" autocomplete="off">
+<input id="question" name="question" type="text" required minlength="${limits.questionMin}" maxlength="${limits.questionMax}" autocomplete="off"${marks}>
+${refused ? `<p class="problems" id="question-problem" role="alert">${escapeHtml(refused.problem)}</p>` : ""}
 ${previous ? hidden("previous", previous) : ""}
 <button type="submit">Ask</button>
 </form>`;
@@ -83,12 +95,17 @@ ${questionForm(question, from)}
 const backTo = ({ id, title }: NonNullable<AskedFrom>) =>
   `<a href="/services/${escapeHtml(id)}">Back to ${escapeHtml(title)}</a>`;
 
-function problemPage(problem: string, from: AskedFrom): string {
+/**
+ * A refused question: the form again with it in the box (empty when the form was not
+ * read), the message beside it, and the question before it kept for the follow-up.
+ */
+function problemPage(problem: string, request: FastifyRequest, from: AskedFrom): string {
+  const form = request.body instanceof URLSearchParams ? formFields(request) : null;
+  const previous = questionSchema.safeParse(form?.get("previous") ?? "");
   return renderActionPage({
     note,
     title: "Chat with Me",
-    body: `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>
-${questionForm(null, from)}
+    body: `${questionForm(previous.success ? previous.data : null, from, { question: form?.get("question") ?? "", problem })}
 ${from ? `<p>${backTo(from)}</p>` : paragraph("Or go back with your browser's Back button.", "note")}`,
   });
 }
@@ -128,6 +145,7 @@ export const assistantPages: FastifyPluginAsync<{
         : status < 500
           ? "The form could not be read. Go back and ask again."
           : "The assistant could not answer just now. Please try again in a moment.",
+      request,
       askedFrom(request),
     ),
   );
@@ -138,7 +156,7 @@ export const assistantPages: FastifyPluginAsync<{
       return send(
         reply,
         403,
-        problemPage("The question must be asked from this site's own page.", from),
+        problemPage("The question must be asked from this site's own page.", request, from),
       );
     }
     const limited = await limit(request);
@@ -149,6 +167,7 @@ export const assistantPages: FastifyPluginAsync<{
         429,
         problemPage(
           "You have asked many questions in a short time; wait a minute, then ask again.",
+          request,
           from,
         ),
       );
@@ -159,7 +178,7 @@ export const assistantPages: FastifyPluginAsync<{
       return send(
         reply,
         400,
-        problemPage(parsed.error.issues[0]?.message ?? "Type a question.", from),
+        problemPage(parsed.error.issues[0]?.message ?? "Type a question.", request, from),
       );
     }
     const previous = questionSchema.safeParse(form.get("previous") ?? "");
@@ -169,7 +188,11 @@ export const assistantPages: FastifyPluginAsync<{
       request,
     );
     if (!answer) {
-      return send(reply, 503, problemPage("The assistant is not available just now.", from));
+      return send(
+        reply,
+        503,
+        problemPage("The assistant is not available just now.", request, from),
+      );
     }
     return send(reply, 200, answerPage(parsed.data, answer, from));
   });

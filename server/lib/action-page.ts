@@ -47,7 +47,9 @@ a{color:#4ade80}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0 0 1rem}
 dt{color:#94a3b8}
 dd{margin:0;overflow-wrap:anywhere}
-ul.problems{margin:0 0 1rem;padding:.75rem 1rem .75rem 2rem;border-left:3px solid #fca5a5;background:#111821}
+/* A problem beside its field is a paragraph; a page's several, a list. */
+.problems{margin:0 0 1rem;padding:.75rem 1rem;border-left:3px solid #fca5a5;background:#111821}
+ul.problems{padding-left:2rem}
 </style>
 </head>
 <body>

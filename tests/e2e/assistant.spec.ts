@@ -226,4 +226,33 @@ test.describe("without JavaScript", () => {
     await page.getByRole("button", { name: "Ask" }).click();
     await answersAboutDfmea();
   });
+
+  test("a refused follow-up comes back in the box, its message beside it, and the question before it kept", async ({
+    page,
+    visitor,
+  }) => {
+    await page.goto("/services");
+    await ask(page, "What temperature should I iron cotton at?", { live: false });
+    await expect(page.locator("blockquote").last()).toContainText("cotton 180–200°C");
+    // Typed text is escaped: a quote and a tag come back as typed, in the box.
+    // The answer page is the form alone, with no section around it.
+    const askHere = async (question: string) => {
+      await page.getByRole("textbox", { name: "Ask a question" }).fill(question);
+      await page.getByRole("button", { name: "Ask" }).click();
+    };
+    const typed = 'and for silk\u200B? <script>alert("x")</script>';
+    await askHere(typed);
+    const box = page.getByRole("textbox", { name: "Ask a question" });
+    await expect(box).toHaveValue(typed);
+    await expect(box).toHaveAttribute("aria-invalid", "true");
+    await expect(box).toHaveAccessibleDescription(/plain text/);
+    await expect(page.getByRole("alert")).toContainText("plain text");
+    // axe runs in a page with scripts, on the same markup: the refusal's page has none of its own.
+    const scripted = await visitor({ javaScriptEnabled: true });
+    await scripted.setContent(await page.content());
+    expect(await seriousViolations(scripted)).toEqual([]);
+    // The follow-up, corrected, is still read with the question before it.
+    await askHere("and for silk?");
+    await expect(page.locator("blockquote").last()).toContainText("silk 120–150°C");
+  });
 });
