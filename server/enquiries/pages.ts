@@ -14,6 +14,7 @@ import {
   hidden,
   lostAsItSaved,
   paragraph,
+  problemList,
   renderActionPage,
   sendPage as send,
   tryAgainIn,
@@ -50,7 +51,7 @@ const backLine = paragraph(
 function problemPage(problems: string[]): string {
   return page(
     "Your enquiry was not sent",
-    `<ul class="problems" role="alert">${problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join("")}</ul>
+    `${problemList(problems)}
 ${backLine}`,
   );
 }
@@ -64,7 +65,7 @@ function reviewPage(
   const rows = enquiryDetails(enquiry, serviceTitle);
   return page(
     "Check your enquiry",
-    `${problem ? `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>` : ""}
+    `${problem ? problemList([problem]) : ""}
 ${paragraph("This is what will be sent. Press Send enquiry to send it.")}
 <dl>${rows.map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`).join("")}</dl>
 <blockquote>${escapeHtml(enquiry.message)}</blockquote>

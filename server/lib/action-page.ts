@@ -66,6 +66,13 @@ ${body}
 export const hidden = (name: string, value: string) =>
   `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 
+/**
+ * A page's problems, read out as it opens: the alert holds the list, since a list
+ * that is itself the alert is no list to a screen reader (its items, orphans).
+ */
+export const problemList = (problems: string[]) =>
+  `<div role="alert"><ul class="problems">${problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join("")}</ul></div>`;
+
 export const paragraph = (text: string, className?: string) =>
   `<p${className ? ` class="${className}"` : ""}>${escapeHtml(text)}</p>`;
 

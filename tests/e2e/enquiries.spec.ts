@@ -205,6 +205,36 @@ test("a message too short is refused with a clear message beside its field, and 
   expect(smtp.to(email)).toEqual([]);
 });
 
+test("without JavaScript a refused enquiry is a page of its messages, and Back finds the form as typed", async ({
+  visitor,
+}) => {
+  const email = "priya.nojs-short@example.org";
+  const page = await visitor({ javaScriptEnabled: false });
+  await page.goto(`${site.siteUrl}/services/ask/dfmea`);
+  const form = page.locator("#send-enquiry");
+  await form.getByRole("textbox", { name: "Your name" }).fill("Priya Raman");
+  await form.getByRole("textbox", { name: "Your email" }).fill(email);
+  const field = form.getByRole("textbox", { name: "Message" });
+  const typed = '"Short" <script>';
+  await field.fill(typed);
+  // Past the browser's own check, the server's.
+  await field.evaluate((element) => element.removeAttribute("minlength"));
+  await page.getByRole("button", { name: "Send enquiry" }).click();
+  await expect(
+    page.getByRole("heading", { name: "Your enquiry was not sent", level: 1 }),
+  ).toBeVisible();
+  await expect(page.getByRole("alert")).toContainText("at least 20 characters");
+  // axe runs in a page with scripts, on the same markup: the refusal's page has none of its own.
+  const scripted = await visitor();
+  await scripted.setContent(await page.content());
+  expect(await seriousViolations(scripted)).toEqual([]);
+  await page.goBack();
+  await expect(page.locator("#send-enquiry").getByRole("textbox", { name: "Message" })).toHaveValue(
+    typed,
+  );
+  expect(smtp.to(email)).toEqual([]);
+});
+
 test("the owner reads the enquiry in the console and answers it, threaded under the acknowledgement", async ({
   visitor,
   request,
