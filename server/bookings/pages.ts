@@ -346,7 +346,7 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
       const slots = await bookings.slots(zone, current);
       return {
         title: "Move your call",
-        body: `${problem ? `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>` : ""}
+        body: `${problem ? `<div role="alert"><ul class="problems"><li>${escapeHtml(problem)}</li></ul></div>` : ""}
 ${paragraph(`Your call is on ${momentLabel(Date.parse(current.start), current.readerZone)}. Choose another time; nothing changes until you press the button.`)}
 <form method="get" action="${bookPath}/reschedule">
 ${hidden("token", token)}

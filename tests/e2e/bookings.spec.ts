@@ -444,6 +444,14 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await mover.goto(linkIn(mails.reader, "reschedule"));
   await expect(mover.getByRole("heading", { name: "Move your call", level: 1 })).toBeVisible();
   expect(await seriousViolations(mover)).toEqual([]);
+  // Sent with no time chosen (the browser's own check taken away), the page
+  // comes back with its message, read as one alert.
+  await mover.locator("input[type=radio]").evaluateAll((radios) => {
+    for (const radio of radios) radio.removeAttribute("required");
+  });
+  await mover.getByRole("button", { name: "Move the call" }).click();
+  await expect(mover.getByRole("alert")).toHaveText("Choose one of the free times.");
+  expect(await seriousViolations(mover)).toEqual([]);
   const to = mover.getByRole("radio").first();
   const moved = (await to.getAttribute("value")) ?? "";
   await to.check();
