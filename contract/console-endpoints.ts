@@ -104,3 +104,10 @@ export type ConsoleEndpoints = {
   "GET /admin/health": { response: admin.HealthResponse };
   "GET /admin/audit": { response: Out<typeof admin.auditResponseSchema> };
 };
+
+/**
+ * A suppression's address as the console and the command line show it. Here, in a module
+ * the console loads without zod, whose schemas its CSP (no eval) must not meet.
+ */
+export const shownAddress = ({ email, domain }: { email: string | null; domain: string }) =>
+  email ?? `an address at ${domain} (no longer kept)`;

@@ -90,10 +90,6 @@ const suppressionSchema = z.object({
 });
 export type Suppression = z.infer<typeof suppressionSchema>;
 
-/** A suppression's address as the console and the command line show it. */
-export const shownAddress = ({ email, domain }: Pick<Suppression, "email" | "domain">) =>
-  email ?? `an address at ${domain} (no longer kept)`;
-
 /**
  * A page of the suppressed addresses, newest first; or, given `email`, that
  * address alone when it is suppressed. A POST, as the subscribers' search:

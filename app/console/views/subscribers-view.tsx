@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { shownAddress } from "../../../contract/list-pages.ts";
+import { shownAddress } from "../../../contract/console-endpoints.ts";
 import { useConsoleData, useSettled } from "../console-api.ts";
 import { Figures, Pager, Table, usePages } from "../data.tsx";
 import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";

@@ -1,5 +1,5 @@
 import { emailSchema } from "../../../contract/api.ts";
-import { shownAddress } from "../../../contract/list-pages.ts";
+import { shownAddress } from "../../../contract/console-endpoints.ts";
 import { plural } from "../../../contract/plural.ts";
 import { createReplyWatches, replyStopKey } from "../../comments/reply-watches.ts";
 import { suppressionKey } from "../../lib/mailbox.ts";
