@@ -55,17 +55,17 @@ export function keptAddress(key: AddressKey, email: string, detail: string | nul
 }
 
 /**
- * Of `emails`, those suppressed (as given), in one query on the digests:
- * queueing an edition skips them, the list shows the address they hold.
+ * Of `emails`, those suppressed (as given, every spelling of one mailbox), in
+ * one query on the digests: queueing an edition skips them.
  */
 async function suppressedAmong(
   db: Kysely<Database>,
   key: AddressKey,
   emails: readonly string[],
-): Promise<Map<string, string>> {
-  const byHash = new Map(emails.map((email) => [key(email), email]));
+): Promise<Set<string>> {
+  const byHash = Map.groupBy(emails, key);
   const hashes = [...byHash.keys()];
-  const found = new Map<string, string>();
+  const found = new Set<string>();
   // A thousand digests a query: well within either database's limit of parameters.
   for (let at = 0; at < hashes.length; at += 1000) {
     const rows = await db
@@ -73,7 +73,8 @@ async function suppressedAmong(
       .select("email_hash")
       .where("email_hash", "in", hashes.slice(at, at + 1000))
       .execute();
-    for (const { email_hash } of rows) found.set(email_hash, byHash.get(email_hash) ?? "");
+    for (const { email_hash } of rows)
+      for (const email of byHash.get(email_hash) ?? []) found.add(email);
   }
   return found;
 }
@@ -119,7 +120,7 @@ export function createSuppressions(
 
     /** Of `emails`, the suppressed ones (queueing an edition skips them). */
     async among(emails: readonly string[]): Promise<Set<string>> {
-      return new Set((await suppressedAmong(db, key, emails)).values());
+      return suppressedAmong(db, key, emails);
     },
 
     /**

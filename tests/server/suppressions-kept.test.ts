@@ -73,6 +73,24 @@ describe.each(backends)("suppressions that keep no address, on %s", (backend) =>
     }
   });
 
+  it("skips every spelling of a suppressed mailbox among an edition's recipients", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await migrateToLatest(store);
+      const suppressions = createSuppressions(store, key);
+      await suppressions.suppress("kept.out@example.org", "complaint", { source: "postmark" });
+      const among = await suppressions.among([
+        "kept.out@example.org",
+        "Kept.Out+news@example.org",
+        "other@example.org",
+      ]);
+      expect([...among].sort()).toEqual(["Kept.Out+news@example.org", "kept.out@example.org"]);
+    } finally {
+      await scratch.drop();
+    }
+  });
+
   it("converts the rows an older version kept in plain text, and refuses to without the site's key", async () => {
     const scratch = await scratchStore(backend);
     try {
