@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, mkdirSync, openSync, type Stats, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Kysely, sql } from "kysely";
 import { Migrator } from "kysely/migration";
@@ -105,8 +106,17 @@ export function tightenDataDir(dir: string, log: Pick<Log, "info" | "warn">): vo
     throw error;
   }
   if ((stats.mode & 0o077) === 0) return;
-  const was = (stats.mode & 0o777).toString(8).padStart(4, "0");
+  const was = (stats.mode & 0o7777).toString(8).padStart(4, "0");
   const fields = { dataDir: dir, mode: was };
+  // A folder others share (a sticky one as /tmp, "/", the home folder) is not the site's to close.
+  const where = path.resolve(dir);
+  if (stats.mode & 0o1000 || [path.parse(where).root, os.homedir()].includes(where)) {
+    log.warn(
+      fields,
+      `DATA_DIR ${dir} is shared by other users (${was}): make it a folder of its own, chmod 700`,
+    );
+    return;
+  }
   // Not even root changes another user's folder.
   if (stats.uid === process.getuid?.()) {
     try {

@@ -179,6 +179,25 @@ describe("SQLite by default", () => {
     }
   });
 
+  it("leaves a DATA_DIR shared by every user (sticky, as /tmp) as it is, and says so", async () => {
+    const older = await startTestApp("sqlite");
+    await older.app.close();
+    const dir = older.dataDir;
+    chmodSync(dir, 0o1777);
+    try {
+      const logs = capturedLogs("info");
+      const started = await startTestApp("sqlite", { dataDir: dir, logger: logs.logger });
+      await started.app.close();
+      expect(statSync(dir).mode & 0o7777).toBe(0o1777);
+      expect(logs.lines.map((line) => line.msg)).toContain(
+        `DATA_DIR ${dir} is shared by other users (1777): make it a folder of its own, chmod 700`,
+      );
+    } finally {
+      chmodSync(dir, 0o700);
+      await older.close();
+    }
+  });
+
   it("keeps data and visitors' identities across a restart", async () => {
     const alex = t.visitor();
     await alex.comment("wifi", "before the restart");
