@@ -45,8 +45,9 @@ function nextDigestAt(now: Date): Date {
   return new Date(Math.floor(now.getTime() / hourMs) * hourMs + hourMs);
 }
 
+/** A science post's own page, where its comments are read (reply-mails.ts links a reply there too). */
 export function postUrl(siteUrl: string, postId: string): string {
-  return `${siteUrl}/science#${encodeURIComponent(postId)}`;
+  return `${siteUrl}/science/${encodeURIComponent(postId)}`;
 }
 
 /** The body of the call a webhook row stands for, written from the comment as it is now. */

@@ -145,7 +145,7 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
     );
     const text = mail.parsed.text ?? "";
     expect(text).toContain('Asha on "How does Wi-Fi carry data through the air?"');
-    expect(text).toContain("http://ewe.test/science#wifi");
+    expect(text).toContain("http://ewe.test/science/wifi");
     expect(text).toContain("> Does 6 GHz go through walls?\n> Asking for a friend.");
     // No approve link: nothing is held on this site.
     expect(linksOf(mail).map((link) => [link.id, link.action])).toEqual([[id, "delete"]]);
@@ -635,7 +635,7 @@ describe.each(backends)("the webhook on %s", (backend) => {
         kind: "science",
         id: postId,
         title: postId,
-        url: `http://ewe.test/science#${postId}`,
+        url: `http://ewe.test/science/${postId}`,
       },
     });
     // A forged body does not match the signature.
