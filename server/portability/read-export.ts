@@ -150,6 +150,14 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
         ownerName,
       );
   if (owned) notices.push(owned);
+  // A version-1 file's addresses are digested here, with this site's key; a later file's
+  // digests were made with the secret that signed it.
+  const suppressed = tables.find((t) => t.table.name === "suppressions")?.rows.length ?? 0;
+  if (signer && !signed && file.version !== 1 && suppressed > 0) {
+    notices.push(
+      `${plural(suppressed, "suppressed address", "suppressed addresses")} ${suppressed === 1 ? "was" : "were"} kept by a site with another cookie secret (the file's signature is not this site's): they match no address here, so mail may go to them again. Import the file with the old site's cookie secret (DATA_DIR/cookie-secret, or COOKIE_SECRET) to keep them.`,
+    );
+  }
   // What readers typed as the forms take it, and where the site mails a row, one address (not a list).
   const enquiry = enquiryRequestSchema.shape;
   const checked: [string, string, ZodType][] = [

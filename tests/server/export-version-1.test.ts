@@ -101,6 +101,39 @@ describe.each(backends)("a version-1 export imported into a new site on %s", (ba
       .toEqual([{ status: "cancelled", last_error: "the address is suppressed" }]);
   });
 
+  it("says when a later file's suppressions were kept under another cookie secret, and not for its own export", async () => {
+    const elsewhere = path.join(path.dirname(file), "elsewhere.json");
+    const row = {
+      email_hash: "0".repeat(64),
+      domain: "example.org",
+      reason: "complaint",
+      source: "ses",
+      detail: null,
+      created_at: now,
+    };
+    writeFileSync(
+      elsewhere,
+      JSON.stringify({
+        ...version1,
+        version: 2,
+        tables: { suppressions: [row] },
+        commentsSignature: "1".repeat(64),
+      }),
+    );
+    const env = adminEnv(t);
+    const run = await admin(env, "import", "--from", "export", elsewhere);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      "1 suppressed address was kept by a site with another cookie secret",
+    );
+
+    const own = path.join(path.dirname(file), "own.json");
+    expect((await admin(env, "export", "--out", own)).code).toBe(0);
+    const back = await admin(env, "import", "--from", "export", own);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).not.toContain("another cookie secret");
+  });
+
   it("still refuses a file of a version newer than the site reads", async () => {
     const future = path.join(path.dirname(file), "future.json");
     writeFileSync(future, JSON.stringify({ ...version1, version: 3 }));
