@@ -144,6 +144,7 @@ export async function startServices({
     clock: mailClock,
     maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
     mailboxKey: replyStopKey(cookieSecret),
+    addressKey: suppressionKey(cookieSecret),
   };
   const replyWatches = createReplyWatches(store, replies);
   // The repositories, the item reads from memory (read-cache.ts), the owner's

@@ -276,11 +276,13 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       { createWriterKeys },
       { forgetExamples },
       { replyStopKey },
+      { suppressionKey },
     ] = await Promise.all([
       import("../engagement/index.ts"),
       import("../engagement/writer-keys.ts"),
       import("../moderation/spam/store.ts"),
       import("../comments/reply-watches.ts"),
+      import("../lib/mailbox.ts"),
     ]);
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
@@ -298,6 +300,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
         clock: () => new Date(),
         maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
         mailboxKey: replyStopKey(cookieSecret),
+        addressKey: suppressionKey(cookieSecret),
       },
     );
   });

@@ -6,6 +6,7 @@ import type { CommentStatus, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
+import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue } from "../outbox/queue.ts";
@@ -45,6 +46,8 @@ export type ReplySettings = {
   clock: () => Date;
   maxPerIpPerHour: number;
   mailboxKey: (email: string) => string;
+  /** The key an address is held under beside itself (`heldAddress`, lib/mailbox.ts). */
+  addressKey: AddressKey;
 };
 
 /** A write the caller adds to an action's own transaction (the owner's audit line). */
@@ -122,7 +125,7 @@ export function createCommentPublishing(
         .insertInto("reply_addresses")
         .values({
           visitor_id: row.visitor_id,
-          email,
+          ...heldAddress(settings.addressKey, email),
           status: "pending",
           unsubscribe_token: newToken(),
           created_at: now.toISOString(),

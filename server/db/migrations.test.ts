@@ -230,6 +230,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "048-suppressions-digested.ts",
     "d401084e5f97f177c201455d2d83519ad738e1a188bd65209c0e5844ae8fc536",
   ],
+  [
+    "049_addresses_digested",
+    "049-addresses-digested.ts",
+    "553f01d4bd3095a3e9ddd73fa574791b178bcb0f281bf0922a8c410f32af5f50",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

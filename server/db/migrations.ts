@@ -42,6 +42,7 @@ import { outboxMarks } from "./migrations/045-outbox-marks.ts";
 import { fediverseQueueSlow } from "./migrations/046-fediverse-queue-slow.ts";
 import { rejectionsForgotten } from "./migrations/047-rejections-forgotten.ts";
 import { suppressionsDigested } from "./migrations/048-suppressions-digested.ts";
+import { addressesDigested } from "./migrations/049-addresses-digested.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -56,7 +57,7 @@ import type { DatabaseKind } from "./schema.ts";
 /**
  * Migrations by name; names sort in the order they apply. `addressKey`: the
  * site's keyed digest of a suppressed address (server/outbox/suppressions.ts),
- * which migration 048 needs for the rows it converts.
+ * which migrations 048 and 049 need for the rows they convert.
  */
 export function migrations(
   kind: DatabaseKind,
@@ -106,5 +107,6 @@ export function migrations(
     "046_fediverse_queue_slow": fediverseQueueSlow(kind),
     "047_rejections_forgotten": rejectionsForgotten(),
     "048_suppressions_digested": suppressionsDigested(kind, addressKey),
+    "049_addresses_digested": addressesDigested(addressKey),
   };
 }

@@ -145,6 +145,8 @@ export interface Database extends FediverseTables, ReaderTables {
   subscribers: {
     id: Generated<number>;
     email: string;
+    /** The digest a suppression of its mailbox is kept under (`heldAddress`, lib/mailbox.ts). */
+    email_hash: string;
     unsubscribe_token: string;
     created_at: Timestamp;
     status: Defaulted<SubscriberStatus>;
@@ -331,6 +333,8 @@ export interface Database extends FediverseTables, ReaderTables {
     id: Generated<number>;
     visitor_id: string;
     email: string;
+    /** As a subscriber's. */
+    email_hash: string;
     status: Defaulted<"pending" | "confirmed">;
     /** SHA-256 of the confirmation link's token; null once confirmed. */
     confirm_token_hash: string | null;

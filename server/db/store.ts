@@ -317,9 +317,9 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
 /**
  * Applies every pending migration; safe to run from several instances at once.
  * `addressKey` (server/outbox/suppressions.ts) converts the suppressed
- * addresses a database holds (migration 048).
+ * addresses a database holds and digests the others (migrations 048, 049).
  *
- * On SQLite the migrations' statements commit one by one (three migrations
+ * On SQLite the migrations' statements commit one by one (some migrations
  * open transactions of their own, so they cannot share one), and at
  * `synchronous = full` every commit waits for the disk: a first start spent
  * most of its time in a hundred such waits. They run at `normal` instead,

@@ -27,7 +27,7 @@ export function createEngagement(
   clock?: () => Date,
 ) {
   return {
-    subscribers: createSubscribersRepository(store),
+    subscribers: createSubscribersRepository(store, replies.addressKey),
     reactions: createReactionsRepository(store, events, bus),
     comments: createCommentsRepository(
       store,

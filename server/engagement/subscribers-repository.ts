@@ -9,6 +9,7 @@ import { transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
+import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
@@ -92,7 +93,7 @@ async function unsubscribeAddress(trx: Transaction<Database>, email: string): Pr
   return removed !== undefined;
 }
 
-export function createSubscribersRepository(store: Store) {
+export function createSubscribersRepository(store: Store, addressKey: AddressKey) {
   const { db } = store;
   /** A confirmation link's token, with its subscriber. */
   const confirmation = (reader: typeof db, token: string) =>
@@ -182,7 +183,7 @@ export function createSubscribersRepository(store: Store) {
               await trx
                 .insertInto("subscribers")
                 .values({
-                  email,
+                  ...heldAddress(addressKey, email),
                   unsubscribe_token: newToken(),
                   created_at: nowText,
                   status: "pending",

@@ -52,3 +52,11 @@ export type AddressKey = (email: string) => string;
  */
 export const suppressionKey = (secret: string): AddressKey =>
   mailboxDigest(secret, "suppressed addresses", { loose: false });
+
+/**
+ * An address as a row that holds it is written (a subscriber's, one left for
+ * reply mails): with the digest a suppression of its mailbox is kept under,
+ * which the owner's list of suppressions finds it by. Every write of such an
+ * address goes through here.
+ */
+export const heldAddress = (key: AddressKey, email: string) => ({ email, email_hash: key(email) });

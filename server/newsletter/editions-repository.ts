@@ -2,7 +2,6 @@ import type { EditionProgress } from "../../contract/console.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
 import { enqueueEach } from "../outbox/queue.ts";
-import type { Suppressions } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
 
 /** Unsubscribes within this long of a copy count against its edition. */
@@ -10,10 +9,9 @@ const unsubscribeWindowMs = 7 * dayMs;
 
 /**
  * The newsletter's editions as stored, their queueing in the outbox (one row
- * per confirmed subscriber but the suppressed, `suppressions`), and each
- * edition's progress.
+ * per confirmed subscriber but the suppressed), and each edition's progress.
  */
-export function createEditionsRepository(store: Store, suppressions: Pick<Suppressions, "among">) {
+export function createEditionsRepository(store: Store) {
   const { db } = store;
   const nowIso = () => new Date().toISOString();
 
@@ -102,9 +100,9 @@ export function createEditionsRepository(store: Store, suppressions: Pick<Suppre
      * One outbox row per confirmed subscriber who has no copy of the edition
      * yet; the number added. The list is read in pages of `pageSize`
      * subscribers in the order of their id, each page copied into the outbox
-     * by the database in its own transaction, but for the suppressed: the
-     * page's addresses are read to find those by their digests (a thousand
-     * at a time), and no transaction holds the database for long
+     * by the database in its own transaction, but for the suppressed, found
+     * by the digest each subscriber keeps beside its address (`heldAddress`,
+     * lib/mailbox.ts), and no transaction holds the database for long
      * (docs/architecture.md, "The outbox"). Stopped half way, it is resumed by
      * running it again: the unique index on (edition, address) skips those
      * queued before, and a subscriber is never skipped, since each page
@@ -135,14 +133,6 @@ export function createEditionsRepository(store: Store, suppressions: Pick<Suppre
           .executeTakeFirst();
         if (page?.last === null || page?.last === undefined) return queued;
         const last = Number(page.last);
-        const paged = await db
-          .selectFrom("subscribers")
-          .select("email")
-          .where("status", "=", "confirmed")
-          .where("id", ">", after)
-          .where("id", "<=", last)
-          .execute();
-        const skipped = [...(await suppressions.among(paged.map((row) => row.email)))];
         queued += await enqueueEach(
           db,
           now,
@@ -153,7 +143,15 @@ export function createEditionsRepository(store: Store, suppressions: Pick<Suppre
             .where("status", "=", "confirmed")
             .where("id", ">", after)
             .where("id", "<=", last)
-            .$if(skipped.length > 0, (query) => query.where("email", "not in", skipped))
+            .where(({ not, exists, selectFrom }) =>
+              not(
+                exists(
+                  selectFrom("suppressions")
+                    .select("suppressions.email_hash")
+                    .whereRef("suppressions.email_hash", "=", "subscribers.email_hash"),
+                ),
+              ),
+            )
             .orderBy("id"),
         );
         after = last;

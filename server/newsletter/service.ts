@@ -3,9 +3,7 @@ import { createSpentFormTokens } from "../db/spent-form-tokens.ts";
 import type { Store } from "../db/store.ts";
 import { reconfirmation } from "../engagement/subscribers-repository.ts";
 import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
-import { suppressionKey } from "../lib/mailbox.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
-import { createSuppressions } from "../outbox/suppressions.ts";
 import { clickKeyOf, withTrackedLinks } from "./clicks.ts";
 import { createEditionsRepository } from "./editions-repository.ts";
 import { confirmationMail, editionMail, reconfirmationMail } from "./messages.ts";
@@ -24,10 +22,7 @@ export function createNewsletter(
   >,
   cookieSecret: string,
 ) {
-  const editions = createEditionsRepository(
-    store,
-    createSuppressions(store, suppressionKey(cookieSecret)),
-  );
+  const editions = createEditionsRepository(store);
   const { siteUrl } = config;
   /** Where readers' answers to an edition go: the owner. */
   const replyTo = config.OWNER_EMAIL ?? config.contactEmail;

@@ -1,11 +1,11 @@
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import type { Suppression } from "../../contract/list-pages.ts";
 import { beforePlace, type ListPage, type PageRequest, pageOf } from "../db/list-pages.ts";
 import { transact } from "../db/owner-actor.ts";
-import type { Database, SuppressionReason } from "../db/schema.ts";
+import type { SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { withoutAddresses } from "../lib/log.ts";
-import { type AddressKey, domainsOf, mailboxOf } from "../lib/mailbox.ts";
+import { type AddressKey, mailboxOf } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
@@ -54,31 +54,6 @@ export function keptAddress(key: AddressKey, email: string, detail: string | nul
   };
 }
 
-/**
- * Of `emails`, those suppressed (as given, every spelling of one mailbox), in
- * one query on the digests: queueing an edition skips them.
- */
-async function suppressedAmong(
-  db: Kysely<Database>,
-  key: AddressKey,
-  emails: readonly string[],
-): Promise<Set<string>> {
-  const byHash = Map.groupBy(emails, key);
-  const hashes = [...byHash.keys()];
-  const found = new Set<string>();
-  // A thousand digests a query: well within either database's limit of parameters.
-  for (let at = 0; at < hashes.length; at += 1000) {
-    const rows = await db
-      .selectFrom("suppressions")
-      .select("email_hash")
-      .where("email_hash", "in", hashes.slice(at, at + 1000))
-      .execute();
-    for (const { email_hash } of rows)
-      for (const email of byHash.get(email_hash) ?? []) found.add(email);
-  }
-  return found;
-}
-
 export function createSuppressions(
   store: Store,
   key: AddressKey,
@@ -115,12 +90,12 @@ export function createSuppressions(
     suppress,
 
     async isSuppressed(email: string): Promise<boolean> {
-      return (await suppressedAmong(db, key, [email])).size > 0;
-    },
-
-    /** Of `emails`, the suppressed ones (queueing an edition skips them). */
-    async among(emails: readonly string[]): Promise<Set<string>> {
-      return suppressedAmong(db, key, emails);
+      const row = await db
+        .selectFrom("suppressions")
+        .select("email_hash")
+        .where("email_hash", "=", key(email))
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /**
@@ -211,38 +186,28 @@ export function createSuppressions(
   };
 
   /**
-   * The addresses of `rows` the site holds (subscribers, reply mails'), by
-   * their digest: those at the rows' domains are read, and their digests
-   * matched here (a page view reads every subscriber at gmail.com, say).
+   * The addresses the site holds (subscribers', reply mails') under the
+   * digests of `rows`, looked up by the digest each keeps beside itself
+   * (`heldAddress`, lib/mailbox.ts): a subscriber's first.
    */
   async function heldAddresses(
-    rows: readonly { email_hash: string; domain: string }[],
+    rows: readonly { email_hash: string }[],
   ): Promise<Map<string, string>> {
-    const hashes = new Set(rows.map((row) => row.email_hash));
-    const spellings = [...new Set(rows.flatMap((row) => domainsOf(`@${row.domain}`)))];
-    if (spellings.length === 0) return new Map();
-    const atDomains = (column: "subscribers.email" | "reply_addresses.email") =>
-      sql<boolean>`(${sql.join(
-        spellings.map((domain) => sql`lower(${sql.ref(column)}) like ${`%@${domain}`}`),
-        sql` or `,
-      )})`;
+    const hashes = rows.map((row) => row.email_hash);
+    if (hashes.length === 0) return new Map();
     const held = await db
       .selectFrom("subscribers")
-      .select("subscribers.email as email")
-      .where(atDomains("subscribers.email"))
-      .union(
+      .select(["email_hash", "email", sql<number>`0`.as("place")])
+      .where("email_hash", "in", hashes)
+      .unionAll(
         db
           .selectFrom("reply_addresses")
-          .select("reply_addresses.email as email")
-          .where(atDomains("reply_addresses.email")),
+          .select(["email_hash", "email", sql<number>`1`.as("place")])
+          .where("email_hash", "in", hashes),
       )
+      .orderBy("place", "desc")
       .execute();
-    const found = new Map<string, string>();
-    for (const { email } of held) {
-      const hash = key(email);
-      if (hashes.has(hash)) found.set(hash, email);
-    }
-    return found;
+    return new Map(held.map((row) => [row.email_hash, row.email]));
   }
 }
 

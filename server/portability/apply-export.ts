@@ -2,6 +2,7 @@ import { sql, type Transaction } from "kysely";
 import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventJournal } from "../events/journal.ts";
+import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { nowIso } from "../lib/time.ts";
 import { restore } from "../outbox/queue.ts";
 import { announceComments, announceReactions, type ImportedComment } from "./announce.ts";
@@ -77,6 +78,8 @@ type Run = {
   written: Map<string, number>;
   /** The comments written, announced once every table is (their Fediverse writers too). */
   comments: ImportedComment[];
+  /** The site's key for the addresses it holds (`heldAddress`). */
+  addressKey: AddressKey;
 };
 
 /**
@@ -245,7 +248,11 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
     else
       await trx
         .insertInto(table.name)
-        .values(batch as never)
+        .values(
+          (table.columnsLeftOut?.email_hash
+            ? batch.map((row) => ({ ...row, ...heldAddress(run.addressKey, String(row.email)) }))
+            : batch) as never,
+        )
         .execute();
   }
   for (const record of remapped) {
@@ -307,8 +314,10 @@ export async function applyExport(
     dryRun,
     audit,
     finish,
+    addressKey,
   }: {
     dryRun: boolean;
+    addressKey: AddressKey;
     audit?: { action: string; object: string };
     finish?: (trx: Trx) => Promise<void>;
   },
@@ -326,6 +335,7 @@ export async function applyExport(
         counts: {},
         written: new Map(),
         comments: [],
+        addressKey,
       };
       for (const rows of tables) await importTable(run, rows);
       if (run.problems.length > 0) throw new ImportRefused(run.problems);

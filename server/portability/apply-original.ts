@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { Store } from "../db/store.ts";
 import type { EventJournal } from "../events/journal.ts";
+import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { nowIso } from "../lib/time.ts";
 import { newToken } from "../lib/tokens.ts";
 import { announceReactions } from "./announce.ts";
@@ -23,7 +24,11 @@ export async function applyOriginal(
   events: EventJournal,
   avatarOf: (visitorId: string) => string,
   plan: OriginalPlan,
-  { dryRun, subscribers }: { dryRun: boolean; subscribers: SubscriberConsent },
+  {
+    dryRun,
+    subscribers,
+    addressKey,
+  }: { dryRun: boolean; subscribers: SubscriberConsent; addressKey: AddressKey },
 ): Promise<Tally> {
   const counts: Tally = {};
   if (plan.comments.length > 0) {
@@ -94,7 +99,7 @@ export async function applyOriginal(
             const row = await trx
               .insertInto("subscribers")
               .values({
-                email: subscriber.email,
+                ...heldAddress(addressKey, subscriber.email),
                 unsubscribe_token: newToken(),
                 created_at: now,
                 status: subscribers,

@@ -56,6 +56,9 @@ export type ExportRows = {
 export const exportVersion = 2;
 export const exportFormat = "engage-with-engineer-export";
 
+/** Why an address's digest is not written: the importing site makes it with its own secret. */
+const heldDigest = "a digest under the site's secret: the importing site makes its own";
+
 const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
 
 /**
@@ -91,6 +94,7 @@ export const exportTables: readonly ExportTable[] = [
     name: "subscribers",
     ...byId,
     unique: [{ columns: ["email"], role: "same", lower: ["email"] }, taken("unsubscribe_token")],
+    columnsLeftOut: { email_hash: heldDigest },
     columns: columns(`id:int email unsubscribe_token created_at:time status=pending|confirmed
       confirmed_at:time? confirmation_sent_at:time?`),
   },
@@ -177,6 +181,7 @@ export const exportTables: readonly ExportTable[] = [
       taken("unsubscribe_token"),
       taken("confirm_token_hash"),
     ],
+    columnsLeftOut: { email_hash: heldDigest },
     columns: columns(`id:int visitor_id email status=pending|confirmed confirm_token_hash?
       confirm_expires_at:time? confirmation_sent_at:time? unsubscribe_token created_at:time
       confirmed_at:time?`),

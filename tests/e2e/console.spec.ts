@@ -67,8 +67,9 @@ function seedHistory(file: string) {
     "insert or ignore into mythology_reactions (story_id, type, user_name, visitor_id, created_at) values (?, ?, ?, ?, ?)",
   );
   const subscriber = db.prepare(
-    "insert into subscribers (email, unsubscribe_token, created_at, status, confirmed_at) values (?, ?, ?, ?, ?)",
+    "insert into subscribers (email, email_hash, unsubscribe_token, created_at, status, confirmed_at) values (?, ?, ?, ?, ?, ?)",
   );
+  const key = siteAddressKey(path.dirname(file));
   let visitor = 0;
   for (let ago = 89; ago >= 0; ago--) {
     const growth = 1 + (89 - ago) / 30;
@@ -108,6 +109,7 @@ function seedHistory(file: string) {
       const confirmed = random() < 0.8;
       subscriber.run(
         `reader-${ago}@example.com`,
+        key(`reader-${ago}@example.com`),
         `seed-token-${ago}`.padEnd(43, "x"),
         at(2),
         confirmed ? "confirmed" : "pending",
@@ -121,7 +123,6 @@ function seedHistory(file: string) {
     "insert into suppressions (email_hash, domain, reason, source, detail, created_at) values (?, ?, ?, ?, ?, ?)",
   );
   const hoursAgo = (hours: number) => new Date(now - hours * 3600_000).toISOString();
-  const key = siteAddressKey(path.dirname(file));
   suppression.run(
     key("gone@example.net"),
     "example.net",
@@ -538,8 +539,13 @@ test("suppressed addresses a page at a time: Next and Previous by keyboard, the 
     fiftyFive((i) => [key(bounced(i)), minutesAgo(i + 1)]),
   );
   writeRows(
-    "insert into subscribers (email, unsubscribe_token, created_at, status) values (?, ?, ?, 'pending')",
-    fiftyFive((i) => [bounced(i), `bounced-token-${i}`.padEnd(43, "x"), minutesAgo(i + 1)]),
+    "insert into subscribers (email, email_hash, unsubscribe_token, created_at, status) values (?, ?, ?, ?, 'pending')",
+    fiftyFive((i) => [
+      bounced(i),
+      key(bounced(i)),
+      `bounced-token-${i}`.padEnd(43, "x"),
+      minutesAgo(i + 1),
+    ]),
   );
   try {
     const page = await ownerPage(visitor, own, "/admin/subscribers");

@@ -7,7 +7,6 @@ import { editionsResponseSchema, scheduledResponseSchema } from "../../contract/
 import { suppressionsResponseSchema } from "../../contract/list-pages.ts";
 import { openStore } from "../../server/db/store.ts";
 import { createEditionsRepository } from "../../server/newsletter/editions-repository.ts";
-import { createSuppressions } from "../../server/outbox/suppressions.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
 import { auditLines, copies, dueIn, editionFile, inMs, recipients } from "./support/newsletter.ts";
@@ -148,7 +147,7 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
         ? { kind: "postgres", connectionString: t.databaseUrl }
         : { kind: "sqlite", file: path.join(t.dataDir, "engage.sqlite") },
     );
-    const before = await createEditionsRepository(store, createSuppressions(store, t.addressKey))
+    const before = await createEditionsRepository(store)
       .queueEdition(Number(edition?.id))
       .finally(() => store.close());
     const later = recipients(2, `taken-later-${backend}`);

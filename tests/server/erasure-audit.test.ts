@@ -582,6 +582,8 @@ describe.each(
           "/api/admin/followers": ["actor"],
           // What the filter learnt from a comment marked as spam, in no order (the privacy page).
           "spam_examples.features": ["spam"],
+          // The refused address's suppression, by the digest its rows held beside it (below).
+          "suppressions.email_hash": ["bouncedigest"],
           // The server's logs name the Fediverse accounts it talked to: the logs' rotation.
           logs: ["actor"],
           // The files that hold the tables above.
@@ -633,10 +635,19 @@ describe.each(
           const note = (where: string, text: string) => {
             for (const what of found(text)) lines.push(`${where}: ${what}`);
           };
+          // The digest an address is held with beside it, which must go with it.
+          const digests = new Map(
+            Object.entries({ watch: watched, sub: subscriber, bounce: bounced }).map(
+              ([what, email]) => [t.addressKey(email), `${what}digest`],
+            ),
+          );
           for (const table of await tables(t)) {
             for (const row of await runSql(t, `select * from ${table}`))
-              for (const [column, value] of Object.entries(row))
+              for (const [column, value] of Object.entries(row)) {
                 note(`${table}.${column}`, String(value));
+                const digest = digests.get(String(value));
+                if (digest) lines.push(`${table}.${column}: ${digest}`);
+              }
           }
           for (const { file, bytes } of filesUnder(t.dataDir))
             note(path.relative(t.dataDir, file), readable(file, bytes));

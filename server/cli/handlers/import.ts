@@ -94,11 +94,15 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
     catalog: loadEngagementCatalog(),
   });
   if (problems.length > 0) throw new AdminError(formatProblems(problems));
-  // A version-1 file's suppressed addresses, kept as this site's digests (a dry run's key is thrown away).
-  if (holdsAddresses(tables)) {
-    const key = secret ?? (dryRun ? randomBytes(32).toString("hex") : await context.secret());
-    digestAddresses(tables, suppressionKey(key));
-  }
+  // The addresses kept with a digest under this site's secret (a version-1 file's suppressed
+  // ones, subscribers', reply mails'): one is made if need be; a dry run's is thrown away.
+  const keyed =
+    holdsAddresses(tables) ||
+    tables.some(({ table, rows }) => table.columnsLeftOut?.email_hash && rows.length > 0);
+  const addressKey = suppressionKey(
+    secret ?? (dryRun || !keyed ? randomBytes(32).toString("hex") : await context.secret()),
+  );
+  if (holdsAddresses(tables)) digestAddresses(tables, addressKey);
   // The file moves a site into a new data folder: its database is made here,
   // as the server's first start would make it (a dry run makes nothing).
   const options = storeOptionsOf(context.config);
@@ -122,6 +126,7 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
       tables,
       {
         dryRun,
+        addressKey,
         audit: { action: "import export", object: path.basename(file) },
         // The calls still ahead are reminded from here, as the site that took them would have.
         finish: (trx) =>
@@ -203,8 +208,11 @@ async function importPlan(context: CommandContext, from: Kind, file: string, dry
   const store = await context.store();
   const { avatarOf } = createWriterKeys(await context.secret({ throwaway: true }));
   const journal = createEventJournal(store);
+  // Subscribers are kept with a digest under the site's own secret (a dry run's is thrown away).
+  const held = (original?.subscribers.length ?? 0) > 0 && !dryRun;
+  const addressKey = suppressionKey(await context.secret({ throwaway: !held }));
   const counts = original
-    ? await applyOriginal(store, journal, avatarOf, original, { dryRun, subscribers })
+    ? await applyOriginal(store, journal, avatarOf, original, { dryRun, subscribers, addressKey })
     : await applyPlan(store, journal, avatarOf, plan, { dryRun });
   return { counts, skipped: plan.skipped, notices: owned ? [owned] : [] };
 }

@@ -4,7 +4,6 @@ import { emailSchema } from "../../../contract/api.ts";
 import { editionSlugSchema, scheduleRequestSchema } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import type { Config } from "../../config.ts";
-import { suppressionKey } from "../../lib/mailbox.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { type Edition, EditionError, readEdition } from "../../newsletter/editions.ts";
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
@@ -12,7 +11,6 @@ import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions, subscriberActions } from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
 import { signedMailer } from "../../outbox/dkim.ts";
-import { createSuppressions } from "../../outbox/suppressions.ts";
 import {
   AdminError,
   agreed,
@@ -99,15 +97,9 @@ function timeOf(value: string): Date {
   return new Date(parsed.data);
 }
 
-/**
- * The editions on the configured database. Queueing one skips the suppressed
- * addresses by their digests, made with the site's secret; `readOnly`, what
- * was sent is only read, and any key will do.
- */
-async function editionsOn({ store, secret }: CommandContext, { readOnly = false } = {}) {
-  const db = await store();
-  const key = suppressionKey(await secret({ throwaway: readOnly }));
-  return createEditionsRepository(db, createSuppressions(db, key));
+/** The editions on the configured database. */
+async function editionsOn({ store }: CommandContext) {
+  return createEditionsRepository(await store());
 }
 
 /** The edition actions on the configured database. */
@@ -206,7 +198,7 @@ export async function newsletterReconfirm(context: CommandContext) {
 export async function newsletterStatus(context: CommandContext) {
   const { values, stdout, store } = context;
   const db = await store();
-  const editionStore = await editionsOn(context, { readOnly: true });
+  const editionStore = await editionsOn(context);
   const editions = await editionStore.progress();
   const scheduled = await createEditionSchedules(db).pending();
   const failures = await Promise.all(
@@ -235,7 +227,7 @@ export async function newsletterStatus(context: CommandContext) {
 export async function newsletterStats(context: CommandContext) {
   const { values, positionals, stdout } = context;
   const slug = positionals[0];
-  const editions = (await (await editionsOn(context, { readOnly: true })).progress()).filter(
+  const editions = (await (await editionsOn(context)).progress()).filter(
     (e) => slug === undefined || e.slug === slug,
   );
   if (slug !== undefined && editions.length === 0) {

@@ -47,7 +47,7 @@ export async function lockWaiters(t: { databaseUrl: string | undefined; dataDir:
 }
 
 export async function seedConfirmed(
-  t: { databaseUrl: string | undefined; dataDir: string },
+  t: { databaseUrl: string | undefined; dataDir: string; addressKey?: (email: string) => string },
   emails: string[],
 ): Promise<void> {
   const now = new Date().toISOString();
@@ -55,11 +55,12 @@ export async function seedConfirmed(
     const chunk = emails.slice(i, i + 500);
     await runSql(
       t,
-      `insert into subscribers (email, unsubscribe_token, created_at, status, confirmed_at) values ${chunk
-        .map(() => "(?, ?, ?, 'confirmed', ?)")
+      `insert into subscribers (email, email_hash, unsubscribe_token, created_at, status, confirmed_at) values ${chunk
+        .map(() => "(?, ?, ?, ?, 'confirmed', ?)")
         .join(", ")}`,
       chunk.flatMap((email) => [
         email,
+        t.addressKey?.(email) ?? null,
         Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url"),
         now,
         now,
