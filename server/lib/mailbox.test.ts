@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { mailboxDigest } from "./mailbox.ts";
+import { mailboxDigest, mailboxOf } from "./mailbox.ts";
 
 it("counts a limit by the loose mailbox, and keeps a stop to the mailbox it reaches", () => {
   const limit = mailboxDigest("secret", "a limit");
@@ -9,4 +9,23 @@ it("counts a limit by the loose mailbox, and keeps a stop to the mailbox it reac
   expect(stop("a.lice@example.org")).not.toBe(stop("alice@example.org"));
   expect(stop("A.Lice+x@GoogleMail.com")).toBe(stop("alice@gmail.com"));
   expect(stop("alice@example.org")).not.toBe(limit("alice@example.org"));
+});
+
+it("folds every spelling of one mailbox a report may carry, and keeps other mailboxes apart", () => {
+  const same = [
+    ["alice@example.com", '"alice"@example.com', "Alice@Example.com.", '"Al\\ice"@example.com'],
+    ["a@xn--bcher-kva.example", "a@bücher.example", "A@BÜCHER.EXAMPLE.", "a@XN--BCHER-KVA.example"],
+    ["élodie@example.fr", "ÉLODIE@example.fr", "E\u0301lodie@example.fr", '"élodie"@example.fr'],
+  ];
+  for (const [first, ...others] of same) {
+    for (const other of others)
+      expect(mailboxOf(other, { loose: false }), other).toBe(mailboxOf(first!, { loose: false }));
+  }
+  for (const [a, b] of [
+    ['"a b"@example.com', "ab@example.com"],
+    ['"a@b"@example.com', "a@example.com"],
+    ["a@example.com", "a@example.co"],
+  ]) {
+    expect(mailboxOf(a!, { loose: false })).not.toBe(mailboxOf(b!, { loose: false }));
+  }
 });

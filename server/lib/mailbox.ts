@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { domainToASCII } from "node:url";
 
 /** Other names of a provider's domain: their mailboxes are the same. */
 const aliases = new Map([["googlemail.com", "gmail.com"]]);
@@ -18,12 +19,45 @@ const aliases = new Map([["googlemail.com", "gmail.com"]]);
  * a base name that is not the account's address anyway.
  */
 export function mailboxOf(email: string, { loose = true } = {}): string {
-  const address = email.trim().toLowerCase();
+  const address = email.trim();
   const at = address.lastIndexOf("@");
-  const domain = address.slice(at + 1);
+  const domain = domainOf(address.slice(at + 1));
   const same = aliases.get(domain) ?? domain;
-  const local = address.slice(0, at).split("+")[0]!;
+  const local = unquoted(address.slice(0, at)).normalize("NFC").toLowerCase().split("+")[0]!;
   return `${loose || same === "gmail.com" ? local.replaceAll(".", "") : local}@${same}`;
+}
+
+/*
+ * Other spellings of one mailbox, which a bounce report, a provider's webhook
+ * or an import may carry though the forms refuse them:
+ * - a quoted local part: `"alice"@example.com` is `alice@example.com`, the
+ *   quoted form being the same string as the atom (RFC 5322 3.2.4; RFC 5321
+ *   4.1.2 asks that no mailbox need it); a backslash quotes the next character;
+ * - a trailing dot: `example.com.` is the same name in DNS written in full
+ *   (RFC 1034 3.1), which is where the mail goes (RFC 5321 5.1);
+ * - a Unicode domain and its punycode: a U-label and its A-label are one
+ *   label (RFC 5890 2.3.2.1), and mail to either reaches the same host (RFC
+ *   6531); both are folded to the A-label, the form every address the forms
+ *   took was in already, in lower case (IDNA's mapping, UTS 46, also folds
+ *   a Unicode domain's capitals);
+ * - capitals in a Unicode local part: what a local part means is its host's
+ *   to say (RFC 5321 2.4); the site folds its case for every
+ *   script as it does for ASCII, as providers do, composed first (NFC), so
+ *   that "é" typed as one character or as "e" and an accent is one name.
+ * Different mailboxes stay apart: a quoted name with a space or a "@" keeps
+ * it, and so differs from every unquoted one.
+ */
+
+/** The local part as its quoted form reads: without the quotes and the backslashes that quote. */
+const unquoted = (local: string): string =>
+  local.length >= 2 && local.startsWith('"') && local.endsWith('"')
+    ? local.slice(1, -1).replace(/\\(.)/g, "$1")
+    : local;
+
+/** The domain's A-label form in lower case, without a trailing dot; as given, in lower case, where IDNA refuses it. */
+function domainOf(domain: string): string {
+  const bare = domain.endsWith(".") ? domain.slice(0, -1) : domain;
+  return domainToASCII(bare) || bare.toLowerCase();
 }
 
 /** The domains whose addresses may reach `mailbox` (a `mailboxOf`): its own and its other names. */

@@ -28,7 +28,11 @@ const softBounceRule = { count: 3, periodMs: 30 * dayMs } as const;
 /** The receiving server's words, at most 500 characters, without any address, nor `email`'s name before the "@". */
 function withoutAddress(detail: string | null, email: string): string | null {
   if (detail === null) return null;
-  const local = email.trim().slice(0, email.trim().lastIndexOf("@"));
+  // The name as the server may write it: without the quotes a report may carry.
+  const local = email
+    .trim()
+    .slice(0, email.trim().lastIndexOf("@"))
+    .replace(/^"(.*)"$/, "$1");
   const names = [...new Set([local, local.split("+")[0] ?? ""])]
     .filter((name) => name.length > 0)
     .map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));

@@ -1,15 +1,20 @@
 import { sql } from "kysely";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../server/db/store.ts";
 import { suppressionKey } from "../../server/lib/mailbox.ts";
 import { createSuppressions } from "../../server/outbox/suppressions.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { editionFile, requestSubscription } from "./support/newsletter.ts";
 import { scratchStore } from "./support/scratch-store.ts";
-import { backends } from "./support/test-app.ts";
+import { runSql, seedConfirmed, seedSuppressed } from "./support/sql.ts";
+import { backends, freshItem, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The owner's list of suppressions names the addresses the site holds by the
- * digest each keeps beside itself (migration 049; docs/mail.md, "Bounces and
- * complaints").
+ * digest each keeps beside itself (migration 049), and a suppression made
+ * under one spelling of a mailbox holds for every other (lib/mailbox.ts):
+ * a quoted name, a trailing dot, a Unicode domain and its punycode, capitals
+ * of any script (docs/mail.md, "Bounces and complaints").
  */
 
 const key = suppressionKey("a secret of the site, 32 characters or more");
@@ -49,5 +54,85 @@ describe.each(backends)("the addresses a suppression names, on %s", (backend) =>
     } finally {
       await scratch.drop();
     }
+  });
+});
+
+describe.each(backends)("a suppression under one spelling of a mailbox, on %s", (backend) => {
+  it("cuts the quoted name from the server's words too", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      await migrateToLatest(scratch.store);
+      const suppressions = createSuppressions(scratch.store, key);
+      await suppressions.suppress('"Quiet.One"@Example.org.', "hard_bounce", {
+        source: "ses",
+        detail: "550 5.1.1 user Quiet.One unknown",
+      });
+      expect((await suppressions.list({ limit: 1 })).entries).toEqual([
+        expect.objectContaining({ domain: "example.org", detail: "550 5.1.1 user [name] unknown" }),
+      ]);
+      expect(await suppressions.isSuppressed("quiet.one@example.org")).toBe(true);
+    } finally {
+      await scratch.drop();
+    }
+  });
+
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const cancelled = (email: string, kind: string) =>
+    expect
+      .poll(() =>
+        runSql(t, "select status, last_error from outbox where email = ? and kind = ?", [
+          email,
+          kind,
+        ]),
+      )
+      .toEqual([{ status: "cancelled", last_error: "the address is suppressed" }]);
+
+  it("stops a confirmation, an edition and a reply mail to every other spelling", async () => {
+    // Reported by a provider, an import or a bounce under spellings the forms refuse.
+    await seedSuppressed(t, [
+      { email: `"Quoted.${backend}"@Example.org.`, reason: "hard_bounce" },
+      { email: `LESER.${backend}@BÜCHER.example`, reason: "complaint" },
+      { email: `"Replier.${backend}"@example.net.`, reason: "hard_bounce" },
+    ]);
+
+    // A confirmation to the plain spelling of the quoted name at the dotted domain.
+    const quoted = `quoted.${backend}@example.org`;
+    expect((await requestSubscription(t, quoted)).statusCode).toBe(202);
+    await cancelled(quoted, "confirmation");
+
+    // An edition skips the punycode spelling of the Unicode domain.
+    const leser = `leser.${backend}@xn--bcher-kva.example`;
+    const other = `other.${backend}@example.org`;
+    await seedConfirmed(t, [leser, other]);
+    const sent = await admin(
+      adminEnv(t),
+      "newsletter",
+      "send",
+      editionFile(`s-${backend}`),
+      "--yes",
+    );
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toContain("for 1 subscriber");
+    expect(await runSql(t, "select email from outbox where kind = 'edition'")).toEqual([
+      { email: other },
+    ]);
+
+    // A reply mail's confirmation.
+    const replier = `replier.${backend}@example.net`;
+    const asked = await t.visitor().post(`/api/items/science/${freshItem("science")}/comments`, {
+      content: "Does a trailing dot change where the mail goes?",
+      userName: "Asha",
+      formToken: t.commentToken(),
+      notifyEmail: replier,
+    });
+    expect(asked.statusCode).toBe(201);
+    await cancelled(replier, "reply_confirmation");
   });
 });
