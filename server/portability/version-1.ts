@@ -1,3 +1,4 @@
+import { plural } from "../../contract/plural.ts";
 import type { AddressKey } from "../lib/mailbox.ts";
 import { keptAddress } from "../outbox/suppressions.ts";
 import type { ExportRows } from "./tables.ts";
@@ -17,9 +18,10 @@ export const holdsAddresses = (tables: readonly ExportRows[]) =>
 /**
  * Each address of a version-1 file's suppressions and soft bounces as its
  * digest under `key`, in place; two spellings of one mailbox become one
- * suppression, a complaint's if one was.
+ * suppression, a complaint's if one was. How many rows were so folded.
  */
-export function digestAddresses(tables: ExportRows[], key: AddressKey): void {
+export function digestAddresses(tables: ExportRows[], key: AddressKey): number {
+  let folded = 0;
   for (const rows of tables) {
     if (rows.table.name === "soft_bounces") {
       rows.rows = rows.rows.map(({ email, ...row }) => ({
@@ -42,8 +44,14 @@ export function digestAddresses(tables: ExportRows[], key: AddressKey): void {
       if (!kept.has(address.email_hash))
         kept.set(address.email_hash, { row: { ...rest, ...address }, at });
     }
+    folded += rows.rows.length - kept.size;
     const ordered = [...kept.values()].sort((a, b) => a.at - b.at);
     rows.rows = ordered.map(({ row }) => row);
     rows.at = ordered.map(({ at }) => at);
   }
+  return folded;
 }
+
+/** What an import says of the suppressions `digestAddresses` folded into others. */
+export const foldedNotice = (folded: number) =>
+  `${plural(folded, "suppressed address", "suppressed addresses")} of the file ${folded === 1 ? "was another spelling" : "were other spellings"} of a mailbox suppressed in it already (a letter case, a +tag, a Unicode domain…): each mailbox is kept once, as a complaint where one was.`;

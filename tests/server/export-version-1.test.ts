@@ -38,6 +38,14 @@ const version1 = {
         detail: "complaint from Kept.Out+news@Example.org",
         created_at: now,
       },
+      // Quoted, at the domain written in full: the same mailbox again.
+      {
+        email: '"Kept.Out"@EXAMPLE.ORG.',
+        reason: "hard_bounce",
+        source: "mailbox",
+        detail: null,
+        created_at: now,
+      },
     ],
     soft_bounces: [
       { id: 7, email: "busy@example.net", ref: "outbox 7", created_at: now },
@@ -60,6 +68,10 @@ describe.each(backends)("a version-1 export imported into a new site on %s", (ba
     const run = await admin(env, "import", "--from", "export", file);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
+    // The report says two rows were folded into the third, not silently kept as one.
+    expect(run.stdout).toContain(
+      "2 suppressed addresses of the file were other spellings of a mailbox suppressed in it already",
+    );
 
     const kept = await runSql(
       t,

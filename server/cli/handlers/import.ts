@@ -28,7 +28,7 @@ import {
   type Tally,
 } from "../../portability/report.ts";
 import { createExportSigner } from "../../portability/signature.ts";
-import { digestAddresses, holdsAddresses } from "../../portability/version-1.ts";
+import { digestAddresses, foldedNotice, holdsAddresses } from "../../portability/version-1.ts";
 import { AdminError, type CommandContext, exitCodes, usageError } from "../command.ts";
 
 /** The largest file an import reads: far above any blog's comments, far below this machine's memory. */
@@ -102,7 +102,10 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
   const addressKey = suppressionKey(
     secret ?? (dryRun || !keyed ? randomBytes(32).toString("hex") : await context.secret()),
   );
-  if (holdsAddresses(tables)) digestAddresses(tables, addressKey);
+  if (holdsAddresses(tables)) {
+    const folded = digestAddresses(tables, addressKey);
+    if (folded > 0) notices.push(foldedNotice(folded));
+  }
   // The file moves a site into a new data folder: its database is made here,
   // as the server's first start would make it (a dry run makes nothing).
   const options = storeOptionsOf(context.config);
