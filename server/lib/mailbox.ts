@@ -19,11 +19,11 @@ const aliases = new Map([["googlemail.com", "gmail.com"]]);
  * a base name that is not the account's address anyway.
  */
 export function mailboxOf(email: string, { loose = true } = {}): string {
-  const address = email.trim();
+  const address = plainAddress(email);
   const at = address.lastIndexOf("@");
-  const domain = domainOf(address.slice(at + 1));
+  const domain = address.slice(at + 1);
   const same = aliases.get(domain) ?? domain;
-  const local = unquoted(address.slice(0, at)).normalize("NFC").toLowerCase().split("+")[0]!;
+  const local = address.slice(0, at).split("+")[0]!;
   return `${loose || same === "gmail.com" ? local.replaceAll(".", "") : local}@${same}`;
 }
 
@@ -58,6 +58,17 @@ const unquoted = (local: string): string =>
 function domainOf(domain: string): string {
   const bare = domain.endsWith(".") ? domain.slice(0, -1) : domain;
   return domainToASCII(bare) || bare.toLowerCase();
+}
+
+/**
+ * `email` as the forms take an address, for a report that spells it otherwise
+ * (above): unquoted, its domain without the trailing dot and in punycode, in
+ * lower case; the outbox finds the mail it is about by it.
+ */
+export function plainAddress(email: string): string {
+  const address = email.trim();
+  const at = address.lastIndexOf("@");
+  return `${unquoted(address.slice(0, at)).normalize("NFC")}@${domainOf(address.slice(at + 1))}`.toLowerCase();
 }
 
 /** The domains whose addresses may reach `mailbox` (a `mailboxOf`): its own and its other names. */

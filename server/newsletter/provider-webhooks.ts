@@ -2,6 +2,7 @@ import { verify } from "node:crypto";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { z } from "zod";
 import { jsonOf } from "../lib/json.ts";
+import { plainAddress } from "../lib/mailbox.ts";
 import { sameSecret } from "../lib/tokens.ts";
 import type { ListHealth } from "./list-health.ts";
 import type { ReportKind } from "./reports.ts";
@@ -238,13 +239,13 @@ export const providerWebhooks: FastifyPluginAsync<{
     const reports: { email: string; kind: ReportKind; detail: string }[] =
       type === "Bounce" && bounce
         ? bounce.bouncedRecipients.map(({ emailAddress, diagnosticCode }) => ({
-            email: emailAddress,
+            email: plainAddress(emailAddress),
             kind: bounce.bounceType === "Permanent" ? "hard" : "soft",
             detail: diagnosticCode ?? `SES: ${bounce.bounceType} bounce`,
           }))
         : type === "Complaint" && complaint && feedback !== "not-spam"
           ? complaint.complainedRecipients.map(({ emailAddress }) => ({
-              email: emailAddress,
+              email: plainAddress(emailAddress),
               kind: "complaint",
               detail: `SES: complaint${feedback ? ` (${feedback})` : ""}`,
             }))
@@ -283,10 +284,12 @@ export const providerWebhooks: FastifyPluginAsync<{
         : record.RecordType === "Bounce"
           ? postmarkKinds[record.Type ?? ""]
           : undefined;
-    if (kind && z.email().safeParse(record.Email).success) {
-      await health.handleProviderReport(record.Email, kind, {
+    // Spelt as the forms take it, whatever spelling the record has (lib/mailbox.ts).
+    const email = plainAddress(record.Email);
+    if (kind && z.email().safeParse(email).success) {
+      await health.handleProviderReport(email, kind, {
         source: "postmark",
-        ref: `postmark ${record.ID} ${record.Email.toLowerCase()}`,
+        ref: `postmark ${record.ID} ${email}`,
         detail:
           record.Description ?? record.Details ?? `Postmark: ${record.Type ?? record.RecordType}`,
       });

@@ -324,8 +324,10 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       Email,
       Description: "The server was unable to deliver your message.",
     });
-    const readers = ["pm-gone", "pm-angry", "pm-full", "pm-no-id", "pm-forged"].map(reader);
-    await seedConfirmed(t, readers.slice(0, 4));
+    const readers = ["pm-gone", "pm-angry", "pm-full", "pm-quoted", "pm-no-id", "pm-forged"].map(
+      reader,
+    );
+    await seedConfirmed(t, readers.slice(0, 5));
     await mailed(readers);
     expect(
       (await postPostmark(record("HardBounce", reader("pm-gone"), 1), basic(secret))).statusCode,
@@ -347,6 +349,11 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       (await postPostmark(record("SoftBounce", reader("pm-full"), 4), basic(secret))).statusCode,
     ).toBe(200);
     expect((await suppressed()).map((s) => s.email)).not.toContain(reader("pm-full"));
+    // The address the site mailed, spelt otherwise by the record: quoted, at the full domain.
+    const quoted = `"pm-quoted.${backend}"@Example.ORG.`;
+    expect((await postPostmark(record("HardBounce", quoted, 6), basic(secret))).statusCode).toBe(
+      200,
+    );
     expect(
       (await postPostmark(record("SoftBounce", reader("pm-full"), 5), basic(secret))).statusCode,
     ).toBe(200);
@@ -375,6 +382,7 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       { email: reader("pm-angry"), reason: "complaint", source: "postmark" },
       { email: reader("pm-full"), reason: "soft_bounces", source: "postmark" },
       { email: reader("pm-gone"), reason: "hard_bounce", source: "postmark" },
+      { email: reader("pm-quoted"), reason: "hard_bounce", source: "postmark" },
     ]);
   });
 
