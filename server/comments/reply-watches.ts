@@ -64,24 +64,6 @@ export const spellingsOf =
     ]);
 
 /**
- * The addresses left for reply mails, from any browser and in any spelling,
- * that reach the mailbox a stop of `email` keeps.
- */
-async function sameMailbox(
-  trx: Kysely<Database>,
-  kind: DatabaseKind,
-  email: string,
-): Promise<number[]> {
-  const mailbox = replyMailbox(email);
-  const rows = await trx
-    .selectFrom("reply_addresses")
-    .select(["id", "email"])
-    .where(spellingsOf(kind, email))
-    .execute();
-  return rows.filter((row) => replyMailbox(row.email) === mailbox).map((row) => row.id);
-}
-
-/**
  * Whether the reader of this mailbox (its `mailboxKey`) stopped all reply
  * mails: it is sent no confirmation mail, whoever types it, until the owner
  * lifts the stop (`suppressions lift`, at the reader's request).
@@ -171,9 +153,9 @@ export function createReplyWatches(
           // The link came to the mailbox: every record of it goes, whichever
           // browser left it and however spelt, but for a digest that keeps
           // strangers from asking it mails again.
-          const { email } = await trx
+          const { email, email_hash } = await trx
             .selectFrom("reply_addresses")
-            .select("email")
+            .select(["email", "email_hash"])
             .where("id", "=", target.addressId)
             .executeTakeFirstOrThrow();
           await trx
@@ -181,7 +163,15 @@ export function createReplyWatches(
             .values({ mailbox_hash: mailboxKey(email), created_at: clock().toISOString() })
             .onConflict((oc) => oc.column("mailbox_hash").doNothing())
             .execute();
-          await forgetWatches(trx, { addressIds: await sameMailbox(trx, store.kind, email) });
+          // Every spelling of the mailbox holds its digest (`heldAddress`, lib/mailbox.ts).
+          const same = await trx
+            .selectFrom("reply_addresses")
+            .select("id")
+            .where((eb) =>
+              eb.or([eb("email_hash", "=", email_hash), eb("id", "=", target.addressId)]),
+            )
+            .execute();
+          await forgetWatches(trx, { addressIds: same.map((row) => row.id) });
         }
         return "done" as const;
       });
