@@ -7,6 +7,12 @@
  * "Layers").
  */
 
+/**
+ * How every page and mail the server writes starts: as Astro writes the built pages, and as
+ * html-validate's doctype-style asks (the Nu checker takes either).
+ */
+export const doctype = "<!DOCTYPE html>";
+
 /** Text made safe to place in HTML (or XML), in an element or a quoted attribute. */
 export function escapeHtml(text: string): string {
   return text

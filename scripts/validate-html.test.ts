@@ -4,8 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { renderActionPage } from "../server/lib/action-page.ts";
 import { islandStyleInHead } from "./island-styles.ts";
-import { validatePages } from "./validate-html.ts";
+import { htmlMistakes, validatePages } from "./validate-html.ts";
 
 /*
  * `npm run lint:html` on pages small enough to read: one as the build writes
@@ -51,6 +52,12 @@ async function lintHtml(buildDir: string, ...args: string[]) {
 }
 
 describe("the built pages' HTML check", () => {
+  it("passes a page the server writes, which starts as the built ones do", async () => {
+    const page = renderActionPage({ title: "Nothing to delete", body: "<p>It is gone.</p>" });
+    expect(page.startsWith("<!DOCTYPE html>\n")).toBe(true);
+    expect(await htmlMistakes(page)).toEqual([]);
+  });
+
   it("passes a valid page and names each mistake of an invalid one, by page and rule", async () => {
     const buildDir = buildWith({ "index.html": good, "quotes/index.html": bad });
     const { pages, report } = await validatePages(path.join(buildDir, "client"));

@@ -58,13 +58,26 @@ export function builtPages(root: string): string[] {
     .sort();
 }
 
+const validator = () =>
+  new HtmlValidate(
+    new StaticConfigLoader(JSON.parse(readFileSync(configFile, "utf8")) as ConfigData),
+  );
+
 /** Validates every page under `root` with the repository's configuration. */
 export async function validatePages(root: string): Promise<{ pages: string[]; report: Report }> {
-  const config = JSON.parse(readFileSync(configFile, "utf8")) as ConfigData;
-  const validator = new HtmlValidate(new StaticConfigLoader(config));
   const pages = builtPages(root);
-  const report = await validator.validateMultipleFiles(pages.map((page) => path.join(root, page)));
+  const report = await validator().validateMultipleFiles(
+    pages.map((page) => path.join(root, page)),
+  );
   return { pages, report };
+}
+
+/** The same check of one page the server writes (its pages are not in the build): its mistakes, by rule. */
+export async function htmlMistakes(html: string): Promise<string[]> {
+  const report = await validator().validateString(html);
+  return report.results.flatMap((result) =>
+    result.messages.map((message) => `${message.ruleId}: ${message.message}`),
+  );
 }
 
 const require = createRequire(import.meta.url);

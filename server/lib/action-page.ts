@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { escapeHtml } from "../../contract/html.ts";
+import { doctype, escapeHtml } from "../../contract/html.ts";
 import { preferredEncoding } from "./accept-encoding.ts";
 import { compressAbove, encoded } from "./representation.ts";
 
@@ -23,7 +23,7 @@ export function renderActionPage({
   body,
   note = "Engage with Engineer · owner",
 }: ActionPage): string {
-  return `<!doctype html>
+  return `${doctype}
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../../contract/html.ts";
+import { doctype, escapeHtml } from "../../contract/html.ts";
 import type { OutgoingMail } from "./mailer.ts";
 
 /**
@@ -71,7 +71,7 @@ export function layout({ subject, bodyHtml, bodyText, footerHtml, footerText }: 
   html: string;
   text: string;
 } {
-  const html = `<!doctype html>
+  const html = `${doctype}
 <html lang="en">
 <head>
 <meta charset="utf-8">
