@@ -1,5 +1,4 @@
 import type { SlotsResponse } from "../../contract/bookings.ts";
-import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import {
@@ -10,6 +9,13 @@ import {
   zoneName,
 } from "../../contract/time-zones.ts";
 import { hidden } from "../lib/action-page.ts";
+import {
+  contactFieldsHtml,
+  fieldProblems,
+  formFieldsHtml,
+  honeypotHtml,
+  type FieldProblems as Problems,
+} from "../lib/form-html.ts";
 
 /**
  * The booking form as the server writes it (server/bookings/pages.ts): plain
@@ -87,52 +93,11 @@ export type Filled = {
   start?: string;
 };
 
-/** What the server refused in a field of the form, by the field's name. */
-export type FieldProblems = Partial<Record<"name" | "email" | "service" | "note", string>>;
-
-/**
- * A refused field's marks, as the island's form has them: invalid, described by its message,
- * and the first one in the form focused when the page loads, its name, state and message read
- * together.
- */
-function refused(problems: FieldProblems, field: keyof FieldProblems) {
-  const problem = problems[field];
-  if (!problem) return { marks: "", line: "" };
-  const first = fieldOrder.find((each) => problems[each]) === field;
-  return {
-    marks: ` aria-invalid="true" aria-describedby="booking-${field}-problem"${first ? " autofocus" : ""}`,
-    line: `\n<p id="booking-${field}-problem" class="text-sm text-red-300">${escapeHtml(problem)}</p>`,
-  };
-}
-const fieldOrder = ["name", "email", "service", "note"] as const;
-
+/** The form's fields a refusal may concern, in order. */
+const bookingFields = ["name", "email", "service", "note"] as const;
+export type FieldProblems = Problems<(typeof bookingFields)[number]>;
 /** The problems of the fields the form marks, the first for each, from `[field, message]` pairs. */
-export function fieldProblems(pairs: [unknown, string][]): FieldProblems {
-  const problems: FieldProblems = {};
-  for (const [field, problem] of pairs) {
-    const known = fieldOrder.find((each) => each === field);
-    if (known) problems[known] ??= problem;
-  }
-  return problems;
-}
-
-function serviceSelect(
-  services: { id: string; title: string }[],
-  chosen: string,
-  marks: string,
-): string {
-  const choices = [...services, { id: otherService, title: otherServiceLabel }];
-  return `<label for="booking-service" class="booking-label">Service</label>
-<select id="booking-service" name="service" class="field" required${marks}>
-<option value=""${chosen ? "" : " selected"}>Choose a service</option>
-${choices
-  .map(
-    (choice) =>
-      `<option value="${escapeHtml(choice.id)}"${choice.id === chosen ? " selected" : ""}>${escapeHtml(choice.title)}</option>`,
-  )
-  .join("")}
-</select>`;
-}
+export const bookingProblems = (pairs: [unknown, string][]) => fieldProblems(bookingFields, pairs);
 
 /** The address of /book listing `days` days, in `zone`, with `service` chosen. */
 export const moreDays = (zone: string, service?: string) => (days: number) => {
@@ -166,12 +131,13 @@ export function formHtml({
   retentionDays: number;
 }): string {
   const href = moreDays(slots.zone, filled.service);
-  const [name, email, service, note] = [
-    refused(problems, "name"),
-    refused(problems, "email"),
-    refused(problems, "service"),
-    refused(problems, "note"),
-  ];
+  const form = formFieldsHtml({
+    id: "booking",
+    order: bookingFields,
+    filled,
+    problems,
+    look: { label: "booking-label", control: "field", problem: "text-sm text-red-300" },
+  });
   return `<div class="booking" id="booking-form-html">
 ${problem ? alert(problem) : ""}
 <div><form method="get" action="${bookPath}" class="booking-zone">
@@ -182,19 +148,14 @@ ${filled.service ? hidden("service", filled.service) : ""}
 <p id="booking-zone-note" class="booking-small mt-1">${zoneNote(slots.ownerZone)}</p></div>
 <form method="post" action="${bookPath}" class="booking-form">
 ${hidden("zone", slots.zone)}${hidden("formToken", formToken)}${days > daysAtOnce ? hidden("days", String(days)) : ""}
-<div aria-hidden="true" class="booking-honeypot"><label>Website <input type="text" name="website" tabindex="-1" autocomplete="off"></label></div>
+${honeypotHtml("booking-honeypot")}
 ${timesHtml(slots.starts, slots.zone, filled.start, { days, href })}
 ${
   slots.starts.length === 0
     ? ""
     : `<div class="booking-fields">
-<label for="booking-name" class="booking-label">Your name</label>
-<input id="booking-name" type="text" name="name" class="field" required maxlength="${limits.enquiryNameMax}" autocomplete="name" value="${escapeHtml(filled.name ?? "")}"${name.marks}>${name.line}
-<label for="booking-email" class="booking-label">Your email</label>
-<input id="booking-email" name="email" type="email" class="field" required maxlength="${limits.emailMax}" autocomplete="email" value="${escapeHtml(filled.email ?? "")}"${email.marks}>${email.line}
-${serviceSelect(services, filled.service ?? "", service.marks)}${service.line}
-<label for="booking-note" class="booking-label">What would you like to discuss?</label>
-<textarea id="booking-note" name="note" class="field" rows="4" maxlength="${limits.bookingNoteMax}"${note.marks}>${escapeHtml(filled.note ?? "")}</textarea>${note.line}
+${contactFieldsHtml(form, services, filled.service ?? "")}
+${form.area("note", "What would you like to discuss?", ` rows="4" maxlength="${limits.bookingNoteMax}"`)}
 <p class="booking-small">The invitation goes to this address, with links to cancel or move the call. Your booking is kept ${retentionDays} days after the call, then deleted: see the <a href="/privacy#bookings">privacy policy</a>.</p>
 <button type="submit" class="btn-primary">Book this time</button>
 </div>`

@@ -33,11 +33,11 @@ import {
   alert,
   bookedHtml,
   formHtml as bookingForm,
+  bookingProblems,
   bookPath,
   daysAtOnce,
   type FieldProblems,
   type Filled,
-  fieldProblems,
   moreDays,
   timesHtml,
   zoneNote,
@@ -221,7 +221,7 @@ export async function bookingPages(
           400,
           await formHtml(zone, filled, {
             problem: [...new Set(problems)].join(" "),
-            problems: fieldProblems(
+            problems: bookingProblems(
               parsed.error.issues.map((issue) => [issue.path[0], issue.message]),
             ),
             days,
@@ -252,7 +252,7 @@ export async function bookingPages(
         refusal.status,
         await formHtml(zone, filled, {
           problem: refusal.message,
-          problems: fieldProblems([[refusal.field, refusal.message]]),
+          problems: bookingProblems([[refusal.field, refusal.message]]),
           days,
         }),
       );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { enquiryRequestSchema, type ValidEnquiry } from "../../contract/enquiries.ts";
 import { isServiceChoice } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
+import { limits } from "../../contract/limits.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import {
@@ -19,6 +20,12 @@ import {
   sendPage as send,
   tryAgainIn,
 } from "../lib/action-page.ts";
+import {
+  contactFieldsHtml,
+  fieldProblems,
+  formFieldsHtml,
+  honeypotHtml,
+} from "../lib/form-html.ts";
 import { isToken } from "../lib/tokens.ts";
 import { enquiryDetails } from "./mails.ts";
 import type { Enquiries } from "./service.ts";
@@ -31,7 +38,9 @@ import type { Enquiries } from "./service.ts";
  *   static page cannot carry the form's signed time, so it takes two steps,
  *   as the newsletter's does: the first shows the enquiry back with a signed
  *   time, the second, sent no sooner than a person could read it, goes
- *   through every check of the API and leads to the thank-you page.
+ *   through every check of the API and leads to the thank-you page. A
+ *   refusal at either step shows the form again, as typed, each message
+ *   beside its field (the booking form's fields, server/lib/form-html.ts).
  * - `GET|POST /enquiries/delete?token=`: the sender's deletion link from the
  *   acknowledgement. Opening it changes nothing (mail scanners open links);
  *   only the button's POST, from this site's page, deletes.
@@ -48,11 +57,52 @@ const backLine = paragraph(
   "note",
 );
 
+/** A refusal whose form was not read (too large, or not from this site): its messages alone. */
 function problemPage(problems: string[]): string {
   return page(
     "Your enquiry was not sent",
     `${problemList(problems)}
 ${backLine}`,
+  );
+}
+
+/** The form's fields, in order, as the island has them. */
+const enquiryFields = ["name", "email", "service", "organisation", "timeline", "message"] as const;
+type Typed = Partial<Record<(typeof enquiryFields)[number], string>>;
+const typedIn = (form: URLSearchParams): Typed =>
+  Object.fromEntries(enquiryFields.map((name) => [name, form.get(name) ?? ""]));
+
+/**
+ * A refused enquiry (or one to change, from its review): the form again, as it was typed, each
+ * message beside its field and all of them listed above it, so that nothing sends the reader
+ * Back to a page that no longer matches. Sent again, it is shown back for review.
+ */
+function formPage(
+  typed: Typed,
+  problems: [field: unknown, message: string][],
+  enquiries: Pick<Enquiries, "services" | "retentionDays">,
+): string {
+  const form = formFieldsHtml({
+    id: "enquiry",
+    order: enquiryFields,
+    filled: typed,
+    problems: fieldProblems(enquiryFields, problems),
+    look: { label: "field-label", control: "field", problem: "problems" },
+  });
+  const optional = (label: string) => `${label} <span class="note">(optional)</span>`;
+  return page(
+    problems.length ? "Your enquiry was not sent" : "Change your enquiry",
+    `${problems.length ? problemList([...new Set(problems.map(([, message]) => message))]) : ""}
+<form method="post" action="${formPath}">
+${honeypotHtml("honeypot")}
+${contactFieldsHtml(form, enquiries.services, typed.service ?? "")}
+${form.text("organisation", optional("Organisation"), ` maxlength="${limits.enquiryDetailMax}" autocomplete="organization"`)}
+${form.text("timeline", optional("Timeline"), ` maxlength="${limits.enquiryDetailMax}" placeholder="e.g. a first draft by June"`)}
+${form.area("message", "Message", ` required rows="7" minlength="${limits.enquiryMessageMin}" maxlength="${limits.enquiryMessageMax}"`, "enquiry-message-hint")}
+<p id="enquiry-message-hint" class="note">What you need and for what: ${limits.enquiryMessageMin} to ${limits.enquiryMessageMax.toLocaleString("en")} characters. Links and a phone number are welcome.</p>
+<p class="note">What you send is used only to answer you: it is mailed to the engineer, deleted after ${enquiries.retentionDays} days unless it becomes a project, and never shown on the site. The <a href="/privacy#enquiries">privacy policy</a> says more.</p>
+<button type="submit">Send enquiry</button>
+</form>`,
   );
 }
 
@@ -74,8 +124,9 @@ ${hidden("name", enquiry.name)}${hidden("email", enquiry.email)}${hidden("servic
 ${hidden("organisation", enquiry.organisation ?? "")}${hidden("timeline", enquiry.timeline ?? "")}
 ${hidden("message", enquiry.message)}${hidden("formToken", formToken)}
 <button type="submit">Send enquiry</button>
+<button type="submit" name="change" value="yes" class="secondary">Change the enquiry</button>
 </form>
-${paragraph("To change something, go back with your browser's Back button. Nothing is sent until you press the button.", "note")}`,
+${paragraph("Nothing is sent until you press Send enquiry.", "note")}`,
   );
 }
 
@@ -91,17 +142,20 @@ export const enquiryPages: FastifyPluginAsync<{
 
   acceptForms(app);
 
-  errorPages(app, "enquiry page failed", storeFailureOf, (status, known) =>
-    problemPage([
+  errorPages(app, "enquiry page failed", storeFailureOf, (status, known, request) => {
+    const problem =
       status === 413
         ? "The form was too large to read. Shorten the message and send it again."
         : status < 500
           ? "The form could not be read. Go back and send it again."
           : known?.lostAtCommit
             ? `${lostAsItSaved(known.lostAtCommit)} your enquiry, so it may or may not have been sent. Please wait a few minutes before you send it again.`
-            : `${databaseFailed(known)}; nothing was sent or changed. Please try again in ${tryAgainIn(known)}.`,
-    ]),
-  );
+            : `${databaseFailed(known)}; nothing was sent or changed. Please try again in ${tryAgainIn(known)}.`;
+    // A form it read (the second step, when the database failed) comes back as it was typed.
+    return request.body instanceof URLSearchParams
+      ? formPage(typedIn(request.body), [[null, problem]], enquiries)
+      : problemPage([problem]);
+  });
 
   app.post(formPath, async (request, reply) => {
     if (!fromSite(request, siteOrigin)) {
@@ -119,14 +173,21 @@ export const enquiryPages: FastifyPluginAsync<{
       website: field("website"),
       formToken: field("formToken") || undefined,
     });
+    const typed = typedIn(form);
+    if (form.has("change")) return send(reply, 200, formPage(typed, [], enquiries));
     if (!parsed.success) {
-      return send(reply, 400, problemPage(parsed.error.issues.map((issue) => issue.message)));
+      const problems = parsed.error.issues.map((issue): [unknown, string] => [
+        issue.path[0],
+        issue.message,
+      ]);
+      return send(reply, 400, formPage(typed, problems, enquiries));
     }
     const enquiry = parsed.data;
     const title = enquiries.serviceTitle(enquiry.service);
     if (enquiry.formToken === undefined && !enquiry.website) {
       if (!isServiceChoice(enquiries.services, enquiry.service)) {
-        return send(reply, 400, problemPage(["Choose a service from the list."]));
+        const problem: [string, string] = ["service", "Choose a service from the list."];
+        return send(reply, 400, formPage(typed, [problem], enquiries));
       }
       return send(reply, 200, reviewPage(enquiry, title, enquiries.formTokens.issue()));
     }
@@ -152,7 +213,11 @@ export const enquiryPages: FastifyPluginAsync<{
       );
     }
     if (refusal.retryAfterSeconds) reply.header("retry-after", String(refusal.retryAfterSeconds));
-    return send(reply, refusal.status, problemPage([refusal.message]));
+    return send(
+      reply,
+      refusal.status,
+      formPage(typed, [[refusal.field, refusal.message]], enquiries),
+    );
   });
 
   const unknownLink = page(

@@ -50,6 +50,13 @@ dd{margin:0;overflow-wrap:anywhere}
 /* A problem beside its field is a paragraph; a page's several, a list. */
 .problems{margin:0 0 1rem;padding:.75rem 1rem;border-left:3px solid #fca5a5;background:#111821}
 ul.problems{padding-left:2rem}
+.field-label{display:block;margin:1rem 0 .25rem;font-weight:600}
+.field{box-sizing:border-box;width:100%;font:inherit;color:#f8fafc;background:#111821;border:1px solid #64748b;border-radius:.5rem;padding:.5rem .75rem}
+.field:focus-visible{outline:3px solid #f8fafc;outline-offset:2px}
+.field+.problems{margin:.5rem 0 0}
+form .note{margin:.25rem 0 1rem}
+button.secondary{background:#1e293b;color:#f8fafc;margin-left:.5rem}
+.honeypot{position:absolute;left:-9999px;width:1px;height:1px;overflow:hidden}
 </style>
 </head>
 <body>

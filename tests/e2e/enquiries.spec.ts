@@ -205,32 +205,54 @@ test("a message too short is refused with a clear message beside its field, and 
   expect(smtp.to(email)).toEqual([]);
 });
 
-test("without JavaScript a refused enquiry is a page of its messages, and Back finds the form as typed", async ({
+test("without JavaScript a refused enquiry comes back as the form, as typed, each message beside its field", async ({
   visitor,
 }) => {
   const email = "priya.nojs-short@example.org";
   const page = await visitor({ javaScriptEnabled: false });
   await page.goto(`${site.siteUrl}/services/ask/dfmea`);
   const form = page.locator("#send-enquiry");
-  await form.getByRole("textbox", { name: "Your name" }).fill("Priya Raman");
-  await form.getByRole("textbox", { name: "Your email" }).fill(email);
-  const field = form.getByRole("textbox", { name: "Message" });
-  const typed = '"Short" <script>';
-  await field.fill(typed);
+  const hostile = '<script>alert("x")</script> & "quoted"';
+  const typed = {
+    "Your name": `Priya ${hostile}`,
+    "Your email": email,
+    "Organisation (optional)": `Raman ${hostile}`,
+    "Timeline (optional)": `March ${hostile}`,
+    Message: hostile.slice(0, 15),
+  };
+  for (const [name, value] of Object.entries(typed)) {
+    await form.getByRole("textbox", { name, exact: true }).fill(value);
+  }
   // Past the browser's own check, the server's.
-  await field.evaluate((element) => element.removeAttribute("minlength"));
+  await form
+    .getByRole("textbox", { name: "Message" })
+    .evaluate((element) => element.removeAttribute("minlength"));
   await page.getByRole("button", { name: "Send enquiry" }).click();
   await expect(
     page.getByRole("heading", { name: "Your enquiry was not sent", level: 1 }),
   ).toBeVisible();
   await expect(page.getByRole("alert")).toContainText("at least 20 characters");
+  // The form again, as typed: the refused field marked, saying why, focused.
+  for (const [name, value] of Object.entries(typed)) {
+    await expect(page.getByRole("textbox", { name, exact: true })).toHaveValue(value);
+  }
+  await expect(page.getByRole("combobox", { name: "Service" })).toHaveValue("dfmea");
+  const message = page.getByRole("textbox", { name: "Message" });
+  await expect(message).toBeFocused();
+  await expect(message).toHaveAttribute("aria-invalid", "true");
+  await expect(message).toHaveAccessibleDescription(/^Write at least 20 characters/);
   // axe runs in a page with scripts, on the same markup: the refusal's page has none of its own.
   const scripted = await visitor();
   await scripted.setContent(await page.content());
   expect(await seriousViolations(scripted)).toEqual([]);
-  await page.goBack();
-  await expect(page.locator("#send-enquiry").getByRole("textbox", { name: "Message" })).toHaveValue(
-    typed,
+  // Corrected and sent, it is shown back; "Change the enquiry" brings the form back, no Back needed.
+  await message.fill(`${typed.Message} and enough words now`);
+  await page.getByRole("button", { name: "Send enquiry" }).click();
+  await expect(page.getByRole("heading", { name: "Check your enquiry" })).toBeVisible();
+  await page.getByRole("button", { name: "Change the enquiry" }).click();
+  await expect(page.getByRole("heading", { name: "Change your enquiry", level: 1 })).toBeVisible();
+  await expect(page.getByRole("textbox", { name: "Timeline (optional)" })).toHaveValue(
+    typed["Timeline (optional)"],
   );
   expect(smtp.to(email)).toEqual([]);
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
+import { htmlMistakes } from "../../scripts/validate-html.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { webhookSignature } from "../../server/notifications/webhook.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -371,6 +372,11 @@ describe.each(backends)("enquiries on %s", (backend) => {
         expect(page.headers["retry-after"]).toBe("3600");
         expect(dom(page.body).querySelector("h1")?.textContent).toBe("Your enquiry was not sent");
         expect(alert(page.body)).toMatch(/Too many enquiries/);
+        // Refused at its second step: the form again as typed, not Back to "Check your enquiry".
+        expect(dom(page.body).querySelector('form [name="message"]')?.textContent).toBe(
+          fields.message,
+        );
+        expect(page.body).not.toContain("Back button");
       });
     });
   });
@@ -501,11 +507,85 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(done.headers.location).toBe("/services/enquiry-sent");
     expect(await count("enquiries")).toBe(before + 1);
 
-    const bad = await form({ ...fields, message: "short" });
-    expect(bad.statusCode).toBe(400);
-    expect(dom(bad.body).querySelector("[role=alert]")?.textContent).toMatch(/at least 20/);
     const elsewhere = await form(fields, "https://evil.example");
     expect(elsewhere.statusCode).toBe(403);
+  });
+
+  it("without JavaScript a refused enquiry comes back as the form, as typed and escaped, each message by its field", async () => {
+    const form = (fields: Record<string, string>) =>
+      t.app.inject({
+        method: "POST",
+        url: "/services/enquiry",
+        remoteAddress: "10.8.0.2",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    const hostile = '<script>alert("x")</script> & "quoted"';
+    const typed = {
+      name: `Priya ${hostile}`,
+      email: `priya${hostile}@example.org`,
+      service: "dfmea",
+      organisation: `Raman ${hostile}`,
+      timeline: `March ${hostile}`,
+      message: hostile.slice(0, 15),
+    };
+    const before = [await count("enquiries"), await count("outbox")];
+    const refused = await form(typed);
+    expect(refused.statusCode).toBe(400);
+    // Valid as the built pages are, its doctype theirs; nothing typed became markup.
+    expect(await htmlMistakes(refused.body)).toEqual([]);
+    const page = dom(refused.body);
+    expect(page.querySelector("h1")?.textContent).toBe("Your enquiry was not sent");
+    expect(page.querySelectorAll("script")).toHaveLength(0);
+    const field = (name: string) => page.querySelector(`form [name="${name}"]`);
+    for (const name of ["name", "email", "organisation", "timeline"] as const) {
+      expect(field(name)?.getAttribute("value"), name).toBe(typed[name]);
+    }
+    expect(field("message")?.textContent).toBe(typed.message);
+    // (happy-dom reads a select's value wrongly: its selected option, as the browser takes it.)
+    expect(field("service")?.querySelector("option[selected]")?.getAttribute("value")).toBe(
+      "dfmea",
+    );
+    // The refused fields are marked and described by their messages; the first is focused.
+    const problemOf = (name: string) =>
+      page.getElementById(field(name)?.getAttribute("aria-describedby")?.split(" ")[0] ?? "")
+        ?.textContent;
+    expect(field("email")?.getAttribute("aria-invalid")).toBe("true");
+    expect(problemOf("email")).toBe("Enter a valid email address.");
+    expect(field("email")?.hasAttribute("autofocus")).toBe(true);
+    expect(field("message")?.getAttribute("aria-invalid")).toBe("true");
+    expect(problemOf("message")).toMatch(/at least 20 characters/);
+    expect(field("message")?.hasAttribute("autofocus")).toBe(false);
+    expect(field("name")?.hasAttribute("aria-invalid")).toBe(false);
+    expect(page.querySelector("[role=alert]")?.textContent).toMatch(/valid email.*at least 20/);
+    // Nothing sends the reader Back: the form posts again, to be shown back for review.
+    expect(refused.body).not.toContain("Back button");
+    expect(page.querySelector("form")?.getAttribute("action")).toBe("/services/enquiry");
+    expect([await count("enquiries"), await count("outbox")]).toEqual(before);
+
+    // The review's "Change the enquiry" brings the form back, as typed, with nothing refused.
+    const fixed = {
+      ...typed,
+      email: "priya.fix@example.org",
+      message: `${hostile} and more words`,
+    };
+    const review = dom((await form(fixed)).body);
+    expect(review.querySelector("h1")?.textContent).toBe("Check your enquiry");
+    const kept = Object.fromEntries(
+      [...review.querySelectorAll("form input[type=hidden]")].map((input) => [
+        input.getAttribute("name"),
+        input.getAttribute("value") ?? "",
+      ]),
+    ) as Record<string, string>;
+    const change = await form({ ...kept, change: "yes" });
+    expect(change.statusCode).toBe(200);
+    expect(await htmlMistakes(change.body)).toEqual([]);
+    const again = dom(change.body);
+    expect(again.querySelector("h1")?.textContent).toBe("Change your enquiry");
+    expect(again.querySelector("[role=alert]")).toBeNull();
+    expect(again.querySelector('form [name="message"]')?.textContent).toBe(fixed.message);
+    expect(again.querySelector('form [name="formToken"]')).toBeNull();
+    expect([await count("enquiries"), await count("outbox")]).toEqual(before);
   });
 
   it("deletes every enquiry of the sender by the link in the acknowledgement, only by the page's POST", async () => {
