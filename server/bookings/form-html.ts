@@ -8,7 +8,7 @@ import {
   timeZones,
   zoneName,
 } from "../../contract/time-zones.ts";
-import { hidden } from "../lib/action-page.ts";
+import { hidden, paragraph, problemList } from "../lib/action-page.ts";
 import {
   contactFieldsHtml,
   fieldProblems,
@@ -37,9 +37,9 @@ const option = (zone: string) =>
 /** Every zone's option, written once: the select is most of the form's bytes. */
 let zoneOptions: { zones: string[]; html: string } | undefined;
 
-export const zoneNote = (ownerZone: string) => escapeHtml(ownerZoneNote(ownerZone));
+const zoneNote = (ownerZone: string) => escapeHtml(ownerZoneNote(ownerZone));
 
-export function zoneSelect(id: string, chosen: string): string {
+function zoneSelect(id: string, chosen: string): string {
   zoneOptions ??= { zones: timeZones(), html: timeZones().map(option).join("") };
   const html = zoneOptions.zones.includes(chosen)
     ? zoneOptions.html
@@ -162,6 +162,29 @@ ${form.area("note", "What would you like to discuss?", ` rows="4" maxlength="${l
 }
 </form>
 </div>`;
+}
+
+/** The reschedule page's body: the zone's select, the times of `slots` to move the call to, and why a move was refused. */
+export function rescheduleHtml(
+  token: string,
+  slots: SlotsResponse,
+  current: { start: string; readerZone: string },
+  problem?: string,
+): string {
+  const path = `${bookPath}/reschedule`;
+  return `${problem ? problemList([problem]) : ""}
+${paragraph(`Your call is on ${momentLabel(Date.parse(current.start), current.readerZone)}. Choose another time; nothing changes until you press the button.`)}
+<form method="get" action="${path}">
+${hidden("token", token)}
+${zoneSelect("reschedule-zone", slots.zone)}
+<button type="submit">Show times</button>
+</form>
+<p id="reschedule-zone-note">${zoneNote(slots.ownerZone)}</p>
+<form method="post" action="${path}">
+${hidden("token", token)}${hidden("zone", slots.zone)}
+${timesHtml(slots.starts, slots.zone)}
+${slots.starts.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
+</form>`;
 }
 
 export function bookedHtml(start: string, zone: string, ownerZone: string): string {

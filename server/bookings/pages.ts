@@ -39,9 +39,8 @@ import {
   type FieldProblems,
   type Filled,
   moreDays,
+  rescheduleHtml,
   timesHtml,
-  zoneNote,
-  zoneSelect,
 } from "./form-html.ts";
 import type { Bookings } from "./service.ts";
 
@@ -336,39 +335,32 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
       });
     });
 
+    /** The page that moves a call: every time it may move to, not its own, which it has already. */
     const reschedulePage = async (
       token: string,
       zone: string,
       current: { start: string; readerZone: string },
       problem?: string,
-    ) => {
-      // Every time the call may move to: not its own, which it has already.
-      const slots = await bookings.slots(zone, current);
-      return {
-        title: "Move your call",
-        body: `${problem ? `<div role="alert"><ul class="problems"><li>${escapeHtml(problem)}</li></ul></div>` : ""}
-${paragraph(`Your call is on ${momentLabel(Date.parse(current.start), current.readerZone)}. Choose another time; nothing changes until you press the button.`)}
-<form method="get" action="${bookPath}/reschedule">
-${hidden("token", token)}
-${zoneSelect("reschedule-zone", slots.zone)}
-<button type="submit">Show times</button>
-</form>
-<p id="reschedule-zone-note">${zoneNote(slots.ownerZone)}</p>
-<form method="post" action="${bookPath}/reschedule">
-${hidden("token", token)}${hidden("zone", slots.zone)}
-${timesHtml(slots.starts, slots.zone)}
-${slots.starts.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
-</form>`,
-      };
-    };
+    ) => ({
+      title: "Move your call",
+      body: rescheduleHtml(token, await bookings.slots(zone, current), current, problem),
+    });
 
+    /** Why a move was refused, by the outcome its page's address names. */
+    const refusals = new Map<unknown, [number, string]>([
+      ["taken", [409, `${slotTakenMessage}. Choose another.`]],
+      ["same", [409, "Your call is already at that time. Choose another to move it."]],
+      ["not_offered", [400, "Choose one of the free times."]],
+    ]);
     scope.get(`${bookPath}/reschedule`, async (request, reply) => {
       const { token, booking } = await bookingOf(request);
       if (!booking) return answer(reply, 404, spent);
       if (bookings.begun(booking)) return answer(reply, 409, begun);
       if (bookings.movedEnough(booking)) return answer(reply, 409, movedEnough(token));
-      const zone = zoneOr((request.query as { zone?: unknown }).zone, booking.readerZone);
-      return answer(reply, 200, await reschedulePage(token, zone, booking));
+      const { zone: asked, refused } = request.query as Record<string, unknown>;
+      const zone = zoneOr(asked, booking.readerZone);
+      const [status, problem] = refusals.get(refused) ?? [200, undefined];
+      return answer(reply, status, await reschedulePage(token, zone, booking, problem));
     });
 
     scope.post(`${bookPath}/reschedule`, async (request, reply) => {
@@ -382,12 +374,9 @@ ${slots.starts.length > 0 ? '<p><button type="submit">Move the call</button></p>
       if (moved.outcome === "begun") return answer(reply, 409, begun);
       if (moved.outcome === "moved_enough") return answer(reply, 409, movedEnough(token));
       if (moved.outcome !== "moved") {
-        const [status, problem] = {
-          taken: [409, `${slotTakenMessage}. Choose another.`],
-          same: [409, "Your call is already at that time. Choose another to move it."],
-          not_offered: [400, "Choose one of the free times."],
-        }[moved.outcome] as [number, string];
-        return answer(reply, status, await reschedulePage(token, zone, booking, problem));
+        // The page at an address of its own, where Back and a reload land, not a form to send again.
+        const query = new URLSearchParams({ token, zone, refused: moved.outcome });
+        return reply.redirect(`${bookPath}/reschedule?${query}`, 303);
       }
       return answer(reply, 200, {
         title: "Your call is moved",

@@ -452,6 +452,13 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await mover.getByRole("button", { name: "Move the call" }).click();
   await expect(mover.getByRole("alert")).toHaveText("Choose one of the free times.");
   expect(await seriousViolations(mover)).toEqual([]);
+  // The refusal has an address of its own: from the next page, Back lands on it as it was.
+  await mover.getByRole("combobox", { name: "Time zone" }).selectOption("Europe/Berlin");
+  await mover.getByRole("button", { name: "Show times" }).click();
+  await expect(mover.getByRole("group", { name: "Free times, in Europe / Berlin" })).toBeVisible();
+  await mover.goBack();
+  await expect(mover.getByRole("alert")).toHaveText("Choose one of the free times.");
+  await expect(mover.getByRole("heading", { name: "Move your call", level: 1 })).toBeVisible();
   const to = mover.getByRole("radio").first();
   const moved = (await to.getAttribute("value")) ?? "";
   await to.check();

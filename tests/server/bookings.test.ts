@@ -724,16 +724,32 @@ describe.each(backends)("booking a call on %s", (backend) => {
     const forged = await move(target ?? "", "https://elsewhere.example");
     expect(forged.statusCode).toBe(403);
     expect(dom(forged.body).querySelector("h1")?.textContent).toBe("Nothing was changed");
-    const taken = await move(other ?? "");
+    /** A refused move leads to the page at an address of its own (where Back and a reload land), saying why. */
+    const shown = async (start: string) => {
+      const refused = await move(start);
+      expect(refused.statusCode, start).toBe(303);
+      const to = new URL(String(refused.headers.location), siteUrl);
+      expect(to.pathname).toBe("/book/reschedule");
+      expect(to.searchParams.get("token")).toBe(token);
+      expect(to.searchParams.get("zone")).toBe("Asia/Kolkata");
+      return browser().get(`${to.pathname}${to.search}`);
+    };
+    const taken = await shown(other ?? "");
     expect(taken.statusCode).toBe(409);
     expect(dom(taken.body).querySelector("[role=alert]")?.textContent).toContain(
       "That time was just taken",
     );
+    // An address naming no refusal (or one of an object's own names) is the page as opened.
+    for (const refused of ["constructor", "toString", "nonsense"]) {
+      const plain = await browser().get(`/book/reschedule?token=${token}&refused=${refused}`);
+      expect(plain.statusCode, refused).toBe(200);
+      expect(dom(plain.body).querySelector("[role=alert]"), refused).toBeNull();
+    }
     // Its own time is not offered, and changes nothing: no mail, no new links.
     expect(dom(opened.body).querySelector(`input[value="${mine}"]`)).toBeNull();
     const queued = () => runSql(t, "select id from outbox where email = ?", [sent.email]);
     const mails = await queued();
-    const same = await move(mine ?? "");
+    const same = await shown(mine ?? "");
     expect(same.statusCode).toBe(409);
     expect(dom(same.body).querySelector("[role=alert]")?.textContent).toBe(
       "Your call is already at that time. Choose another to move it.",
@@ -741,7 +757,7 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(await queued()).toEqual(mails);
     const offGrid = new Date(Date.parse(target ?? "") + 60_000).toISOString();
     for (const start of [offGrid, "tomorrow", ""]) {
-      const refused = await move(start);
+      const refused = await shown(start);
       expect(refused.statusCode, start).toBe(400);
       expect(dom(refused.body).querySelector("[role=alert]")?.textContent).toBe(
         "Choose one of the free times.",
