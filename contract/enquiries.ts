@@ -8,6 +8,7 @@ import {
   hasNoHiddenCharacters,
   hasVisibleCharacter,
 } from "./text.ts";
+import { currentZoneName, isOfferedTimeZone } from "./time-zones.ts";
 
 /*
  * Enquiries (docs/product.md, "Enquiries"): the form on /services, and the
@@ -57,6 +58,8 @@ const optionalDetail = (what: string) =>
 /**
  * `service` is a service's id from /services or `other`; `formToken` comes
  * from `GET /api/enquiries/form-token` and `website` is the hidden honeypot.
+ * `zone`, the browser's time zone, is a hint: the sender cannot choose it, so
+ * a zone the form's list lacks is ignored (the acknowledgement says UTC) rather than refused.
  */
 export const enquiryRequestSchema = z.strictObject({
   name: enquiryNameSchema,
@@ -67,6 +70,12 @@ export const enquiryRequestSchema = z.strictObject({
   timeline: optionalDetail("Timeline"),
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
+  /** The sender's time zone as their browser gives it, for the acknowledgement; one off the list is dropped. */
+  zone: z
+    .string()
+    .max(64)
+    .optional()
+    .transform((zone) => (zone && isOfferedTimeZone(zone) ? currentZoneName(zone) : undefined)),
 });
 export type ValidEnquiry = z.output<typeof enquiryRequestSchema>;
 

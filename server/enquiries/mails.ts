@@ -1,5 +1,6 @@
 import { otherService } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
+import { isTimeZone, momentLabel } from "../../contract/time-zones.ts";
 import {
   detailsHtml,
   detailsText,
@@ -102,17 +103,21 @@ Open in the console: ${link}`,
  * nothing the sender typed: not the message, not the name, organisation or
  * timeline. Otherwise the form would relay a stranger's words ("Dear Accounts
  * team, your payment failed…") to any address, from the site. Only the
- * service, chosen from the site's own list, and the time are named.
+ * service, chosen from the site's own list, and the time are named, in the
+ * sender's zone when their browser gave it.
  */
 export function acknowledgementMail(
   enquiry: StoredEnquiry,
   deletionToken: string,
   context: EnquiryMailContext,
+  /** The sender's zone, as their browser gave it; else UTC. Either way the time names it. */
+  zone?: string,
 ): OutgoingMail {
   const subject = acknowledgementSubject(context.serviceTitle);
+  const sent = Date.parse(enquiry.createdAt);
   const details: [string, string][] = [
     ["Service", context.serviceTitle],
-    ["Sent", mailTime(enquiry.createdAt)],
+    ["Sent", momentLabel(sent, zone && isTimeZone(zone) ? zone : "UTC")],
   ];
   const link = tokenLink(context.siteUrl, "/enquiries/delete", deletionToken);
   // The booking page, with the enquiry's service chosen (docs/product.md, "Book a call").

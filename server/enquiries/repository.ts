@@ -185,7 +185,16 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
         }
         if (claimed) {
           // The token rests here only until the mail is sent (server/outbox/queue.ts).
-          rows.push({ kind: "enquiry_ack", email: enquiry.email, token: deletionToken, payload });
+          const ack = JSON.stringify({
+            enquiryId: id,
+            zone: enquiry.zone,
+          } satisfies EnquiryMailPayload);
+          rows.push({
+            kind: "enquiry_ack",
+            email: enquiry.email,
+            token: deletionToken,
+            payload: ack,
+          });
         }
         if (input.webhookBody) {
           rows.push({

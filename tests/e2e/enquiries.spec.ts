@@ -20,6 +20,8 @@ const message =
 // order: split across two workers, each would start its own
 // (docs/decisions/028-how-the-suite-stays-fast.md). A failure does not skip the others.
 test.describe.configure({ mode: "default" });
+// The reader's browser is in Pune: the acknowledgement gives the time by their clock.
+test.use({ timezoneId: "Asia/Kolkata" });
 
 let smtp: SmtpSink;
 let site: OwnSite;
@@ -124,6 +126,7 @@ test("a reader asks about a service in place, and the owner and the reader are m
     `Book a call at a time that suits you:\n${site.siteUrl}/book?service=dfmea`,
   );
   expect(ack).not.toContain(message);
+  expect(ack).toMatch(/Sent: \w+day \d+ \w+ \d{4}, \d\d:\d\d \(Asia \/ Kolkata, GMT\+5:30\)/);
 
   await expectInConsole(visitor, email, "DFMEA");
 });
@@ -176,6 +179,8 @@ test("without JavaScript a card's link chooses its service, the form posts, show
   );
   const notice = smtp.to(owner).find((mail) => mail.parsed.replyTo?.value[0]?.address === email);
   expect(notice?.parsed.subject).toBe("Enquiry: VBA Tools, from Priya Raman");
+  // Without JavaScript the browser gave no zone: the time is in UTC, and says so.
+  expect(smtp.to(email)[0]?.parsed.text).toMatch(/Sent: \w+day \d+ \w+ \d{4}, \d\d:\d\d \(UTC\)/);
 
   await expectInConsole(visitor, email, "VBA Tools");
 });

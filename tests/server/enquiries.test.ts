@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
+import { momentLabel } from "../../contract/time-zones.ts";
 import { htmlMistakes } from "../../scripts/validate-html.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { webhookSignature } from "../../server/notifications/webhook.ts";
@@ -126,6 +127,31 @@ describe.each(backends)("enquiries on %s", (backend) => {
         ])
       )[0]?.token;
     await expect.poll(ackToken, { timeout: 20_000 }).toBeNull();
+  });
+
+  it("gives the acknowledgement's time in the zone the sender's browser gave, else in UTC, and names it", async () => {
+    const ackOf = async (zone: string | undefined) => {
+      const sent = enquiry(zone === undefined ? {} : { zone });
+      expect((await browser().post("/api/enquiries", sent)).statusCode).toBe(201);
+      await smtp.waitFor(() => smtp.to(sent.email).length > 0);
+      const [row] = await runSql(t, "select created_at from enquiries where email = ?", [
+        sent.email,
+      ]);
+      const at = new Date(String(row?.created_at)).getTime();
+      return { text: smtp.to(sent.email)[0]?.parsed.text ?? "", at };
+    };
+    // V8 still spells India's zone "Asia/Calcutta"; people read it as Kolkata.
+    const pune = await ackOf("Asia/Calcutta");
+    expect(pune.text).toContain(`Sent: ${momentLabel(pune.at, "Asia/Kolkata")}`);
+    expect(pune.text).toMatch(
+      /Sent: \w+day \d+ \w+ \d{4}, \d\d:\d\d \(Asia \/ Kolkata, GMT\+5:30\)/,
+    );
+    // No zone, or one off the list: UTC, said so, and the enquiry is not refused for it.
+    for (const zone of [undefined, "Mars/Olympus_Mons", "+05:30"]) {
+      const ack = await ackOf(zone);
+      expect(ack.text, zone).toContain(`Sent: ${momentLabel(ack.at, "UTC")}`);
+      expect(ack.text, zone).toMatch(/, \d\d:\d\d \(UTC\)/);
+    }
   });
 
   it("accepts links, addresses and phone numbers, which a comment would refuse", async () => {

@@ -145,7 +145,11 @@ export function EnquiryForm({
     setProblem(null);
     setProblems({});
     try {
-      await guard.sent((guarded) => api("POST /enquiries", { body: { ...fields, ...guarded } }));
+      // The browser's time zone, so the acknowledgement gives the time as the reader's clock reads it.
+      const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      await guard.sent((guarded) =>
+        api("POST /enquiries", { body: { ...fields, ...guarded, zone } }),
+      );
       setSentTo({ name: fields.name.trim(), email: fields.email.trim(), service: fields.service });
       setFields({ ...empty, service: chosen });
       setStatus("sent");
