@@ -1,4 +1,4 @@
-import { feedFormats, feedPath } from "../lib/feed-paths.ts";
+import { feedFormats, feedName, feedPath } from "../lib/feed-paths.ts";
 import { Icon } from "./ui/icon.tsx";
 
 /**
@@ -28,7 +28,11 @@ export function FeedLinks({
         >
           {format.label}
           {/* Distinct names beside the footer's site-wide links of the same labels. */}
-          {section ? <span className="sr-only"> feed of {section.name}</span> : null}
+          {section ? (
+            <span className="sr-only">
+              {feedName(format, section.name).slice(format.label.length)}
+            </span>
+          ) : null}
         </a>
       ))}
     </p>

@@ -1,4 +1,4 @@
-import { feedFormats, feedPath } from "./feed-paths.ts";
+import { feedFormats, feedName, feedPath } from "./feed-paths.ts";
 import { siteConfig, siteName } from "./site-config.ts";
 
 /** A 1200×630 picture for link previews (docs/decisions/013-item-pages-and-feeds.md). */
@@ -41,7 +41,7 @@ export function feedLinks(section?: { id: string; name: string }) {
     feedFormats.map((format) => ({
       type: format.type,
       href: feedPath(format, sectionId),
-      title: `${scope} (${format.label})`,
+      title: feedName(format, scope),
     }));
   return [...of(siteName), ...(section ? of(`${siteName}: ${section.name}`, section.id) : [])];
 }

@@ -409,10 +409,11 @@ test.describe("feeds", () => {
   }) => {
     await page.goto("/");
     const footer = page.locator("footer");
+    // Each is named as a reader reads it: "feed" once, never "JSON Feed feed".
     const siteFeeds = [
-      { name: "RSS", href: "/rss.xml", type: /xml/ },
-      { name: "Atom", href: "/atom.xml", type: /xml/ },
-      { name: "JSON Feed", href: "/feed.json", type: /json/ },
+      { name: "RSS", named: "RSS feed", href: "/rss.xml", type: /xml/ },
+      { name: "Atom", named: "Atom feed", href: "/atom.xml", type: /xml/ },
+      { name: "JSON Feed", named: "JSON Feed", href: "/feed.json", type: /json/ },
     ];
     for (const feed of siteFeeds) {
       await expect(footer.getByRole("link", { name: feed.name, exact: true })).toHaveAttribute(
@@ -432,10 +433,22 @@ test.describe("feeds", () => {
       const main = page.getByRole("main");
       await expect(main.getByText(`New in ${section.name}, by feed:`)).toBeVisible();
       for (const feed of siteFeeds) {
-        const link = main.getByRole("link", { name: `${feed.name} feed of ${section.name}` });
+        const link = main.getByRole("link", {
+          name: `${feed.named} of ${section.name}`,
+          exact: true,
+        });
         await expect(link).toBeVisible();
         const href = (await link.getAttribute("href")) ?? "";
         expect(href).toBe(`${section.path}${feed.href}`);
+        // The head announces it under the same name, and the site's beside it.
+        await expect(page.locator(`head link[rel=alternate][href="${href}"]`)).toHaveAttribute(
+          "title",
+          `${feed.named} of Engage with Engineer: ${section.name}`,
+        );
+        await expect(page.locator(`head link[rel=alternate][href="${feed.href}"]`)).toHaveAttribute(
+          "title",
+          `${feed.named} of Engage with Engineer`,
+        );
         const answer = await request.get(href);
         expect(answer.status(), href).toBe(200);
         expect(answer.headers()["content-type"], href).toMatch(feed.type);
