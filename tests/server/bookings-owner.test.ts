@@ -374,7 +374,9 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     // The maximum holds for everything else: no booking, no move from another day.
     const starts = await freeStarts();
     expect(starts).not.toContain(full[3]);
-    const into = await move(elsewhere, full[3] ?? "");
+    const refused = await move(elsewhere, full[3] ?? "");
+    expect(refused.statusCode).toBe(303);
+    const into = await t.visitor().get(String(refused.headers.location));
     expect(into.statusCode).toBe(409);
     expect(dom(into.body).querySelector("[role=alert]")?.textContent).toContain(
       "That time was just taken",
