@@ -162,19 +162,13 @@ export const enquiryPages: FastifyPluginAsync<{
       return send(reply, 403, problemPage(["The form must be sent from this site's own page."]));
     }
     const form = formFields(request);
-    const field = (name: string) => form.get(name) ?? "";
-    const parsed = enquiryRequestSchema.safeParse({
-      name: field("name"),
-      email: field("email"),
-      service: field("service"),
-      message: field("message"),
-      organisation: field("organisation"),
-      timeline: field("timeline"),
-      website: field("website"),
-      formToken: field("formToken") || undefined,
-    });
     const typed = typedIn(form);
     if (form.has("change")) return send(reply, 200, formPage(typed, [], enquiries));
+    const parsed = enquiryRequestSchema.safeParse({
+      ...typed,
+      website: form.get("website") ?? "",
+      formToken: form.get("formToken") || undefined,
+    });
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue): [unknown, string] => [
         issue.path[0],
