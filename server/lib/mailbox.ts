@@ -54,9 +54,14 @@ const unquoted = (local: string): string =>
     ? local.slice(1, -1).replace(/\\(.)/g, "$1")
     : local;
 
-/** The domain's A-label form in lower case, without a trailing dot; as given, in lower case, where IDNA refuses it. */
+/**
+ * The domain's A-label form in lower case, without a trailing dot; as given, in lower case, where
+ * IDNA refuses it or it is no name DNS holds: the URL parser would read a %-escape
+ * (`gm%61il.com`) or an IPv4 number (`0x7f.1`) as another host.
+ */
 function domainOf(domain: string): string {
   const bare = domain.endsWith(".") ? domain.slice(0, -1) : domain;
+  if (bare.includes("%") || /(^|\.)(0x[0-9a-f]*|[0-9]+)$/i.test(bare)) return bare.toLowerCase();
   return domainToASCII(bare) || bare.toLowerCase();
 }
 
