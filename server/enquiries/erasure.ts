@@ -22,8 +22,8 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
 
   /**
    * The enquiries' outbox rows: their mails (queued or sent) by the exact
-   * payloads they were queued with, and their webhook calls by the start of
-   * theirs. A few statements per hundred enquiries, so retention's first run
+   * payloads they were queued with, an acknowledgement naming the sender's
+   * zone and their webhook calls by the start of theirs. A few statements per hundred enquiries, so retention's first run
    * over a backlog does not hold the database for long.
    */
   async function deleteOutboxRows(trx: Db, ids: number[]) {
@@ -45,7 +45,11 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
         } satisfies EnquiryMailPayload),
       ),
     ];
-    await forget(trx, { kinds: enquiryMailKinds, payloads });
+    await forget(trx, {
+      kinds: enquiryMailKinds,
+      payloads,
+      payloadsLike: ids.map((id) => `{"enquiryId":${id},"zone":%`),
+    });
     await forget(trx, {
       kinds: ["webhook"],
       payloadsLike: ids.map((id) => `{"type":"enquiry.%","enquiryId":${id},%`),
