@@ -9,14 +9,7 @@ import {
   type KvStore,
   kvCache,
   SendActivityError,
-  signRequest,
 } from "@fedify/fedify";
-import {
-  createActivityPubRequest,
-  type DocumentLoader,
-  getRemoteDocument,
-  type RemoteDocument,
-} from "@fedify/fedify/runtime";
 import {
   Article,
   Create,
@@ -33,17 +26,12 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
-import { tooHeavyJsonLd } from "./activity-json.ts";
 import { nameOf } from "./deadlines.ts";
+import { documentLoader } from "./document-loader.ts";
 import { removeGoneFollowers } from "./gone-inboxes.ts";
 import { retryPolicy, type SiteQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
-import {
-  type HostLookups,
-  type InboxVerdict,
-  type RemoteFetch,
-  RemoteFetchError,
-} from "./safe-fetch.ts";
+import type { HostLookups, InboxVerdict, RemoteFetch } from "./safe-fetch.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*
@@ -171,58 +159,6 @@ export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): 
       ? new Image({ url: new URL(item.image, siteUrl), mediaType: "image/png" })
       : null,
   });
-}
-
-/**
- * Remote documents as Fedify reads them (accounts, their keys, posts), through
- * the site's guarded fetch instead of Fedify's own, which reads a whole answer
- * however large and waits for it however long: a post's signature names the
- * address of its key, so anyone could make the site read gigabytes. Mastodon
- * reads at most 1 MB of such a document; so does the site, within 10 seconds.
- * `signedBy` signs each request as the site's actor, as Fedify's own loader
- * for servers that answer only signed requests does (draft-cavage, as Mastodon
- * signs), each address of a redirect anew: a signature names its address.
- */
-function documentLoader(
-  remoteFetch: RemoteFetch,
-  signedBy?: { keyId: URL; privateKey: CryptoKey },
-): DocumentLoader {
-  const headersFor = async (target: URL) => {
-    const request = createActivityPubRequest(target.href);
-    // The guarded fetch sends the site's own user agent.
-    request.headers.delete("user-agent");
-    const headers: Record<string, string> = { accept: request.headers.get("accept") ?? "" };
-    if (signedBy) {
-      const signed = await signRequest(request, signedBy.privateKey, signedBy.keyId);
-      // Node sets Host from the address it connects to, as signed.
-      for (const name of ["date", "signature"]) headers[name] = signed.headers.get(name) ?? "";
-    }
-    return headers;
-  };
-  /** A page may name its document (`rel="alternate"`): that link is followed once, never round a ring. */
-  const load = async (url: string, alternates = 1): Promise<RemoteDocument> => {
-    const answer = await remoteFetch(url, {
-      headers: headersFor,
-      timeoutMs: 10_000,
-      maxBytes: 1_000_000,
-    });
-    // Too deep, or defining too many terms, it would hold the server (activity-json.ts).
-    if (tooHeavyJsonLd(answer.body.toString())) throw new RemoteFetchError(`${url} is too heavy`);
-    const answered = new Headers();
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (value !== undefined) answered.set(name, Array.isArray(value) ? value.join(", ") : value);
-    }
-    const empty = [204, 205, 304].includes(answer.status);
-    const response = new Response(empty ? null : new Uint8Array(answer.body), {
-      status: answer.status,
-      headers: answered,
-    });
-    return getRemoteDocument(answer.url, response, async (next) => {
-      if (alternates === 0) throw new RemoteFetchError(`${url} names yet another document`);
-      return load(next, alternates - 1);
-    });
-  };
-  return (url) => load(url);
 }
 
 export async function createSiteFederation(deps: FederationDeps): Promise<Federation<void>> {

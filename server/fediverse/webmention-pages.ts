@@ -150,14 +150,27 @@ export function advertisedEndpoint(answer: RemoteAnswer): URL | null {
     }
   }
   if (!String(answer.headers["content-type"] ?? "").includes("html")) return null;
-  const html = answer.body.toString("utf8");
-  // A tag ends before the next `<`: /<a\s[^>]*>/ read each of 400 kB of `<a ` to the page's end.
-  for (const tag of html.matchAll(/<(?:link|a)\s[^<>]*>/gi)) {
-    const rel = attributeValue(new RegExp(String.raw`\srel${attribute}`, "i").exec(tag[0]));
-    if (!rel.toLowerCase().split(/\s+/).includes("webmention")) continue;
-    const href = new RegExp(String.raw`\shref${attribute}`, "i").exec(tag[0]);
-    if (!href) continue;
-    return webAddress(decodeHtmlEntities(attributeValue(href)), answer.url);
+  const href = linkedHref(answer.body.toString("utf8"), (attribute) =>
+    attribute("rel").toLowerCase().split(/\s+/).includes("webmention"),
+  );
+  return href === null ? null : webAddress(href, answer.url);
+}
+
+/**
+ * The address of a page's first `<link>` or `<a>` that `wanted` takes (given
+ * its attributes), entities decoded; null when none does. In linear time: a
+ * tag ends before the next `<` (/<a\s[^>]*>/ read each of 400 kB of `<a ` to
+ * the page's end).
+ */
+export function linkedHref(
+  html: string,
+  wanted: (attribute: (name: string) => string) => boolean,
+): string | null {
+  for (const [tag] of html.matchAll(/<(?:link|a)\s[^<>]*>/gi)) {
+    const attributeOf = (name: string) =>
+      attributeValue(new RegExp(String.raw`\s${name}${attribute}`, "i").exec(tag));
+    const href = new RegExp(String.raw`\shref${attribute}`, "i").exec(tag);
+    if (href && wanted(attributeOf)) return decodeHtmlEntities(attributeValue(href));
   }
   return null;
 }

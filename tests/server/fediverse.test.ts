@@ -433,6 +433,49 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     }
   });
 
+  it("reads a page the key's address answers without holding the server", async () => {
+    // A page where a post's signature names its key: `<a` then 4,000 spaces, never closed.
+    // Fedify's pattern for a page's document link took seconds on it, the cube of the spaces
+    // (a page of 1 MB, for ever), and nothing else ran meanwhile.
+    const asked: string[] = [];
+    const server = createServer((request, response) => {
+      asked.push(request.url ?? "");
+      if (request.url === "/users/warm") return response.writeHead(404).end();
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<p>Hi</p><a${" ".repeat(4_000)}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const keys = await remoteAccountKeys();
+    const post = async (name: string) => {
+      const actor = `http://127.0.0.1:${(server.address() as AddressInfo).port}/users/${name}`;
+      const follow = { id: `${actor}#follows/1`, type: "Follow", actor, object: actorUrl };
+      return (await t.app.inject(await injected(await keys.signed(siteUrl, actor, follow))))
+        .statusCode;
+    };
+    try {
+      // Fedify loaded first: its loading holds the event loop too.
+      expect(await post("warm")).toBe(401);
+      // The longest time between two turns of the event loop, the last until the answer included.
+      let longest = 0;
+      let last = performance.now();
+      const tick = () => {
+        longest = Math.max(longest, performance.now() - last);
+        last = performance.now();
+      };
+      const ticks = setInterval(tick, 5);
+      const status = await post("page");
+      clearInterval(ticks);
+      tick();
+      expect(status).toBe(401);
+      expect(asked).toEqual(["/users/warm", "/users/page"]);
+      expect(longest).toBeLessThan(1_000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it("fetches a key, signed as the site, from a server that answers only signed requests", async () => {
     const site = JSON.parse((await get(actorUrl, activityJson)).body);
     const keys = await remoteAccountKeys();
