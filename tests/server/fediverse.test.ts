@@ -1855,7 +1855,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     }
   });
 
-  it("refuses, before processing it, JSON-LD that would hold the server: a thousand terms, or a thousand levels", {
+  it("refuses, before processing it, JSON-LD that would hold the server: a thousand terms or levels, or 10,000 values", {
     timeout: 240_000,
   }, async () => {
     const dee = remote.actor("dee");
@@ -1876,6 +1876,21 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
         headers: { "content-type": activityJson },
         payload: JSON.stringify({
           ...like("unsigned", wide),
+          signature: { type: "RsaSignature2017", creator: `${dee}#main-key`, signatureValue: "AA" },
+        }),
+      },
+      // 200 kB, 10,000 values: read as JSON-LD, at a second of CPU each, before the signature's 401.
+      "unsigned, 2,500 mentions": {
+        method: "POST" as const,
+        url: "/fediverse/inbox",
+        headers: { "content-type": activityJson },
+        payload: JSON.stringify({
+          ...like("mentions", "https://www.w3.org/ns/activitystreams"),
+          tag: Array.from({ length: 2500 }, (_, at) => ({
+            type: "Mention",
+            href: `https://a.example/users/u${at}`,
+            name: `@u${at}@a.example`,
+          })),
           signature: { type: "RsaSignature2017", creator: `${dee}#main-key`, signatureValue: "AA" },
         }),
       },
