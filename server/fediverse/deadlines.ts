@@ -137,7 +137,16 @@ export function createDeliveryDeadline({
   postable: Deadline["postable"];
 }) {
   wrapGlobalFetch();
-  const slow = new Map<string, number>();
+  /** Until when each server is slow, and whether it missed a deadline again within the hour after it was let go. */
+  const slow = new Map<string, { until: number; relapsed: boolean }>();
+  /** When each server was last let go (a run in time in the lane), for an hour. */
+  const letGo = new Map<string, number>();
+  const remember = <T>(map: Map<string, T>, host: string, value: T) => {
+    map.delete(host);
+    map.set(host, value);
+    const [oldest] = map.keys();
+    if (map.size > slowAtMost && oldest !== undefined) map.delete(oldest);
+  };
   return {
     /** The host a Fedify delivery (a queued message, as stored) posts to; null for any other. */
     hostOf(stored: string): string | null {
@@ -151,18 +160,28 @@ export function createDeliveryDeadline({
       }
     },
     /** Whether a delivery to this host did not answer in time within the last hour. */
-    isSlow: (host: string) => (slow.get(host) ?? 0) > clock().getTime(),
-    /** A server that answered in time again: its deliveries go on any worker. */
-    forget: (host: string) => void slow.delete(host),
+    isSlow: (host: string) => (slow.get(host)?.until ?? 0) > clock().getTime(),
+    /**
+     * A server that answered in time again: its deliveries go on any worker, and
+     * true; unless it missed a deadline again within the hour after it was last let
+     * go, as one that hangs every other time does: it then stays slow its hour.
+     */
+    forget(host: string): boolean {
+      const now = clock().getTime();
+      const entry = slow.get(host);
+      if (entry?.relapsed && entry.until > now) return false;
+      slow.delete(host);
+      remember(letGo, host, now);
+      return true;
+    },
     /** Runs a delivery to `host`, its posts cut at the deadline (`run.late` then); any other message as it is. */
     run<T>(host: string | null, run: { late?: boolean }, work: () => Promise<T>): Promise<T> {
       if (host === null) return work();
       const cut = () => {
         run.late = true;
-        slow.delete(host);
-        slow.set(host, clock().getTime() + slowForMs);
-        const [oldest] = slow.keys();
-        if (slow.size > slowAtMost && oldest !== undefined) slow.delete(oldest);
+        const now = clock().getTime();
+        const relapsed = (letGo.get(host) ?? -Infinity) > now - slowForMs;
+        remember(slow, host, { until: now + slowForMs, relapsed });
       };
       return underway.run({ answerMs, cut, postable }, work);
     },

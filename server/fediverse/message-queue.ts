@@ -247,9 +247,9 @@ export function createMessageQueue(
       .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
       .execute();
   }
-  /** A lane run that ended in time (done, or failed quickly): it, and its server, go on any worker. */
+  /** A lane run that ended in time (done, or failed quickly): it, and its server, go on any worker (deadlines.ts). */
   async function recovered(taken: InHand, host: string | null) {
-    if (host !== null) deliveries.forget(host);
+    if (host !== null && !deliveries.forget(host)) return;
     await db
       .updateTable("fediverse_queue")
       .set({ slow_at: null })

@@ -606,56 +606,76 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     }
   });
 
-  it("takes a message out of the one-worker lane once its server answers in time there, so its next failure is tried on any worker", async () => {
-    // A server that first takes the post and never answers, then answers at once: 502, then 202
-    // (Fedify posts a second time, signed another way, when the first is refused).
-    let answer: number | null = null;
-    let posts = 0;
+  /**
+   * A server that takes a post and answers `answer` at once (never, while null), and the
+   * one-worker lane, held by each owner's take-back queued until its gate opens.
+   */
+  async function laneAndServer(gates: number) {
+    const state = { answer: null as number | null, posts: 0, takeBacks: 0 };
     const server = createServer((request, response) => {
       request.resume();
       request.on("end", () => {
-        posts += 1;
-        if (answer !== null) response.writeHead(answer).end();
+        state.posts += 1;
+        if (state.answer !== null) response.writeHead(state.answer).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    // The lane held by the owner's take-backs, each until its gate opens.
-    const gates = [gate(), gate()];
-    let takeBacks = 0;
+    const opened = Array.from({ length: gates }, gate);
     const { ctx, actor, keys } = await federated({ workers: 4, answerMs: 2000 }, quiet, () => {
-      takeBacks += 1;
-      return gates[takeBacks - 1]?.opened ?? Promise.resolve();
+      state.takeBacks += 1;
+      return opened[state.takeBacks - 1]?.opened ?? Promise.resolve();
     });
-    // Queued slow from the first, so that no other worker takes it.
-    const holdLane = async () => {
-      const now = clock().toISOString();
-      await scratch.store.db
-        .insertInto("fediverse_queue")
-        .values({
-          message: JSON.stringify({ type: "ewe:take-back", answers: [takeBacks], writer: null }),
-          due_at: now,
-          created_at: now,
-          slow_at: now,
-        })
-        .execute();
+    return {
+      state,
+      open: (lane: number) => opened[lane - 1]?.open(),
+      // Queued slow from the first, so that no other worker takes it.
+      async holdLane() {
+        const now = clock().toISOString();
+        await scratch.store.db
+          .insertInto("fediverse_queue")
+          .values({
+            message: JSON.stringify({
+              type: "ewe:take-back",
+              answers: [state.takeBacks],
+              writer: null,
+            }),
+            due_at: now,
+            created_at: now,
+            slow_at: now,
+          })
+          .execute();
+      },
+      delivery: () =>
+        scratch.store.db
+          .selectFrom("fediverse_queue")
+          .select(["slow_at", "taken_until"])
+          .where("message", "like", `%${base}%`)
+          .executeTakeFirst(),
+      send: () =>
+        ctx.sendActivity(
+          keys,
+          { id: new URL(`${base}/users/dee`), inboxId: new URL(`${base}/inbox`) },
+          new Update({ id: new URL("https://site.test/#dee"), actor }),
+        ),
+      close() {
+        for (const one of opened) one.open();
+        server.closeAllConnections();
+        server.close();
+      },
     };
-    const delivery = () =>
-      scratch.store.db
-        .selectFrom("fediverse_queue")
-        .select(["slow_at", "taken_until"])
-        .where("message", "like", `%${base}%`)
-        .executeTakeFirst();
+  }
+
+  it("takes a message out of the one-worker lane once its server answers in time there, so its next failure is tried on any worker", async () => {
+    // A server that first takes the post and never answers, then answers at once: 502, then 202
+    // (Fedify posts a second time, signed another way, when the first is refused).
+    const { state, open, holdLane, delivery, send, close } = await laneAndServer(2);
     try {
       await holdLane();
-      await waitFor(async () => takeBacks === 1, { what: "the lane held" });
-      await ctx.sendActivity(
-        keys,
-        { id: new URL(`${base}/users/dee`), inboxId: new URL(`${base}/inbox`) },
-        new Update({ id: new URL("https://site.test/#dee"), actor }),
-      );
+      await waitFor(async () => state.takeBacks === 1, { what: "the lane held" });
+      await send();
       // Cut at its deadline; its retry, due while the lane is busy, is left to the lane.
-      await waitFor(async () => posts === 1 && (await delivery())?.taken_until === null, {
+      await waitFor(async () => state.posts === 1 && (await delivery())?.taken_until === null, {
         what: "the delivery cut",
       });
       at += 5000;
@@ -663,24 +683,68 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
         what: "the delivery left to the lane",
       });
       // Its server answers at once now: the lane runs it, and it fails quickly.
-      answer = 502;
-      gates[0]?.open();
-      await waitFor(async () => posts > 1 && (await delivery())?.taken_until === null, {
+      state.answer = 502;
+      open(1);
+      await waitFor(async () => state.posts > 1 && (await delivery())?.taken_until === null, {
         what: "the delivery tried in the lane",
       });
       expect((await delivery())?.slow_at).toBeNull();
       // The lane busy again, its next try goes on any worker, and the delivery with it.
       await holdLane();
-      await waitFor(async () => takeBacks === 2, { what: "the lane held again" });
-      answer = 202;
+      await waitFor(async () => state.takeBacks === 2, { what: "the lane held again" });
+      state.answer = 202;
       at += 5000;
       await waitFor(async () => (await delivery()) === undefined, {
         what: "the delivery gone while the lane is busy",
       });
     } finally {
-      for (const one of gates) one.open();
-      server.closeAllConnections();
-      server.close();
+      close();
+    }
+  });
+
+  it("keeps on the one-worker lane, for its hour, a server that hangs again after it was let go", async () => {
+    // A server that hangs every other time: let go after each answer in time, each hang would
+    // hold one of every worker for the whole deadline.
+    const { state, open, holdLane, delivery, send, close } = await laneAndServer(2);
+    /** The delivery hangs (on any worker, its server let go) and is left to the busy lane. */
+    const hangs = async (lane: number) => {
+      state.answer = null;
+      const before = state.posts;
+      await holdLane();
+      await waitFor(async () => state.takeBacks === lane, { what: `the lane held (${lane})` });
+      at += 60_000;
+      await waitFor(async () => state.posts > before && (await delivery())?.taken_until === null, {
+        what: `the delivery cut (${lane})`,
+      });
+      at += 60_000;
+      await waitFor(async () => (await delivery())?.slow_at != null, {
+        what: `the delivery left to the lane (${lane})`,
+      });
+    };
+    /** Its server answers at once: the lane runs it, and it fails quickly. */
+    const answersInLane = async (lane: number) => {
+      state.answer = 502;
+      const before = state.posts;
+      open(lane);
+      await waitFor(async () => state.posts > before && (await delivery())?.taken_until === null, {
+        what: `the delivery tried in the lane (${lane})`,
+      });
+    };
+    try {
+      await send();
+      await hangs(1);
+      await answersInLane(1);
+      // Let go once: its next try may run on any worker.
+      expect((await delivery())?.slow_at).toBeNull();
+      await hangs(2);
+      await answersInLane(2);
+      // Hung again within the hour: it stays on the lane, answered in time or not.
+      expect((await delivery())?.slow_at).not.toBeNull();
+      state.answer = 202;
+      at += 60_000;
+      await waitFor(async () => (await delivery()) === undefined, { what: "the delivery gone" });
+    } finally {
+      close();
     }
   });
 
