@@ -239,7 +239,6 @@ export function createOutboxRepository(
       .updateTable("outbox")
       .set({ status: "sending" })
       .where("id", "in", companions.select("id"))
-      .where("status", "=", "queued")
       .returningAll()
       .execute();
     return [row, ...others.sort((a, b) => Number(a.id) - Number(b.id))];
@@ -252,23 +251,26 @@ export function createOutboxRepository(
    */
   const turns = new Map<string, OutboxKind>();
   const turnOf = (kinds: readonly OutboxKind[] | undefined) => kinds?.join(" ") ?? "";
-  const due = (
-    from: Db,
-    now: string,
-    kinds: readonly OutboxKind[] | undefined,
-    after: OutboxKind | undefined,
-  ) =>
-    from
+  /** The kind claimed last from `kinds`, while one of them comes after it. */
+  const lastTurn = (kinds: readonly OutboxKind[] | undefined, last = turns.get(turnOf(kinds))) =>
+    last === undefined || kinds?.every((kind) => kind <= last) ? undefined : last;
+  // The kinds after `after` are compared and named too: PostgreSQL reads on from `after`; SQLite
+  // seeks each named, and, were the earlier named, read `kind > ?` off each of their rows.
+  const due = (from: Db, now: string, kinds?: readonly OutboxKind[], after?: OutboxKind) => {
+    const named = after === undefined ? kinds : kinds?.filter((kind) => kind > after);
+    return from
       .selectFrom("outbox")
       .where("status", "=", "queued")
       .where("next_attempt_at", "<=", now)
-      .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+      .$if(named !== undefined, (query) => query.where("kind", "in", named ?? []))
       .$if(after !== undefined, (query) => query.where("kind", ">", after as OutboxKind));
+  };
 
   /** SQLite: up to `limit` due rows of the kind whose turn it is (of `kinds`, or any), marked `sending`, oldest first. */
   async function claimPage(kinds: readonly OutboxKind[] | undefined, limit: number) {
     const now = nowIso();
-    const after = turns.get(turnOf(kinds));
+    const after = lastTurn(kinds);
+    // By id alone: beside it, the status had SQLite read every queued row's index entry.
     const rows = await db
       .updateTable("outbox")
       .set({ status: "sending" })
@@ -281,7 +283,6 @@ export function createOutboxRepository(
           .orderBy("id")
           .limit(limit);
       })
-      .where("status", "=", "queued")
       .returningAll()
       .execute();
     if (rows[0]) turns.set(turnOf(kinds), rows[0].kind);
@@ -347,7 +348,7 @@ export function createOutboxRepository(
               .forUpdate()
               .skipLocked()
               .executeTakeFirst();
-          const after = turns.get(turnOf(kinds));
+          const after = lastTurn(kinds);
           const row = (after === undefined ? undefined : await claim(after)) ?? (await claim());
           if (!row) return false;
           turns.set(turnOf(kinds), row.kind);
