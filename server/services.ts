@@ -57,7 +57,7 @@ export type ServiceOptions = {
   mail?: MailOptions;
   /** How often scheduled editions are looked for (5 s; tests shorten it). */
   scheduleEveryMs?: number;
-  /** The clock of the console's links and sessions and of comments' times (tests move it on). */
+  /** The clock of the console's links and sessions, comments' times and the Fediverse's queue (tests move it on). */
   clock?: () => Date;
   /**
    * How long a request waits for a free PostgreSQL connection before it is
@@ -256,6 +256,7 @@ export async function startServices({
     // "/science/soap" is the topic "science:soap": the pages showing it render again.
     changed: (itemPath) => reads.invalidate(itemPath.slice(1).replace("/", ":")),
     moderation: config.MODERATION,
+    clock,
   });
   const ownerConsole = createOwnerRepository(store, clock);
   // A notification mail's links act as the owner, and the hourly retention deletes, audited

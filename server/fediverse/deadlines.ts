@@ -1,7 +1,27 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { Temporal } from "@js-temporal/polyfill";
 import type { Log } from "../lib/log.ts";
+import { dayMs } from "../lib/time.ts";
 
 export class RunPastDeadline extends Error {}
+
+/** The longest wait before a failed message is tried again. */
+export const longestWaitMs = 60 * 60_000;
+/** How long after its first failure a message still failing is given up. */
+export const giveUpAfterMs = 3 * dayMs;
+
+/**
+ * Fedify's own retries of a delivery or of an activity received, on the queue's rule: after ever
+ * longer waits (1 s, 2, 4, … at most an hour) for three days since it was first queued, instead
+ * of Fedify's ten tries within about half an hour. Null: given up.
+ */
+export const retryAfter = (elapsedMs: number, attempts: number) =>
+  elapsedMs >= giveUpAfterMs
+    ? null
+    : // Fedify's types name the global Temporal; Fedify itself uses this polyfill.
+      (Temporal.Duration.from({
+        milliseconds: Math.min(longestWaitMs, 1000 * 2 ** attempts),
+      }) as unknown as globalThis.Temporal.Duration);
 
 /** A delivery's post cut at its deadline, or refused: its message, shown on Health, names no one. */
 class NoAnswer extends Error {}

@@ -29,7 +29,7 @@ import { nowIso } from "../lib/time.ts";
 import { nameOf } from "./deadlines.ts";
 import { documentLoader } from "./document-loader.ts";
 import { removeGoneFollowers } from "./gone-inboxes.ts";
-import { retryPolicy, type SiteQueue } from "./message-queue.ts";
+import type { SiteQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
 import type { HostLookups, InboxVerdict, RemoteFetch } from "./safe-fetch.ts";
 import type { SiteItem } from "./site-items.ts";
@@ -174,8 +174,8 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     // The queue is started by the composition root, after the routes exist.
     manuallyStartQueue: true,
     ...(deps.circuitBreaker ? { circuitBreaker: deps.circuitBreaker } : {}),
-    outboxRetryPolicy: retryPolicy,
-    inboxRetryPolicy: retryPolicy,
+    outboxRetryPolicy: deps.queue.retryPolicy,
+    inboxRetryPolicy: deps.queue.retryPolicy,
     // Each failed try, for the queue to record should Fedify give the delivery up.
     onOutboxError: (error) =>
       deps.queue.failed(

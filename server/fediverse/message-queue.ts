@@ -6,16 +6,18 @@ import type {
   MessageQueueListenOptions,
   RetryPolicy,
 } from "@fedify/fedify";
-import { Temporal } from "@js-temporal/polyfill";
 import { sql } from "kysely";
 import { z } from "zod";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
-import { dayMs, toIso } from "../lib/time.ts";
+import { toIso } from "../lib/time.ts";
 import {
   createDeliveryDeadline,
+  giveUpAfterMs,
+  longestWaitMs,
   nameOf,
   RunPastDeadline,
+  retryAfter,
   Slot,
   withDeadline,
 } from "./deadlines.ts";
@@ -43,25 +45,6 @@ import {
  * on, and a record for Health (`fediverse_given_up`: its kind, the site's activity, why it last
  * failed; kept 30 days, repository.ts).
  */
-
-/** The longest wait before a failed message is tried again. */
-const longestWaitMs = 60 * 60_000;
-
-/** How long after its first failure a message still failing is given up. */
-const giveUpAfterMs = 3 * dayMs;
-
-/**
- * Fedify's own retries of a delivery or of an activity received, on the
- * queue's rule: after ever longer waits (1 s, 2, 4, … at most an hour) for
- * three days, instead of Fedify's ten tries within about half an hour.
- */
-export const retryPolicy: RetryPolicy = ({ elapsedTime, attempts }) =>
-  elapsedTime.total("millisecond") >= giveUpAfterMs
-    ? null
-    : // Fedify's types name the global Temporal; Fedify itself uses this polyfill.
-      (Temporal.Duration.from({
-        milliseconds: Math.min(longestWaitMs, 1000 * 2 ** attempts),
-      }) as unknown as globalThis.Temporal.Duration);
 
 /**
  * The site's own message, beside Fedify's: the owner's answers (their
@@ -111,6 +94,7 @@ export async function enqueueMessages(
  */
 type InHand = {
   id: number | string;
+  created_at: string | Date;
   failed_at: string | Date | null;
   slow_at: string | Date | null;
   token: string;
@@ -210,7 +194,7 @@ export function createMessageQueue(
         limit 1
         ${lock}
       )
-      returning id, failed_at, slow_at, message`.execute(db);
+      returning id, created_at, failed_at, slow_at, message`.execute(db);
     const row = result.rows[0];
     return row && { ...row, token, retried: false };
   }
@@ -312,6 +296,17 @@ export function createMessageQueue(
 
   return {
     /**
+     * Fedify's retries (`retryAfter`) on the queue's clock: the message in hand since its row was
+     * queued, not since Fedify's `started`, which is the system clock's and no test's to move.
+     */
+    retryPolicy: (({ elapsedTime, attempts }) => {
+      const taken = inHand.getStore()?.created_at;
+      const since = taken
+        ? clock().getTime() - Date.parse(toIso(taken))
+        : elapsedTime.total("milliseconds");
+      return retryAfter(since, attempts);
+    }) satisfies RetryPolicy,
+    /**
      * Fedify's word, from inside its handler, that the message in hand failed
      * (`why` names no one): ended with no retry queued, it is given up, and
      * recorded as the queue's own are (federation.ts).
@@ -396,5 +391,5 @@ export function createMessageQueue(
         .executeTakeFirstOrThrow();
       return { queued: Number(row.count) };
     },
-  } satisfies MessageQueue & { failed(why: string): void };
+  } satisfies MessageQueue & { failed(why: string): void; retryPolicy: RetryPolicy };
 }

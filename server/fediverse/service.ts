@@ -51,6 +51,8 @@ type FediverseOptions = {
   changed?: (itemPath: string) => void;
   /** Whether webmentions wait for the owner (MODERATION). */
   moderation: "off" | "first" | "all";
+  /** The queue's clock: when a message is due, and given up (tests move it). */
+  clock?: () => Date;
 };
 
 export function createFediverse(options: FediverseOptions) {
@@ -66,6 +68,7 @@ export function createFediverse(options: FediverseOptions) {
   );
   // Where a redirect sends a delivery is checked as its inbox was.
   const queue = createMessageQueue(store, log, (message) => replies.sendTakeBack(message), {
+    ...(options.clock ? { clock: options.clock } : {}),
     postable: async (url) => (await inboxAllowed(url)) === "allowed",
   });
   /**

@@ -5,11 +5,8 @@ import { Create, Delete, Update } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest, type Store } from "../../server/db/store.ts";
-import {
-  createMessageQueue,
-  enqueueMessages,
-  retryPolicy,
-} from "../../server/fediverse/message-queue.ts";
+import { retryAfter } from "../../server/fediverse/deadlines.ts";
+import { createMessageQueue, enqueueMessages } from "../../server/fediverse/message-queue.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { toIso } from "../../server/lib/time.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -30,10 +27,7 @@ function gate() {
 
 it("has Fedify try again on the queue's rule: ever longer waits, at most an hour, for three days", () => {
   const wait = (elapsedMs: number, attempts: number) =>
-    retryPolicy({
-      elapsedTime: Temporal.Duration.from({ milliseconds: elapsedMs }) as never,
-      attempts,
-    })?.total("millisecond") ?? null;
+    retryAfter(elapsedMs, attempts)?.total("millisecond") ?? null;
   expect([1, 2, 3, 4].map((attempts) => wait(1000, attempts))).toEqual([2000, 4000, 8000, 16_000]);
   expect(wait(60_000, 12)).toBe(3_600_000);
   // Fedify gave up after ten tries, about half an hour; the queue's rule goes on for three days.
@@ -335,6 +329,26 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     expect((await repository.givenUp(lastMoment)).total).toBe(1);
     expect(await repository.pruneGivenUp(new Date(lastMoment.getTime() + 1))).toBe(1);
     expect(await repository.givenUp(givenUp)).toEqual({ total: 0, latest: [] });
+  });
+
+  it("has Fedify give a message up three days after the queue's clock says it was queued", async () => {
+    const moved = gate();
+    let asked = false;
+    const waits = new Map<string, number | null>();
+    const { queue } = instance(async (id) => {
+      asked = true;
+      if (id === "old") await moved.opened;
+      // As Fedify asks, from the handler: its `started` is the system clock's, a second ago.
+      const elapsedTime = Temporal.Duration.from({ seconds: 1 }) as never;
+      waits.set(id, queue.retryPolicy({ elapsedTime, attempts: 3 })?.total("millisecond") ?? null);
+    });
+    await queue.enqueue({ id: "old" }, {});
+    await waitFor(async () => asked, { what: "the first message in hand" });
+    at += 3 * 86_400_000;
+    await queue.enqueue({ id: "new" }, {});
+    moved.open();
+    await waitFor(async () => waits.size === 2, { what: "both messages' retries asked for" });
+    expect(Object.fromEntries(waits)).toEqual({ old: null, new: 8000 });
   });
 
   it("records a delivery Fedify gave up after saying it failed, and none it retried or that went", async () => {
