@@ -59,4 +59,17 @@ describe("a linked page's Webmention endpoint", () => {
     // Each `<a ` was once read to the end of the page: minutes of the event loop.
     expect(performance.now() - started).toBeLessThan(10_000);
   });
+
+  it("passes over an address longer than any real one, unread, for the next", () => {
+    const long = `https://other.example/${"a&amp;".repeat(200_000)}`;
+    const endpoint = advertisedEndpoint({
+      status: 200,
+      url: "https://other.example/post",
+      headers: { "content-type": "text/html" },
+      body: Buffer.from(
+        `<link rel="webmention" href="${long}"><a rel=webmention href="/mentions">`,
+      ),
+    });
+    expect(endpoint?.href).toBe("https://other.example/mentions");
+  });
 });
