@@ -1914,6 +1914,39 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     );
     expect((await t.app.inject(liked)).statusCode).toBe(202);
   });
+
+  it("answers an address whose posts were refused ten times this minute without reading the rest", async () => {
+    const dee = remote.actor("dee");
+    const from = { remoteAddress: "203.0.113.9" };
+    const unsigned = (at: number) => ({
+      method: "POST" as const,
+      url: "/fediverse/inbox",
+      headers: { "content-type": activityJson },
+      payload: JSON.stringify({
+        "@context": "https://www.w3.org/ns/activitystreams",
+        id: `${dee}/likes/forged-${at}`,
+        type: "Like",
+        actor: dee,
+        object: `${siteUrl}/fediverse/items/science/soap`,
+      }),
+      ...from,
+    });
+    for (let at = 0; at < 11; at++) {
+      expect((await t.app.inject(unsigned(at))).statusCode, `post ${at}`).toBe(401);
+    }
+    const next = await t.app.inject(unsigned(11));
+    expect(next.statusCode).toBe(429);
+    expect(next.headers["retry-after"]).toBe("60");
+    // Another address's posts are read as before.
+    const liked = await remote.signed("dee", {
+      "@context": "https://www.w3.org/ns/activitystreams",
+      id: `${dee}/likes/after-forged`,
+      type: "Like",
+      actor: dee,
+      object: `${siteUrl}/fediverse/items/science/soap`,
+    });
+    expect((await t.app.inject(liked)).statusCode).toBe(202);
+  });
 });
 
 describe.each(backends)("the owner's picture as the actor's icon, on %s", (backend) => {
