@@ -114,7 +114,7 @@ export function Fact({
     <>
       <dt className="text-slate-400">{label}</dt>
       {href === undefined ? (
-        <dd className={pre ? "break-words whitespace-pre-wrap text-slate-200" : "text-slate-200"}>
+        <dd className={`wrap-anywhere text-slate-200 ${pre ? "whitespace-pre-wrap" : ""}`}>
           {value}
         </dd>
       ) : (

@@ -1,0 +1,71 @@
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import type { Page } from "@playwright/test";
+import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
+
+/*
+ * The console on a phone's width (360 px) and a desktop's, with what
+ * strangers write at its longest: a name or an address with no space to
+ * break at wraps within the window, and no screen scrolls sideways
+ * (docs/console.md). Tables scroll within their own panel.
+ */
+
+test.describe.configure({ mode: "serial" });
+
+let own: OwnSite;
+/** A URL with no space in it, as a stranger may type one anywhere. */
+const unbroken = `https://example.org/${"averyveryverylongpathsegment".repeat(4)}`.slice(0, 120);
+
+test.beforeAll(async ({ request }) => {
+  own = await startOwnSite("console-phone", { host: "localhost" });
+  const db = new DatabaseSync(path.join(own.dataDir, "engage.sqlite"));
+  db.exec("pragma busy_timeout = 5000");
+  db.prepare(
+    "insert into fediverse_followers (actor_id, handle, name, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?, ?)",
+  ).run(
+    "https://fosstodon.org/users/ines",
+    `@${"inesduarte".repeat(8)}@fosstodon.org`,
+    "Inês Duarte",
+    "https://fosstodon.org/users/ines/inbox",
+    "https://fosstodon.org/inbox",
+    "https://fosstodon.org/users/ines#follows/1",
+    new Date().toISOString(),
+  );
+  db.close();
+  const { formToken } = await (await request.get(`${own.siteUrl}/api/enquiries/form-token`)).json();
+  // Sent as the form sends it, once the form's second has passed.
+  await expect(async () => {
+    const sent = await request.post(`${own.siteUrl}/api/enquiries`, {
+      headers: { origin: own.siteUrl },
+      data: {
+        name: "Asha Kulkarni",
+        email: "asha@example.org",
+        service: "other",
+        message: "Our gearbox housing stack-up fails at the bearing bore; can you review it?",
+        organisation: unbroken,
+        formToken,
+      },
+    });
+    expect(sent.status(), await sent.text()).toBe(201);
+  }).toPass({ timeout: 20_000 });
+});
+test.afterAll(async () => {
+  await own?.stop();
+});
+
+const openAt = (visitor: OpenVisitor, path: string, width: number) =>
+  ownerPage(visitor, own, path, { viewport: { width, height: 800 } });
+
+/** How far the page reaches past the window's right edge, in CSS pixels (0 when it does not scroll sideways). */
+const pastTheEdge = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+for (const width of [360, 1280]) {
+  test(`an enquiry's facts wrap an address without spaces at ${width} px`, async ({ visitor }) => {
+    const page = await openAt(visitor, "/admin/enquiries", width);
+    const card = page.getByRole("article", { name: "Enquiry from Asha Kulkarni" });
+    await expect(card.getByText(unbroken)).toBeVisible();
+    expect(await pastTheEdge(page)).toBe(0);
+  });
+}
