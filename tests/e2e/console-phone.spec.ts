@@ -69,3 +69,9 @@ for (const width of [360, 1280]) {
     expect(await pastTheEdge(page)).toBe(0);
   });
 }
+
+test("a follower's handle without spaces wraps on a phone", async ({ visitor }) => {
+  const page = await openAt(visitor, "/admin/followers", 360);
+  await expect(page.getByRole("link", { name: /^@inesduarte/ })).toBeVisible();
+  expect(await pastTheEdge(page)).toBe(0);
+});

@@ -50,7 +50,7 @@ export function FollowersView() {
   const follower = (one: ConsoleFollower) => (
     <li key={one.actorId} className="rounded-xl border border-line p-4">
       <article aria-label={one.handle} className="space-y-2">
-        <p className="text-sm text-slate-200">
+        <p className="text-sm wrap-anywhere text-slate-200">
           <span className="font-semibold text-slate-100">{one.name ?? one.handle}</span>{" "}
           <a
             href={one.actorId}
