@@ -75,3 +75,21 @@ test("a follower's handle without spaces wraps on a phone", async ({ visitor }) 
   await expect(page.getByRole("link", { name: /^@inesduarte/ })).toBeVisible();
   expect(await pastTheEdge(page)).toBe(0);
 });
+
+test("Readers and Bookings fit a phone: a wide table scrolls within its panel", async ({
+  visitor,
+}) => {
+  const page = await openAt(visitor, "/admin/readers", 360);
+  const conversions = page.getByRole("table", { name: /^Entry page by kind of conversion/ });
+  await expect(conversions).toBeVisible();
+  expect(await pastTheEdge(page)).toBe(0);
+  // The table is whole, reached by scrolling its own panel.
+  const scroller = conversions.locator("xpath=..");
+  expect(await scroller.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(
+    true,
+  );
+
+  await page.goto(`${own.siteUrl}/admin/bookings`);
+  await expect(page.getByRole("button", { name: "Save availability" })).toBeVisible();
+  expect(await pastTheEdge(page)).toBe(0);
+});

@@ -165,7 +165,7 @@ export function BookingsView() {
       {({ bookings, availability, ownerZone, feed, retentionDays }) => {
         const shared = { ownerZone, changed: reload };
         return (
-          <div className="grid gap-5 2xl:grid-cols-[3fr_2fr]">
+          <div className="grid grid-cols-1 gap-5 2xl:grid-cols-[3fr_2fr]">
             <Panel title="Calls">
               <fieldset className="mb-4 flex gap-2">
                 <legend className="sr-only">Which calls</legend>

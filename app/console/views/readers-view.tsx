@@ -227,7 +227,7 @@ export function ReadersView() {
                 times. No cookie is used and no address is kept.
               </p>
             </Panel>
-            <div className="grid gap-5 xl:grid-cols-2">
+            <div className="grid grid-cols-1 gap-5 xl:grid-cols-2">
               <ConversionTable
                 title="Conversions by entry page"
                 heading="Entry page"
