@@ -199,7 +199,7 @@ export function ConfirmButton({
       </AlertDialog.Trigger>
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-50 bg-black/60" />
-        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl">
+        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 wrap-anywhere text-slate-200 shadow-2xl">
           <AlertDialog.Title className="text-lg font-semibold text-slate-100">
             {title}
           </AlertDialog.Title>

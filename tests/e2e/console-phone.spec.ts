@@ -93,3 +93,21 @@ test("Readers and Bookings fit a phone: a wide table scrolls within its panel", 
   await expect(page.getByRole("button", { name: "Save availability" })).toBeVisible();
   expect(await pastTheEdge(page)).toBe(0);
 });
+
+test("a confirmation fits a phone: a long title wraps and Escape gives the focus back", async ({
+  visitor,
+}) => {
+  const page = await openAt(visitor, "/admin/followers", 360);
+  const erase = page.getByRole("button", { name: /^Erase @inesduarte/ });
+  await erase.click();
+  const dialog = page.getByRole("alertdialog", { name: /^Erase @inesduarte/ });
+  await expect(dialog).toBeVisible();
+  const title = dialog.getByRole("heading", { name: /^Erase @inesduarte/ });
+  expect(await title.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+  await expect(dialog.getByRole("button", { name: "Erase and block" })).toBeInViewport({
+    ratio: 1,
+  });
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(erase).toBeFocused();
+});
