@@ -235,6 +235,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "049-addresses-digested.ts",
     "553f01d4bd3095a3e9ddd73fa574791b178bcb0f281bf0922a8c410f32af5f50",
   ],
+  [
+    "050_enquiry_zones",
+    "050-enquiry-zones.ts",
+    "2e1cad47384dd654d83212becb5fe44519b8c3376b8b5574f4b5b0341cba328c",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -43,6 +43,7 @@ import { fediverseQueueSlow } from "./migrations/046-fediverse-queue-slow.ts";
 import { rejectionsForgotten } from "./migrations/047-rejections-forgotten.ts";
 import { suppressionsDigested } from "./migrations/048-suppressions-digested.ts";
 import { addressesDigested } from "./migrations/049-addresses-digested.ts";
+import { enquiryZones } from "./migrations/050-enquiry-zones.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -108,5 +109,6 @@ export function migrations(
     "047_rejections_forgotten": rejectionsForgotten(),
     "048_suppressions_digested": suppressionsDigested(kind, addressKey),
     "049_addresses_digested": addressesDigested(addressKey),
+    "050_enquiry_zones": enquiryZones(),
   };
 }

@@ -98,6 +98,8 @@ export type EnquiriesTable = {
   thread_id: string;
   /** SHA-256 of the token in the sender's deletion link. */
   deletion_token_hash: string;
+  /** The sender's time zone as their browser gave it (on the form's list), for the mails' times; null without. */
+  zone: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 };

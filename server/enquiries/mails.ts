@@ -1,6 +1,6 @@
 import { otherService } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
-import { isTimeZone, momentLabel } from "../../contract/time-zones.ts";
+import { momentLabel } from "../../contract/time-zones.ts";
 import {
   detailsHtml,
   detailsText,
@@ -57,6 +57,10 @@ export function consoleUrl(siteUrl: string): string {
   return `${siteUrl}/admin/enquiries`;
 }
 
+/** When the enquiry was sent, in the sender's zone, named ("… (Asia / Kolkata, GMT+5:30)", else "(UTC)"). */
+const sentLabel = (enquiry: StoredEnquiry) =>
+  momentLabel(Date.parse(enquiry.createdAt), enquiry.zone);
+
 const acknowledgementSubject = (serviceTitle: string) =>
   oneLine(`Your enquiry about ${serviceTitle} · Engage with Engineer`);
 
@@ -104,20 +108,17 @@ Open in the console: ${link}`,
  * timeline. Otherwise the form would relay a stranger's words ("Dear Accounts
  * team, your payment failed…") to any address, from the site. Only the
  * service, chosen from the site's own list, and the time are named, in the
- * sender's zone when their browser gave it.
+ * sender's zone (as every mail to the sender tells its times).
  */
 export function acknowledgementMail(
   enquiry: StoredEnquiry,
   deletionToken: string,
   context: EnquiryMailContext,
-  /** The sender's zone, as their browser gave it; else UTC. Either way the time names it. */
-  zone?: string,
 ): OutgoingMail {
   const subject = acknowledgementSubject(context.serviceTitle);
-  const sent = Date.parse(enquiry.createdAt);
   const details: [string, string][] = [
     ["Service", context.serviceTitle],
-    ["Sent", momentLabel(sent, zone && isTimeZone(zone) ? zone : "UTC")],
+    ["Sent", sentLabel(enquiry)],
   ];
   const link = tokenLink(context.siteUrl, "/enquiries/delete", deletionToken);
   // The booking page, with the enquiry's service chosen (docs/product.md, "Book a call").
@@ -166,7 +167,7 @@ ${messageBox(enquiry.message)}`,
 Your enquiry:
 
 ${quoted(enquiry.message)}`,
-    footer: `In answer to your enquiry of ${mailTime(enquiry.createdAt)} on ${context.siteUrl}/services. Reply to this mail to continue the conversation.`,
+    footer: `In answer to your enquiry of ${sentLabel(enquiry)} on ${context.siteUrl}/services. Reply to this mail to continue the conversation.`,
     messageId: `<enquiry-answer.${answer.id}.${enquiry.threadId.slice(1, -1).split("@")[0]}@${context.messageIdHost}>`,
     inReplyTo: enquiry.threadId,
     references: [enquiry.threadId],

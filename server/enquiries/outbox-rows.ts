@@ -18,12 +18,10 @@ export const enquiryMailKinds = [
 
 /**
  * The outbox payload of an enquiry's mails; `likelyJunk` when the spam
- * classifier took the enquiry for advertising (the owner's mail says so);
- * `zone`, the acknowledgement's: the sender's time zone, when their browser gave it.
+ * classifier took the enquiry for advertising (the owner's mail says so).
  */
 const enquiryMailPayload = z.object({
   enquiryId: z.number(),
-  zone: z.string().max(64).optional().catch(undefined),
   answerId: z.number().optional().catch(undefined),
   likelyJunk: z.literal(true).optional().catch(undefined),
 });

@@ -24,7 +24,7 @@ export function enquiryReader(services: { id: string; title: string }[]) {
   const serviceTitle = serviceTitles(services);
   return {
     serviceTitle,
-    toEnquiry: ({ threadId: _thread, ...rest }: StoredEnquiry): Enquiry => ({
+    toEnquiry: ({ threadId: _thread, zone: _zone, ...rest }: StoredEnquiry): Enquiry => ({
       ...rest,
       serviceTitle: serviceTitle(rest.service),
     }),

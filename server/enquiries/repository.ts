@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Selectable, sql } from "kysely";
 import type { Enquiry, EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
+import { isTimeZone } from "../../contract/time-zones.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { EnquiriesTable } from "../db/schema.ts";
 import { containsText, type Db, type Store } from "../db/store.ts";
@@ -23,8 +24,11 @@ import { acknowledgementIntervalMs, type EnquiryMailPayload } from "./outbox-row
 type EnquiryRow = Selectable<EnquiriesTable>;
 
 export type StoredAnswer = Enquiry["answers"][number];
-/** An enquiry as the owner reads it, less its service's title, with its mail thread's id. */
-export type StoredEnquiry = Omit<Enquiry, "serviceTitle"> & { threadId: string };
+/**
+ * An enquiry as the owner reads it, less its service's title, with its mail
+ * thread's id and the zone the sender's mails tell their times in.
+ */
+export type StoredEnquiry = Omit<Enquiry, "serviceTitle"> & { threadId: string; zone: string };
 
 function toStored(row: EnquiryRow, answers: StoredAnswer[]): StoredEnquiry {
   return {
@@ -38,6 +42,7 @@ function toStored(row: EnquiryRow, answers: StoredAnswer[]): StoredEnquiry {
     status: row.status,
     kept: Number(row.kept) === 1,
     threadId: row.thread_id,
+    zone: row.zone && isTimeZone(row.zone) ? row.zone : "UTC",
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     answers,
@@ -146,6 +151,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
             ip_hash: input.ipHash,
             thread_id: threadId,
             deletion_token_hash: tokenDigest(deletionToken),
+            zone: enquiry.zone ?? null,
             created_at: at,
             updated_at: at,
           })
@@ -185,16 +191,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
         }
         if (claimed) {
           // The token rests here only until the mail is sent (server/outbox/queue.ts).
-          const ack = JSON.stringify({
-            enquiryId: id,
-            zone: enquiry.zone,
-          } satisfies EnquiryMailPayload);
-          rows.push({
-            kind: "enquiry_ack",
-            email: enquiry.email,
-            token: deletionToken,
-            payload: ack,
-          });
+          rows.push({ kind: "enquiry_ack", email: enquiry.email, token: deletionToken, payload });
         }
         if (input.webhookBody) {
           rows.push({

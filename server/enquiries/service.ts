@@ -102,7 +102,7 @@ export function createEnquiries({
         return { outcome: "failed", reason: "a malformed acknowledgement" };
       const enquiry = await repository.get(payload.enquiryId, db);
       if (!enquiry) return { outcome: "cancelled", reason: "the enquiry was deleted" };
-      return acknowledgementMail(enquiry, row.token, context(enquiry), payload.zone);
+      return acknowledgementMail(enquiry, row.token, context(enquiry));
     },
     async enquiry_answer(row, db) {
       const payload = parseEnquiryPayload(row.payload);

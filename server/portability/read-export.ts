@@ -1,8 +1,9 @@
-import type { ZodType } from "zod";
+import { type ZodType, z } from "zod";
 import { commentContentSchema, emailSchema, userNameSchema } from "../../contract/api.ts";
 import { bookingRequestSchema } from "../../contract/bookings.ts";
 import { enquiryRequestSchema } from "../../contract/enquiries.ts";
 import { plural } from "../../contract/plural.ts";
+import { isOfferedTimeZone } from "../../contract/time-zones.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { emptiedPlace } from "../comments/rows.ts";
 import type { Catalog } from "../engagement/catalog.ts";
@@ -160,6 +161,11 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   }
   // What readers typed as the forms take it, and where the site mails a row, one address (not a list).
   const enquiry = enquiryRequestSchema.shape;
+  // The form drops a zone off its list; a file holds none either.
+  const offeredZone = z
+    .string()
+    .refine(isOfferedTimeZone, "is not on the time zone list")
+    .optional();
   const checked: [string, string, ZodType][] = [
     ["science_reactions", "user_name", userNameSchema],
     ["mythology_reactions", "user_name", userNameSchema],
@@ -167,6 +173,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     ["enquiries", "message", enquiry.message],
     ["enquiries", "organisation", enquiry.organisation],
     ["enquiries", "timeline", enquiry.timeline],
+    ["enquiries", "zone", offeredZone],
     ["bookings", "name", bookingRequestSchema.shape.name],
     ["bookings", "note", bookingRequestSchema.shape.note],
     ...mailedTables.map((name): [string, string, ZodType] => [name, "email", emailSchema]),

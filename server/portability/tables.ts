@@ -227,8 +227,8 @@ export const exportTables: readonly ExportTable[] = [
     ...byId,
     unique: [taken("deletion_token_hash")],
     columns: columns(`id:int name email service organisation? timeline? message
-      status=new|answered|closed kept:flag ip_hash thread_id deletion_token_hash created_at:time
-      updated_at:time`),
+      status=new|answered|closed kept:flag ip_hash thread_id deletion_token_hash zone?
+      created_at:time updated_at:time`),
   },
   {
     name: "enquiry_answers",

@@ -5,6 +5,7 @@ import {
   enquiryResponseOwnerSchema,
   enquiryWeeksResponseSchema,
 } from "../../contract/enquiries.ts";
+import { momentLabel } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
@@ -97,6 +98,33 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     const none = json(await me.get("/api/admin/enquiries?q=%25_"), enquiriesResponseSchema);
     expect(none.enquiries).toEqual([]);
     expect((await me.get("/api/admin/enquiries?status=lost")).statusCode).toBe(400);
+  });
+
+  it("tells the sender every time in the zone their browser gave, the owner in UTC", async () => {
+    const sent = enquiry({ zone: "Asia/Calcutta" });
+    await send(sent);
+    const id = await idOf(sent.email);
+    const [row] = await runSql(t, "select zone, created_at from enquiries where id = ?", [id]);
+    expect(row?.zone).toBe("Asia/Kolkata");
+    const at = new Date(String(row?.created_at)).getTime();
+    const kolkata = momentLabel(at, "Asia/Kolkata");
+    await smtp.waitFor(() => smtp.to(sent.email).length === 1);
+    expect(smtp.to(sent.email)[0]?.parsed.text).toContain(`Sent: ${kolkata}`);
+    expect(
+      (await me.post(`/api/admin/enquiries/${id}/answers`, { body: "Yes, gladly." })).statusCode,
+    ).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length === 2);
+    const answer = smtp.to(sent.email)[1]?.parsed;
+    expect(answer?.text).toContain(`In answer to your enquiry of ${kolkata} on`);
+    expect(answer?.html).toContain(`In answer to your enquiry of ${kolkata} on`);
+    expect(answer?.text).not.toContain(" UTC");
+    // The owner's copy keeps the console's UTC, and the owner's API does not carry the zone.
+    await smtp.waitFor(() => smtp.to(owner).some((m) => m.parsed.text?.includes(sent.message)));
+    const notice = smtp.to(owner).find((m) => m.parsed.text?.includes(sent.message));
+    expect(notice?.parsed.text).toContain(
+      `Sent: ${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`,
+    );
+    expect(JSON.stringify(json(await me.get("/api/admin/enquiries")))).not.toContain("Kolkata");
   });
 
   it("answers by mail under the acknowledgement, and records and audits each action", async () => {

@@ -38,6 +38,7 @@ const enquiry: StoredEnquiry = {
   message: `We need a DFMEA workshop for our pump module. The drawings are at ${longLink}`,
   status: "new",
   kept: false,
+  zone: "UTC",
   threadId: "<enquiry.0123456789abcdef01234567@engage-with-engineer.example>",
   createdAt: "2026-11-30T10:00:00.000Z",
   updatedAt: "2026-11-30T10:00:00.000Z",
