@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { domainToASCII } from "node:url";
+import { domainToASCII, domainToUnicode } from "node:url";
 
 /** Other names of a provider's domain: their mailboxes are the same. */
 const aliases = new Map([["googlemail.com", "gmail.com"]]);
@@ -74,6 +74,19 @@ export function plainAddress(email: string): string {
   const address = email.trim();
   const at = address.lastIndexOf("@");
   return `${unquoted(address.slice(0, at)).normalize("NFC")}@${domainOf(address.slice(at + 1))}`.toLowerCase();
+}
+
+/**
+ * An address or a domain (after its last "@") as the owner would type it: an
+ * internationalised domain in Unicode ("bücher.example"), not its punycode.
+ */
+export function readableAddress(address: string): string {
+  const at = address.lastIndexOf("@");
+  const unicode = domainToUnicode(address.slice(at + 1));
+  // A domain with no punycode label is left as it was written, capitals and all.
+  return unicode && unicode !== address.slice(at + 1).toLowerCase()
+    ? `${address.slice(0, at + 1)}${unicode}`
+    : address;
 }
 
 /** The domains whose addresses may reach `mailbox` (a `mailboxOf`): its own and its other names. */

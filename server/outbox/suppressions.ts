@@ -5,7 +5,7 @@ import { transact } from "../db/owner-actor.ts";
 import type { SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { withoutAddresses } from "../lib/log.ts";
-import { type AddressKey, mailboxOf } from "../lib/mailbox.ts";
+import { type AddressKey, mailboxOf, readableAddress } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
@@ -136,7 +136,8 @@ export function createSuppressions(
      * A page of the suppressed addresses, newest first (server/db/list-pages.ts);
      * given `email`, that address alone when it is suppressed. Each shows its
      * address when it is the one searched for or the site holds it still (a
-     * subscriber's, one left for reply mails); otherwise only its domain.
+     * subscriber's, one left for reply mails); otherwise only its domain. An
+     * internationalised domain shows as the owner would type it, in Unicode.
      */
     async list({
       after,
@@ -158,15 +159,18 @@ export function createSuppressions(
           ? new Map(rows.map((row) => [row.email_hash, email.trim().toLowerCase()]))
           : await heldAddresses(rows.slice(0, limit));
       return pageOf(
-        rows.map((row) => ({
-          id: row.email_hash,
-          email: held.get(row.email_hash) ?? null,
-          domain: row.domain,
-          reason: row.reason,
-          source: row.source,
-          detail: row.detail,
-          createdAt: toIso(row.created_at),
-        })),
+        rows.map((row) => {
+          const email = held.get(row.email_hash);
+          return {
+            id: row.email_hash,
+            email: email === undefined ? null : readableAddress(email),
+            domain: readableAddress(row.domain),
+            reason: row.reason,
+            source: row.source,
+            detail: row.detail,
+            createdAt: toIso(row.created_at),
+          };
+        }),
         limit,
         (row) => ({ at: row.createdAt, key: row.id }),
       );

@@ -1,14 +1,17 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shownAddress } from "../../contract/console-endpoints.ts";
+import { suppressionsResponseSchema } from "../../contract/list-pages.ts";
 import { migrateToLatest, type Store } from "../../server/db/store.ts";
 import { heldAddress, suppressionKey } from "../../server/lib/mailbox.ts";
 import { createEditionsRepository } from "../../server/newsletter/editions-repository.ts";
 import { createSuppressions } from "../../server/outbox/suppressions.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
+import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { runSql, seedConfirmed, seedSuppressed } from "./support/sql.ts";
-import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * A suppression holds without keeping who it was (docs/mail.md, "Bounces and
@@ -226,5 +229,44 @@ describe.each(backends)("a removed subscriber's complaint, on %s", (backend) => 
     expect(await runSql(t, "select 1 from suppressions")).toEqual([]);
     const both = await admin(env, "suppressions", "lift", email, "--id", id);
     expect(both.code).toBe(2);
+  });
+
+  it("names an internationalised domain as the owner types it, and lifts it typed either way", async () => {
+    const gone = `leser.${backend}@xn--bcher-kva.example`;
+    const held = `held.${backend}@xn--bcher-kva.example`;
+    await seedConfirmed(t, [held]);
+    await seedSuppressed(t, [
+      { email: gone, reason: "complaint" },
+      { email: held, reason: "hard_bounce" },
+    ]);
+    const env = adminEnv(t);
+    const shown = (await admin(env, "suppressions", "list")).stdout;
+    expect(shown).toContain("an address at bücher.example (no longer kept)");
+    expect(shown).toContain(`held.${backend}@bücher.example`);
+    expect(shown).not.toContain("xn--");
+    const me = new Owner(t);
+    expect((await me.signIn()).statusCode).toBe(200);
+    const listed = json(
+      await me.post("/api/admin/suppressions/search", {}),
+      suppressionsResponseSchema,
+    ).suppressions;
+    expect(listed.map(shownAddress).toSorted()).toEqual([
+      "an address at bücher.example (no longer kept)",
+      `held.${backend}@bücher.example`,
+    ]);
+
+    // Lifted by the name the list shows, and by its punycode spelling.
+    const unicode = gone.replace("xn--bcher-kva", "bücher");
+    expect((await admin(env, "suppressions", "lift", unicode)).code).toBe(0);
+    expect((await me.post("/api/admin/suppressions/lift", { email: held })).statusCode).toBe(204);
+    expect(await runSql(t, "select 1 from suppressions")).toEqual([]);
+    await seedSuppressed(t, [
+      { email: gone, reason: "complaint" },
+      { email: held, reason: "hard_bounce" },
+    ]);
+    expect((await admin(env, "suppressions", "lift", gone)).code).toBe(0);
+    const typed = held.replace("xn--bcher-kva", "bücher");
+    expect((await me.post("/api/admin/suppressions/lift", { email: typed })).statusCode).toBe(204);
+    expect(await runSql(t, "select 1 from suppressions")).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { emailSchema } from "../../../contract/api.ts";
 import { shownAddress } from "../../../contract/console-endpoints.ts";
 import { plural } from "../../../contract/plural.ts";
 import { createReplyWatches, replyStopKey } from "../../comments/reply-watches.ts";
-import { suppressionKey } from "../../lib/mailbox.ts";
+import { plainAddress, suppressionKey } from "../../lib/mailbox.ts";
 import { readBounceMailbox } from "../../newsletter/bounce-mailbox.ts";
 import { createListHealth } from "../../newsletter/list-health.ts";
 import { suppressionActions } from "../../newsletter/owner-actions.ts";
@@ -99,7 +99,8 @@ export const suppressionsList = listedPages(
 export const suppressionsLift = ownerAction(
   ({ positionals, values }): { email: string } | { id: string } => {
     if (typeof values.id === "string" && positionals.length === 0) return { id: values.id };
-    const email = emailSchema.safeParse(positionals[0] ?? "");
+    // Typed as the list shows it ("leser@bücher.example") or in punycode: the same mailbox.
+    const email = emailSchema.safeParse(plainAddress(positionals[0] ?? ""));
     if (!email.success || values.id !== undefined) {
       throw usageError("Give EMAIL, an email address, or --id ID from suppressions list.");
     }
