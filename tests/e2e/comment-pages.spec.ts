@@ -1,4 +1,4 @@
-import type { APIRequestContext, Locator, Page } from "@playwright/test";
+import type { APIRequestContext, Locator, Page, Request } from "@playwright/test";
 import type { ServerProcess } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
@@ -48,12 +48,24 @@ async function seed(
   return ids;
 }
 
-/** The post's own page, scrolled to its discussion, once that is live. */
+/**
+ * The post's own page, scrolled to its discussion, once that is live and the
+ * read made as its stream opened has landed: a read that reached the server
+ * after a test's new comment would bring that comment among the latest, and
+ * the fold would keep one more (the page stays right; a count would not).
+ */
 async function openLongDiscussion(page: Page, postId: string) {
+  const reads = new Set<Request>();
+  const isRead = (request: Request) =>
+    new RegExp(`/api/items/science/${postId}/comments$`).test(request.url());
+  page.on("request", (request) => isRead(request) && reads.add(request));
+  page.on("requestfinished", (request) => reads.delete(request));
+  page.on("requestfailed", (request) => reads.delete(request));
   await page.goto(`/science/${postId}`);
   await page.locator(".item-discussion").scrollIntoViewIfNeeded();
   const discussion = page.locator('.item-discussion [data-live="true"]');
   await expect(discussion).toBeAttached({ timeout: 30_000 });
+  await expect.poll(() => reads.size).toBe(0);
   return {
     discussion,
     comments: discussion.locator("li.comment"),
