@@ -23,12 +23,14 @@ const depthMax = 32;
 const termsMax = 100;
 /**
  * Values (objects, arrays and the rest) a document may hold, all together: a
- * Mastodon account is some 60 to 100, a post with a dozen mentions about as many. Fedify
- * reads the whole activity as JSON-LD before it checks who signed it: one
- * posted unsigned with 2,500 mentions (200 kB, 10,000 values) cost 0.5 s of
- * CPU before its 401, 1.1 s with a Linked Data signature, in one stretch.
+ * Mastodon account is some 60 to 100, a post with a dozen mentions about as
+ * many, and a Misskey or Akkoma post about 9 more for each custom emoji it
+ * lists (300 are some 2,800). Fedify reads the whole activity as JSON-LD in one
+ * stretch: 10,000 values (2,500 mentions, 200 kB) cost 0.5 s of CPU, 1.1 s with
+ * a Linked Data signature. A post reaches it only once its HTTP signature holds
+ * (inbox-signature.ts), so this bounds what a signed post costs.
  */
-const valuesMax = 2000;
+const valuesMax = 5000;
 
 /** Whether a JSON-LD text is too deep, too large or defines too many terms to be processed; false for no JSON. */
 export function tooHeavyJsonLd(text: string): boolean {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { Federation } from "@fedify/fedify";
+import type { DocumentLoader } from "@fedify/fedify/runtime";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
@@ -20,7 +21,10 @@ import type { SiteItem } from "./site-items.ts";
  * requests to Fastify (`wantsActivityPub`). Fedify answers with the body
  * read straight from the request (its digest is checked against the raw
  * bytes); what it does not know (404) or cannot give in the format asked
- * (406) goes on to the site's own routes, so a browser gets the HTML.
+ * (406) goes on to the site's own routes, so a browser gets the HTML. A post
+ * reaches Fedify only once weighed (activity-json.ts) and its HTTP signature
+ * checked (inbox-signature.ts): Fedify reads a post as JSON-LD before it
+ * checks the signature itself.
  */
 
 /** Bytes an inbox post may carry. */
@@ -29,9 +33,9 @@ const inboxBytesMax = 256 * 1024;
 const inboxPostsPerMinute = 300;
 /**
  * Inbox posts of one address refused (401: unsigned, or a signature that does
- * not hold) before the rest of its minute is refused unread. Fedify reads a
- * post as JSON-LD before it checks the signature, up to a third of a second of
- * CPU for one within the limits: 300 a minute would take a core.
+ * not hold) before the rest of its minute is refused unread. A refusal costs
+ * little CPU since signatures are checked first, but a post may name a key the
+ * site has not seen, each one fetched: ten a minute from one address at most.
  */
 const inboxRefusalsPerMinute = 10;
 
@@ -85,6 +89,7 @@ export async function fediverseRoutes(
   app: FastifyInstance,
   {
     federation,
+    signed,
     repository,
     items,
     siteUrl,
@@ -92,6 +97,8 @@ export async function fediverseRoutes(
   }: {
     /** Fedify, loaded on first use. */
     federation: () => Promise<Federation<void>>;
+    /** Whether a post's HTTP signature holds, its keys read with `loader` if given (inbox-signature.ts). */
+    signed: (request: Request, loader?: DocumentLoader) => Promise<boolean>;
     repository: FediverseRepository;
     items: () => ReadonlyMap<string, SiteItem>;
     siteUrl: string;
@@ -146,6 +153,16 @@ export async function fediverseRoutes(
     return { "@context": context, id, type: "Tombstone", formerType, deleted };
   }
 
+  /**
+   * How Fedify reads the keys of a post to an actor's own inbox: signed as that
+   * actor, as a server that answers only signed requests asks. None for the shared inbox.
+   */
+  async function keyLoaderOf(url: URL): Promise<DocumentLoader | undefined> {
+    const identifier = /^\/fediverse\/actors\/([^/]+)\/inbox$/.exec(url.pathname)?.[1];
+    if (identifier === undefined) return undefined;
+    return (await federation()).createContext(url).getDocumentLoader({ identifier });
+  }
+
   async function answer(request: FastifyRequest, reply: FastifyReply, target: string) {
     const url = new URL(target, siteUrl);
     const item = /^\/fediverse\/items(\/[a-z0-9-]+\/[a-z0-9-]+)$/.exec(url.pathname)?.[1];
@@ -183,16 +200,20 @@ export async function fediverseRoutes(
       body = { body: bytes };
     }
     const { fallThrough, notAcceptable } = fallThroughAnswers();
+    const asked = () => new Request(url, { method: request.method, headers, ...body });
     let response: Response;
     try {
-      response = await (await federation()).fetch(
-        new Request(url, { method: request.method, headers, ...body }),
-        {
-          contextData: undefined,
-          onNotFound: () => fallThrough,
-          onNotAcceptable: () => notAcceptable,
-        },
-      );
+      if (request.method === "POST" && !(await signed(asked(), await keyLoaderOf(url)))) {
+        refusedTooOften(addressScope(request.ip));
+        return reply.code(401).send({
+          error: { code: "unauthorized", message: "The activity's signature does not hold." },
+        });
+      }
+      response = await (await federation()).fetch(asked(), {
+        contextData: undefined,
+        onNotFound: () => fallThrough,
+        onNotAcceptable: () => notAcceptable,
+      });
     } catch (error) {
       request.log.info({ err: error }, "a Fediverse request could not be read");
       return reply

@@ -154,6 +154,11 @@ export function createFediverse(options: FediverseOptions) {
     return made;
   });
 
+  /** Whether an inbox post's signature holds, checked before Fedify reads it (inbox-signature.ts). */
+  const signatureCheck = onFirstUse(async () =>
+    (await import("./inbox-signature.ts")).createSignatureCheck(kv, remoteFetch),
+  );
+
   /** Fedify loaded, with what sends through it (publishing.ts). */
   const publishing = async () => ({
     ...(await import("./publishing.ts")),
@@ -303,6 +308,7 @@ export function createFediverse(options: FediverseOptions) {
       await webmentions.routes(app);
       await fediverseRoutes(app, {
         federation,
+        signed: async (request, loader) => (await signatureCheck())(request, loader),
         repository,
         items,
         siteUrl,

@@ -1,0 +1,250 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commentsResponseSchema } from "../../contract/api.ts";
+import { waitFor } from "../support/wait-for.ts";
+import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
+import {
+  backends,
+  json,
+  siteUrl,
+  soapFeed,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
+
+/*
+ * The inbox checks a post's HTTP signature before anything reads it as
+ * JSON-LD. A stand-in Misskey server on loopback counts what the site asks
+ * of it: its accounts (with their keys), and a context of its own that only
+ * JSON-LD's processing of a post would fetch. A post unsigned, or signed
+ * wrongly, is refused 401 having fetched no context; an account whose key
+ * changed is fetched once more and its post taken; a post with 300 custom
+ * emoji, as Misskey sends them, is taken.
+ */
+
+const activityJson = "application/activity+json";
+const soap = `${siteUrl}/fediverse/items/science/soap`;
+const public_ = "https://www.w3.org/ns/activitystreams#Public";
+
+async function misskeyServer() {
+  const signers = new Map<string, Awaited<ReturnType<typeof remoteAccountKeys>>>();
+  /** Each request the site made, as `GET /path`. */
+  const asked: string[] = [];
+  let base = "";
+  const server: Server = createServer((request, response) => {
+    asked.push(`${request.method} ${request.url}`);
+    if (request.url === "/contexts/misskey") {
+      return response
+        .writeHead(200, { "content-type": "application/ld+json" })
+        .end(JSON.stringify({ "@context": { misskey: "https://misskey-hub.net/ns#" } }));
+    }
+    const name = /^\/users\/(\w+)$/.exec(request.url ?? "")?.[1] ?? "";
+    const keys = signers.get(name);
+    if (!keys) return response.writeHead(404).end();
+    const id = `${base}/users/${name}`;
+    response.writeHead(200, { "content-type": activityJson }).end(
+      JSON.stringify({
+        "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+        id,
+        type: "Person",
+        preferredUsername: name,
+        name: `${name} on Misskey`,
+        inbox: `${id}/inbox`,
+        publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKeyPem },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const actor = (name: string) => `${base}/users/${name}`;
+  return {
+    base,
+    asked,
+    actor,
+    /** Gives `name` a new key pair (its first, or a rotation); returns it. */
+    newKey: async (name: string) => {
+      const keys = await remoteAccountKeys();
+      signers.set(name, keys);
+      return keys;
+    },
+    /** The activity, signed with `keys` as `name`'s, as inject's request to the shared inbox. */
+    signed: async (name: string, activity: Record<string, unknown>, keys = signers.get(name)) =>
+      injected(await (keys ?? (await remoteAccountKeys())).signed(siteUrl, actor(name), activity)),
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe.each(backends)("the inbox's signature check, on %s", (backend) => {
+  let t: TestApp;
+  let remote: Awaited<ReturnType<typeof misskeyServer>>;
+  beforeAll(async () => {
+    remote = await misskeyServer();
+    t = await startTestApp(backend, {
+      // The other server is on loopback: the tests' setting lets the site reach it.
+      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      clientFiles: {
+        "feed.json": JSON.stringify(soapFeed),
+        "science/soap/index.html": "<!doctype html><title>Soap</title>",
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    remote?.close();
+  });
+
+  const contextsAsked = () => remote.asked.filter((line) => line.includes("/contexts/")).length;
+  const accountAsked = (name: string) =>
+    remote.asked.filter((line) => line === `GET /users/${name}`).length;
+  /** A like of the soap post, in a context that names the stand-in's own document. */
+  const like = (name: string, tag: string) => ({
+    "@context": ["https://www.w3.org/ns/activitystreams", `${remote.base}/contexts/misskey`],
+    id: `${remote.actor(name)}/likes/${tag}`,
+    type: "Like",
+    actor: remote.actor(name),
+    object: soap,
+  });
+
+  // The first post loads Fedify: seconds, or a minute on a machine busy with other tests.
+  it("refuses a post unsigned or wrongly signed with 401, without reading it as JSON-LD", {
+    timeout: 240_000,
+  }, async () => {
+    await remote.newKey("ann");
+    const ldSignature = {
+      type: "RsaSignature2017",
+      creator: `${remote.actor("ann")}#main-key`,
+      created: new Date().toISOString(),
+      signatureValue: "AAAA",
+    };
+    const unsigned = (activity: Record<string, unknown>) => ({
+      method: "POST" as const,
+      url: "/fediverse/inbox",
+      headers: { "content-type": activityJson },
+      payload: JSON.stringify(activity),
+    });
+    const forged = await remote.signed("ann", like("ann", "forged"), await remoteAccountKeys());
+    const posts = {
+      unsigned: unsigned(like("ann", "unsigned")),
+      // A Linked Data signature alone: Fedify would read the post as JSON-LD to check it.
+      "unsigned, with a Linked Data signature": unsigned({
+        ...like("ann", "ld"),
+        signature: ldSignature,
+      }),
+      "signed by another key than the account's": forged,
+      "signed, then changed": { ...forged, payload: forged.payload.replace("forged", "changed") },
+    };
+    for (const [what, post] of Object.entries(posts)) {
+      expect((await t.app.inject(post)).statusCode, what).toBe(401);
+    }
+    expect(contextsAsked()).toBe(0);
+    // The same like, signed with the account's key, is read: its context too.
+    expect((await t.app.inject(await remote.signed("ann", like("ann", "signed")))).statusCode).toBe(
+      202,
+    );
+    expect(contextsAsked()).toBeGreaterThan(0);
+  });
+
+  it("takes a post signed with an account's new key, fetching the account once more, and no more for forgeries", async () => {
+    const bo = "bo";
+    await remote.newKey(bo);
+    expect((await t.app.inject(await remote.signed(bo, like(bo, "old-key")))).statusCode).toBe(202);
+    expect(accountAsked(bo)).toBe(1);
+    // Bo's server makes a new key: the site's copy of the old one no longer verifies.
+    await remote.newKey(bo);
+    expect((await t.app.inject(await remote.signed(bo, like(bo, "new-key")))).statusCode).toBe(202);
+    expect(accountAsked(bo)).toBe(2);
+    // Forged posts naming Bo's key are refused against the key fetched, fetching it no more.
+    for (const at of [1, 2, 3]) {
+      const forged = await remote.signed(bo, like(bo, `forged-${at}`), await remoteAccountKeys());
+      expect((await t.app.inject(forged)).statusCode, `forgery ${at}`).toBe(401);
+    }
+    expect(accountAsked(bo)).toBe(2);
+    // Bo's own posts still count.
+    expect((await t.app.inject(await remote.signed(bo, like(bo, "later")))).statusCode).toBe(202);
+  });
+
+  it("takes a reply from Misskey with 300 custom emoji", { timeout: 240_000 }, async () => {
+    const cy = "cy";
+    await remote.newKey(cy);
+    const note = `${remote.actor(cy)}/notes/9zz1`;
+    const emoji = Array.from({ length: 300 }, (_, at) => ({
+      id: `${remote.base}/emojis/blob${at}`,
+      type: "Emoji",
+      name: `:blob${at}:`,
+      updated: "2026-01-01T00:00:00.000Z",
+      icon: { type: "Image", mediaType: "image/png", url: `${remote.base}/files/blob${at}.png` },
+    }));
+    // Misskey's context: its extensions inline.
+    const context = [
+      "https://www.w3.org/ns/activitystreams",
+      "https://w3id.org/security/v1",
+      {
+        Key: "sec:Key",
+        manuallyApprovesFollowers: "as:manuallyApprovesFollowers",
+        sensitive: "as:sensitive",
+        Hashtag: "as:Hashtag",
+        quoteUrl: "as:quoteUrl",
+        toot: "http://joinmastodon.org/ns#",
+        Emoji: "toot:Emoji",
+        featured: "toot:featured",
+        discoverable: "toot:discoverable",
+        schema: "http://schema.org#",
+        PropertyValue: "schema:PropertyValue",
+        value: "schema:value",
+        misskey: "https://misskey-hub.net/ns#",
+        _misskey_content: "misskey:_misskey_content",
+        _misskey_quote: "misskey:_misskey_quote",
+        _misskey_reaction: "misskey:_misskey_reaction",
+        _misskey_votes: "misskey:_misskey_votes",
+        _misskey_summary: "misskey:_misskey_summary",
+        isCat: "misskey:isCat",
+        vcard: "http://www.w3.org/2006/vcard/ns#",
+      },
+    ];
+    // A server lists each emoji a post's text, its writer's name or a reaction uses.
+    const text = `Cy's soap foams ${emoji
+      .slice(0, 3)
+      .map((one) => one.name)
+      .join(" ")}, as hard water does not.`;
+    const posted = await t.app.inject(
+      await remote.signed(cy, {
+        "@context": context,
+        id: `${note}/activity`,
+        type: "Create",
+        actor: remote.actor(cy),
+        published: "2026-12-01T10:00:00.000Z",
+        to: [public_],
+        cc: [`${remote.actor(cy)}/followers`],
+        object: {
+          id: note,
+          type: "Note",
+          attributedTo: remote.actor(cy),
+          inReplyTo: soap,
+          content: `<p>${text}</p>`,
+          _misskey_content: text,
+          source: { content: text, mediaType: "text/x.misskeymarkdown" },
+          published: "2026-12-01T10:00:00.000Z",
+          to: [public_],
+          cc: [`${remote.actor(cy)}/followers`],
+          attachment: [],
+          sensitive: false,
+          tag: emoji,
+        },
+      }),
+    );
+    expect(posted.statusCode).toBe(202);
+    const cys = async () =>
+      json(
+        await t.app.inject({ method: "GET", url: "/api/items/science/soap/comments" }),
+        commentsResponseSchema,
+      ).comments.find((comment) => comment.content.startsWith("Cy's soap foams"));
+    await waitFor(async () => (await cys()) !== undefined, {
+      timeoutMs: 120_000,
+      what: "Cy's reply under the post",
+    });
+  });
+});
