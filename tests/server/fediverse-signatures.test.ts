@@ -140,6 +140,10 @@ describe.each(backends)("the inbox's signature check, on %s", (backend) => {
     for (const [what, post] of Object.entries(posts)) {
       expect((await t.app.inject(post)).statusCode, what).toBe(401);
     }
+    // A signature whose date is no date cannot be checked: 400, never a 500.
+    const undated = await remote.signed("ann", like("ann", "undated"));
+    const garbled = { ...undated, headers: { ...undated.headers, date: "the day after" } };
+    expect((await t.app.inject(garbled)).statusCode).toBe(400);
     expect(contextsAsked()).toBe(0);
     // The same like, signed with the account's key, is read: its context too.
     expect((await t.app.inject(await remote.signed("ann", like("ann", "signed")))).statusCode).toBe(
