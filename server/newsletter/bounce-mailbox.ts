@@ -19,10 +19,43 @@ type MailboxRound = { read: number; acted: number; ignored: number; kept: number
 const batchSize = 50;
 /**
  * A report is a few kilobytes, with at most a copy of one of our mails;
- * anyone can write to the bounce address, so a larger mail is deleted unread
- * (a batch of large mails, read whole, would fill the server's memory).
+ * anyone can write to the bounce address, so a larger mail is deleted unread.
  */
 const reportBytesMax = 1_000_000;
+/**
+ * The bytes of the mails fetched at once, by the sizes the server reports: a
+ * batch read whole is held in memory while it is read, and fifty of the
+ * largest would be 50 MB of it (a single mail of `reportBytesMax` still fits).
+ */
+const batchBytesMax = 4_000_000;
+
+/**
+ * The mails of one listing, by the sizes the IMAP server gave: those too
+ * large to be a report, and the rest in batches of at most `batchSize` mails
+ * and `batchBytesMax` bytes, in their order.
+ */
+export function planBatches(mails: readonly { uid: number; size?: number | undefined }[]): {
+  tooLarge: number[];
+  batches: number[][];
+} {
+  const tooLarge: number[] = [];
+  const batches: number[][] = [];
+  let bytes = 0;
+  for (const { uid, size = 0 } of mails) {
+    if (size > reportBytesMax) tooLarge.push(uid);
+    else {
+      const last = batches.at(-1);
+      if (!last || last.length >= batchSize || bytes + size > batchBytesMax) {
+        batches.push([uid]);
+        bytes = size;
+      } else {
+        last.push(uid);
+        bytes += size;
+      }
+    }
+  }
+  return { tooLarge, batches };
+}
 
 export async function readBounceMailbox(
   url: string,
@@ -53,34 +86,35 @@ export async function readBounceMailbox(
     try {
       const uids = (await client.search({ all: true }, { uid: true })) || [];
       for (let start = 0; start < uids.length; start += batchSize) {
-        const done: number[] = [];
-        const batch: number[] = [];
-        for (const { uid, size } of await client.fetchAll(
-          uids.slice(start, start + batchSize),
-          { uid: true, size: true },
-          { uid: true },
-        )) {
-          if ((size ?? 0) <= reportBytesMax) batch.push(uid);
-          else {
+        const { tooLarge, batches } = planBatches(
+          await client.fetchAll(
+            uids.slice(start, start + batchSize),
+            { uid: true, size: true },
+            { uid: true },
+          ),
+        );
+        round.read += tooLarge.length;
+        round.ignored += tooLarge.length;
+        if (tooLarge.length > 0) await client.messageDelete(tooLarge, { uid: true });
+        for (const batch of batches) {
+          const done: number[] = [];
+          for (const message of await client.fetchAll(
+            batch,
+            { uid: true, source: true },
+            { uid: true },
+          )) {
             round.read += 1;
-            round.ignored += 1;
-            done.push(uid);
+            if (!message.source) continue;
+            try {
+              const outcome = await health.handleMailboxReport(message.source);
+              round[outcome] += 1;
+              done.push(message.uid);
+            } catch {
+              round.kept += 1;
+            }
           }
+          if (done.length > 0) await client.messageDelete(done, { uid: true });
         }
-        for (const message of batch.length === 0
-          ? []
-          : await client.fetchAll(batch, { uid: true, source: true }, { uid: true })) {
-          round.read += 1;
-          if (!message.source) continue;
-          try {
-            const outcome = await health.handleMailboxReport(message.source);
-            round[outcome] += 1;
-            done.push(message.uid);
-          } catch {
-            round.kept += 1;
-          }
-        }
-        if (done.length > 0) await client.messageDelete(done, { uid: true });
       }
     } finally {
       lock.release();

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readBounceMailbox } from "../../server/newsletter/bounce-mailbox.ts";
+import { planBatches, readBounceMailbox } from "../../server/newsletter/bounce-mailbox.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { type ImapServer, startImapServer } from "./support/imap.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -131,6 +131,53 @@ describe("the bounce mailbox's size limit", () => {
     expect(handed).toEqual([expect.any(Number)]);
     expect(handed[0]).toBeLessThan(10_000);
     expect(await imap.count()).toBe(0);
+  });
+});
+
+describe("the bounce mailbox's batches", () => {
+  it("hold at most 50 mails and 4 MB by the sizes the server reports; a mail over 1 MB is no report", () => {
+    const mails = (sizes: number[]) => sizes.map((size, uid) => ({ uid, size }));
+    expect(planBatches(mails(Array(120).fill(500)))).toEqual({
+      tooLarge: [],
+      batches: [50, 50, 20].map((n, at) => Array.from({ length: n }, (_, i) => at * 50 + i)),
+    });
+    expect(planBatches(mails([900_000, 1_000_000, 1_000_001, 3_000_000, 1_000_000]))).toEqual({
+      tooLarge: [2, 3],
+      batches: [[0, 1, 4]],
+    });
+    // Four mails at the limit fill a batch; a fifth starts the next one.
+    expect(planBatches(mails(Array(9).fill(1_000_000))).batches).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+      [8],
+    ]);
+  });
+
+  it("reads and deletes each of 20 mails of 900 kB once, fetched four at a time", async () => {
+    const imap = await startImapServer();
+    try {
+      const line = `${"A".repeat(98)}\r\n`;
+      const mail = (n: number) =>
+        `From: someone@example.org\r\nTo: bounces@ewe.test\r\nSubject: Large ${n}\r\n\r\n${line.repeat(9_000)}`;
+      for (let n = 0; n < 20; n += 1) await imap.deliver(mail(n));
+      // A batch's mails are deleted once it has been read: how many the
+      // mailbox still holds as each is handed over tells the batches apart.
+      const held: number[] = [];
+      const subjects: string[] = [];
+      const round = await readBounceMailbox(imap.url, {
+        async handleMailboxReport(source) {
+          subjects.push(/Subject: (.*)\r/.exec(source.toString("latin1"))?.[1] ?? "");
+          held.push(await imap.count());
+          return "ignored";
+        },
+      });
+      expect(round).toEqual({ read: 20, acted: 0, ignored: 20, kept: 0 });
+      expect(subjects.sort()).toEqual(Array.from({ length: 20 }, (_, n) => `Large ${n}`).sort());
+      expect(held).toEqual([20, 16, 12, 8, 4].flatMap((n) => [n, n, n, n]));
+      expect(await imap.count()).toBe(0);
+    } finally {
+      await imap.stop();
+    }
   });
 });
 
