@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { mailboxDigest, mailboxOf } from "./mailbox.ts";
+import { mailboxDigest, mailboxOf, readableAddress } from "./mailbox.ts";
 
 it("counts a limit by the loose mailbox, and keeps a stop to the mailbox it reaches", () => {
   const limit = mailboxDigest("secret", "a limit");
@@ -31,4 +31,31 @@ it("folds every spelling of one mailbox a report may carry, and keeps other mail
   ]) {
     expect(mailboxOf(a!, { loose: false })).not.toBe(mailboxOf(b!, { loose: false }));
   }
+});
+
+it("shows a domain in Unicode only where it cannot pass for another, as browsers do", () => {
+  const shown = (domains: string[]) => domains.map((domain) => readableAddress(`a@${domain}`));
+  const unicode = [
+    "bücher.example",
+    "пример.рф",
+    "аррӏе.рф",
+    "ελληνικά.gr",
+    "テスト例え.jp",
+    "中国abc.cn",
+    "한국.kr",
+  ];
+  expect(shown(unicode)).toEqual(unicode.map((domain) => `a@${domain}`));
+  // Typed in Unicode or kept in punycode, a look-alike shows in punycode: a Cyrillic "а" in
+  // "gmаil", a Greek "α" in "αbc", Cyrillic letters that look Latin ("аррӏе"), a fraction slash.
+  expect(shown(["gmаil.com", "xn--gmil-63d.com", "αbc.com", "аррӏе.com", "ab⁄c.com"])).toEqual(
+    [
+      "xn--gmil-63d.com",
+      "xn--gmil-63d.com",
+      "xn--bc-b9b.com",
+      "xn--80ak6aa92e.com",
+      "xn--abc-pt0a.com",
+    ].map((domain) => `a@${domain}`),
+  );
+  // A domain with nothing internationalised is left as written.
+  expect(shown(["Example.COM", "0x7f.1"])).toEqual(["a@Example.COM", "a@0x7f.1"]);
 });

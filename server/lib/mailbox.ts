@@ -76,17 +76,55 @@ export function plainAddress(email: string): string {
   return `${unquoted(address.slice(0, at)).normalize("NFC")}@${domainOf(address.slice(at + 1))}`.toLowerCase();
 }
 
+/*
+ * Which labels are shown in Unicode, as browsers decide (Chromium's IDN
+ * display policy, in short): a label of one script of those UTS 39
+ * recommends, or Latin with Han and one of its Japanese, Chinese or Korean
+ * companions, digits and hyphens allowed; and not a Cyrillic label made only
+ * of letters that look Latin ("аррӏе") under a TLD that is not Cyrillic.
+ * Any other, "gmаil" with a Cyrillic "а", is shown in punycode: an owner must
+ * not read a look-alike as the domain it mimics.
+ */
+const recommended =
+  "Arabic Armenian Bengali Bopomofo Cyrillic Devanagari Ethiopic Georgian Greek Gujarati Gurmukhi Han Hangul Hebrew Hiragana Kannada Katakana Khmer Lao Latin Malayalam Myanmar Oriya Sinhala Tamil Telugu Thaana Thai Tibetan";
+const scriptSets = [
+  ...recommended.split(" "),
+  "Latin Han Hiragana Katakana",
+  "Latin Han Bopomofo",
+  "Latin Han Hangul",
+].map(
+  (set) =>
+    new RegExp(
+      `^[${set.replace(/\w+/g, (script) => `\\p{scx=${script}}`).replaceAll(" ", "")}\\p{sc=Inherited}0-9-]+$`,
+      "u",
+    ),
+);
+const latinAlike = /^[асԁеһіјӏорԛѕԝхуъьҽпгѵѡ0-9-]+$/u;
+const cyrillic = /\p{sc=Cyrillic}/u;
+
+function shownInUnicode(labels: string[]): boolean {
+  const tld = labels.at(-1) ?? "";
+  return labels.every(
+    (label) =>
+      /^\p{ASCII}*$/u.test(label) ||
+      (scriptSets.some((set) => set.test(label)) &&
+        !(latinAlike.test(label) && !cyrillic.test(tld))),
+  );
+}
+
 /**
  * An address or a domain (after its last "@") as the owner would type it: an
- * internationalised domain in Unicode ("bücher.example"), not its punycode.
+ * internationalised domain in Unicode ("bücher.example"), not its punycode,
+ * unless it could pass for another (above).
  */
 export function readableAddress(address: string): string {
   const at = address.lastIndexOf("@");
-  const unicode = domainToUnicode(address.slice(at + 1));
-  // A domain with no punycode label is left as it was written, capitals and all.
-  return unicode && unicode !== address.slice(at + 1).toLowerCase()
-    ? `${address.slice(0, at + 1)}${unicode}`
-    : address;
+  const domain = address.slice(at + 1);
+  const ascii = domainToASCII(domain);
+  const unicode = domainToUnicode(ascii);
+  // A domain with no internationalised label is left as it was written, capitals and all.
+  if (!ascii || unicode === ascii) return address;
+  return `${address.slice(0, at + 1)}${shownInUnicode(unicode.split(".")) ? unicode : ascii}`;
 }
 
 /** The domains whose addresses may reach `mailbox` (a `mailboxOf`): its own and its other names. */

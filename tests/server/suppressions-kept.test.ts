@@ -185,6 +185,13 @@ describe.each(backends)("a removed subscriber's complaint, on %s", (backend) => 
     await t?.close();
   });
 
+  /** The console's list of suppressions as the owner sees it, searched for `email` if given. */
+  const consoleList = async (me: Owner, search: { email?: string } = {}) =>
+    json(
+      await me.post("/api/admin/suppressions/search", search),
+      suppressionsResponseSchema,
+    ).suppressions.map(shownAddress);
+
   it("keeps holding: nothing is mailed to the address until the owner lifts it by name or by its row", async () => {
     const email = `complained.${backend}@example.org`;
     await seedConfirmed(t, [email]);
@@ -246,11 +253,7 @@ describe.each(backends)("a removed subscriber's complaint, on %s", (backend) => 
     expect(shown).not.toContain("xn--");
     const me = new Owner(t);
     expect((await me.signIn()).statusCode).toBe(200);
-    const listed = json(
-      await me.post("/api/admin/suppressions/search", {}),
-      suppressionsResponseSchema,
-    ).suppressions;
-    expect(listed.map(shownAddress).toSorted()).toEqual([
+    expect((await consoleList(me)).toSorted()).toEqual([
       "an address at bücher.example (no longer kept)",
       `held.${backend}@bücher.example`,
     ]);
@@ -268,5 +271,32 @@ describe.each(backends)("a removed subscriber's complaint, on %s", (backend) => 
     const typed = held.replace("xn--bcher-kva", "bücher");
     expect((await me.post("/api/admin/suppressions/lift", { email: typed })).statusCode).toBe(204);
     expect(await runSql(t, "select 1 from suppressions")).toEqual([]);
+  });
+
+  it("names a look-alike domain in punycode, as browsers do, on the command line and in the console", async () => {
+    // "gmаil.com" with a Cyrillic "а" (xn--gmil-63d.com); "аррӏе.com", Cyrillic letters that look Latin.
+    const mixed = `leser.${backend}@xn--gmil-63d.com`;
+    const alike = `held.${backend}@xn--80ak6aa92e.com`;
+    const fine = `fine.${backend}@xn--e1afmkfd.xn--p1ai`;
+    await seedConfirmed(t, [alike, fine]);
+    await seedSuppressed(t, [
+      { email: mixed, reason: "complaint" },
+      { email: alike, reason: "hard_bounce" },
+      { email: fine, reason: "hard_bounce" },
+    ]);
+    const expected = [
+      "an address at xn--gmil-63d.com (no longer kept)",
+      alike,
+      `fine.${backend}@пример.рф`,
+    ];
+    const shown = (await admin(adminEnv(t), "suppressions", "list")).stdout;
+    for (const line of expected) expect(shown).toContain(line);
+    expect(shown).not.toContain("gmаil");
+    const me = new Owner(t);
+    expect((await me.signIn()).statusCode).toBe(200);
+    expect((await consoleList(me)).toSorted()).toEqual(expected.toSorted());
+    // Typed into the search in Unicode, the look-alike is named in punycode too.
+    const typed = mixed.replace("xn--gmil-63d", "gmаil");
+    expect(await consoleList(me, { email: typed })).toEqual([mixed]);
   });
 });
