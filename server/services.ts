@@ -360,6 +360,10 @@ export async function startServices({
       fediverse.repository.pruneGivenUp(undefined, trx),
     ),
     retain("questions", (trx) => assistant.repository.prune(assistant.retentionDays, trx)),
+    startHourlyRetention(suppressions.fillDigests, {
+      log,
+      failure: "addresses could not be given their digests",
+    }),
   ];
   const close = async () => {
     for (const each of retentions) each.stop();

@@ -1,0 +1,80 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv } from "./support/admin.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql, seedConfirmed, seedSuppressed } from "./support/sql.ts";
+import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * A rolling upgrade past migration 049 (docs/upgrading.md): an instance of
+ * the older version still writes subscribers and reply addresses without the
+ * digest beside them. The new version mails none of them once suppressed,
+ * names them in the owner's list of suppressions, and fills their digests.
+ */
+describe.each(backends)(
+  "an address an older instance wrote without its digest, on %s",
+  (backend) => {
+    let t: TestApp;
+    let smtp: SmtpSink;
+    beforeAll(async () => {
+      smtp = await startSmtpSink();
+      t = await startTestApp(backend, {
+        env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0", MAIL_FROM: "news@ewe.test" },
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await smtp?.close();
+    });
+
+    it("is not mailed once suppressed, and is named and given its digest", async () => {
+      const older = `older.${backend}@example.org`;
+      const newer = `newer.${backend}@example.org`;
+      const reader = `reader.${backend}@example.org`;
+      await seedConfirmed(t, [newer]);
+      // As the older version writes them: the address alone, no digest.
+      await seedConfirmed({ databaseUrl: t.databaseUrl, dataDir: t.dataDir }, [older]);
+      await runSql(
+        t,
+        "insert into reply_addresses (visitor_id, email, unsubscribe_token, created_at) values (?, ?, ?, ?)",
+        [`visitor-${backend}`, reader, `token-${backend}`, new Date().toISOString()],
+      );
+      await seedSuppressed(t, [
+        { email: older, reason: "hard_bounce" },
+        { email: reader, reason: "complaint" },
+      ]);
+
+      const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-edition-"));
+      writeFileSync(path.join(dir, "rolling.md"), "---\nsubject: Rolling\n---\nHello.\n");
+      const sent = await admin(
+        adminEnv(t),
+        "newsletter",
+        "send",
+        path.join(dir, "rolling.md"),
+        "--yes",
+      );
+      expect(sent.code, sent.stderr).toBe(0);
+      await smtp.waitFor(() => smtp.to(newer).length === 1, 30_000);
+      await expect
+        .poll(async () => runSql(t, "select status from outbox where email = ?", [older]), {
+          timeout: 30_000,
+        })
+        .toEqual([{ status: "cancelled" }]);
+      expect(smtp.to(older)).toEqual([]);
+
+      // The owner's list names both addresses, and both now keep their digest.
+      const listed = JSON.parse(
+        (await admin(adminEnv(t), "suppressions", "list", "--json")).stdout,
+      ) as { email: string | null }[];
+      expect(listed.map((row) => row.email).toSorted()).toEqual([older, reader]);
+      expect(
+        await runSql(t, "select email_hash from subscribers where email = ?", [older]),
+      ).toEqual([{ email_hash: t.addressKey(older) }]);
+      expect(
+        await runSql(t, "select email_hash from reply_addresses where email = ?", [reader]),
+      ).toEqual([{ email_hash: t.addressKey(reader) }]);
+    });
+  },
+);
