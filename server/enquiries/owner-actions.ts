@@ -5,7 +5,7 @@ import { toCsv } from "../lib/csv.ts";
 import type { EnquiriesRepository, StoredEnquiry } from "./repository.ts";
 
 /** The export's columns: a heading, and the cell an enquiry writes under it. */
-const columns: [string, (enquiry: Enquiry) => string][] = [
+const columns: [string, (enquiry: Enquiry & { zone: string }) => string][] = [
   ["id", (enquiry) => String(enquiry.id)],
   ["created_at", (enquiry) => enquiry.createdAt],
   ["status", (enquiry) => enquiry.status],
@@ -17,6 +17,8 @@ const columns: [string, (enquiry: Enquiry) => string][] = [
   ["timeline", (enquiry) => enquiry.timeline ?? ""],
   ["message", (enquiry) => enquiry.message],
   ["answers", (enquiry) => String(enquiry.answers.length)],
+  // The zone the sender's mails tell their times in (their browser's, else UTC).
+  ["sender_zone", (enquiry) => enquiry.zone],
 ];
 
 /** How the owner reads an enquiry: with its service's title, without its mail thread's id. */
@@ -96,7 +98,10 @@ export function enquiryActions({
      * formula gets a leading ' (server/lib/csv.ts).
      */
     async exportCsv(by: OwnerActor): Promise<{ csv: string; count: number }> {
-      const all = (await repository.list({ limit: 100_000 })).map(toEnquiry);
+      const all = (await repository.list({ limit: 100_000 })).map((stored) => ({
+        ...toEnquiry(stored),
+        zone: stored.zone,
+      }));
       await by.audit("enquiries export", `${all.length} enquiries`);
       const rows = all.map((enquiry) => columns.map(([, cell]) => cell(enquiry)));
       return { csv: toCsv([columns.map(([heading]) => heading), ...rows]), count: all.length };
