@@ -7,6 +7,7 @@ import type {
 } from "../../contract/console.ts";
 import { remoteWritersOf } from "../comments/rows.ts";
 import { containsText, type Store } from "../db/store.ts";
+import { keptDomain, readableAddress } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 import type { Clock } from "./owner-repository.ts";
 import type { ItemTitles } from "./titles.ts";
@@ -298,7 +299,10 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       let query = db
         .selectFrom("subscribers")
         .select(["email", "status", "created_at", "confirmed_at"]);
-      const q = filter.q?.trim();
+      const typed = filter.q?.trim();
+      // A domain typed as the list shows it, in Unicode ("bücher" or "leser@bücher.example"),
+      // is looked for in punycode, as kept: what follows the last "@" is the domain.
+      const q = typed && /[^\p{ASCII}]/u.test(typed) ? keptDomain(`@${typed}`).slice(1) : typed;
       if (q) query = query.where(containsText("email", q), "=", true);
       const rows = await query
         .orderBy("created_at", "desc")
@@ -306,7 +310,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         .limit(filter.limit)
         .execute();
       return rows.map((row) => ({
-        email: row.email,
+        email: readableAddress(row.email),
         status: row.status,
         createdAt: toIso(row.created_at),
         confirmedAt: row.confirmed_at === null ? null : toIso(row.confirmed_at),

@@ -9,7 +9,7 @@ import { transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
-import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
+import { type AddressKey, heldAddress, keptDomain, readableAddress } from "../lib/mailbox.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
@@ -287,6 +287,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
         .execute();
       return rows.map((row) => ({
         ...row,
+        email: readableAddress(row.email),
         createdAt: toIso(row.createdAt),
         confirmedAt: row.confirmedAt === null ? null : toIso(row.confirmedAt),
       }));
@@ -300,7 +301,8 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
      * keeps no address (server/outbox/suppressions.ts): a complained or
      * refused address is mailed nothing again until the owner lifts it by name.
      */
-    async remove(email: string, within = db): Promise<boolean> {
+    async remove(typed: string, within = db): Promise<boolean> {
+      const email = keptDomain(typed);
       return transact(within, async (trx) => {
         const removed = await unsubscribeAddress(trx, email);
         const mails = await forget(trx, { kinds: ["confirmation", "edition"], addresses: [email] });

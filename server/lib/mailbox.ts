@@ -66,6 +66,17 @@ function domainOf(domain: string): string {
 }
 
 /**
+ * `email` with its domain as addresses are kept (its punycode, in lower case),
+ * the rest as given: the owner may type a held address as the lists show it,
+ * "leser@bücher.example" (`readableAddress`).
+ */
+export function keptDomain(email: string): string {
+  const address = email.trim();
+  const at = address.lastIndexOf("@");
+  return at < 0 ? address : `${address.slice(0, at)}@${domainOf(address.slice(at + 1))}`;
+}
+
+/**
  * `email` as the forms take an address, for a report that spells it otherwise
  * (above): unquoted, its domain without the trailing dot and in punycode, in
  * lower case; the outbox finds the mail it is about by it.

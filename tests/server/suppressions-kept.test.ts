@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { subscribersResponseSchema } from "../../contract/console.ts";
 import { shownAddress } from "../../contract/console-endpoints.ts";
 import { suppressionsResponseSchema } from "../../contract/list-pages.ts";
 import { migrateToLatest, type Store } from "../../server/db/store.ts";
@@ -298,5 +299,37 @@ describe.each(backends)("a removed subscriber's complaint, on %s", (backend) => 
     // Typed into the search in Unicode, the look-alike is named in punycode too.
     const typed = mixed.replace("xn--gmil-63d", "gmаil");
     expect(await consoleList(me, { email: typed })).toEqual([mixed]);
+  });
+
+  it("spells each address in the Subscribers list as in the suppressions list, and removes it so spelt", async () => {
+    const unicode = `same.${backend}@xn--bcher-kva.example`;
+    const alike = `same.${backend}@xn--gmil-63d.com`;
+    await seedConfirmed(t, [unicode, alike]);
+    await seedSuppressed(t, [
+      { email: unicode, reason: "hard_bounce" },
+      { email: alike, reason: "hard_bounce" },
+    ]);
+    const me = new Owner(t);
+    expect((await me.signIn()).statusCode).toBe(200);
+    const suppressed = (await consoleList(me)).filter((email) => email.startsWith("same."));
+    expect(suppressed.toSorted()).toEqual([`same.${backend}@bücher.example`, alike]);
+    const subscribers = async (q: string) =>
+      json(await me.post("/api/admin/subscribers/search", { q }), subscribersResponseSchema)
+        .subscribers.map((row) => row.email)
+        .toSorted();
+    expect(await subscribers(`same.${backend}`)).toEqual(suppressed.toSorted());
+    // Searched for as shown.
+    expect(await subscribers("bücher")).toContain(`same.${backend}@bücher.example`);
+    expect(await subscribers(`same.${backend}@bücher.example`)).toEqual([
+      `same.${backend}@bücher.example`,
+    ]);
+    const listed = (await admin(adminEnv(t), "subscribers", "list")).stdout;
+    for (const email of suppressed) expect(listed).toContain(`${email}\t`);
+    // Removed by the spelling the list shows.
+    const removed = await me.post("/api/admin/subscribers/remove", {
+      email: `same.${backend}@bücher.example`,
+    });
+    expect(removed.statusCode).toBe(204);
+    expect(await runSql(t, "select email from subscribers where email = ?", [unicode])).toEqual([]);
   });
 });
