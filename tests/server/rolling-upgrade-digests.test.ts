@@ -76,5 +76,22 @@ describe.each(backends)(
         await runSql(t, "select email_hash from reply_addresses where email = ?", [reader]),
       ).toEqual([{ email_hash: t.addressKey(reader) }]);
     });
+
+    it("gives the digests as each new instance starts", async () => {
+      const older = `started.${backend}@example.org`;
+      await seedConfirmed({ databaseUrl: t.databaseUrl, dataDir: t.dataDir }, [older]);
+      // Another instance on the same database, with the same secret (DATA_DIR's).
+      const next = await startTestApp(backend, {
+        dataDir: t.dataDir,
+        ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}),
+      });
+      try {
+        await expect
+          .poll(() => runSql(t, "select email_hash from subscribers where email = ?", [older]))
+          .toEqual([{ email_hash: t.addressKey(older) }]);
+      } finally {
+        await next.close();
+      }
+    });
   },
 );
