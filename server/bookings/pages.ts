@@ -27,6 +27,7 @@ import {
   tryAgainIn,
 } from "../lib/action-page.ts";
 import { addressScope } from "../lib/address-scope.ts";
+import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
 import {
@@ -57,6 +58,9 @@ const note = "Engage with Engineer · booking a call";
 const hole = '<ewe-fragment data-part="booking"></ewe-fragment>';
 /** Page loads and posts one address may make in a minute: a person needs a few. */
 const perMinute = 60;
+/** A form sent again (a reload of "You're booked" sends its post again). */
+const sentAgain =
+  "This form was sent already: if it booked your call, the invitation is on its way to your inbox. To book another, choose a time and press Book this time.";
 const zoneOr = (zone: unknown, otherwise: string) =>
   typeof zone === "string" && isOfferedTimeZone(zone) ? zone : otherwise;
 
@@ -192,6 +196,9 @@ export async function bookingPages(
         return send(reply, 403, alert("The form must be sent from this site's own page."));
       }
       const form = formFields(request);
+      // What it answers holds only what the reader sent: their browser may keep it for Back.
+      const answer = (status: number, html: string) =>
+        sendPage(reply, status, page(html), { forBack: true });
       const field = (name: string) => form.get(name) ?? "";
       // Shown in a zone of the list; a zone sent from outside it is refused below.
       const zone = zoneOr(field("zone"), "") || (await bookings.ownerZone());
@@ -215,8 +222,7 @@ export async function bookingPages(
         const problems = parsed.error.issues.map((issue) =>
           issue.path[0] === "start" ? "Choose one of the free times." : issue.message,
         );
-        return send(
-          reply,
+        return answer(
           400,
           await formHtml(zone, filled, {
             problem: [...new Set(problems)].join(" "),
@@ -230,12 +236,11 @@ export async function bookingPages(
       const outcome = await bookings.book(parsed.data, { ip: request.ip, visitorId: null });
       if (outcome.outcome === "booked") {
         if (outcome.booking) await booked(request);
-        return send(reply, 200, bookedHtml(parsed.data.start, zone, outcome.ownerZone));
+        return answer(200, bookedHtml(parsed.data.start, zone, outcome.ownerZone));
       }
       if (outcome.outcome === "taken") {
         const { start: _taken, ...rest } = filled;
-        return send(
-          reply,
+        return answer(
           409,
           await formHtml(zone, rest, {
             problem: `${slotTakenMessage}. Here are the free times now; choose another.`,
@@ -246,11 +251,12 @@ export async function bookingPages(
       }
       const { refusal } = outcome;
       if (refusal.retryAfterSeconds) reply.header("retry-after", String(refusal.retryAfterSeconds));
-      return send(
-        reply,
+      return answer(
         refusal.status,
         await formHtml(zone, filled, {
-          problem: refusal.message,
+          // Sent again (a reload of "You're booked"): the reader may be booked already.
+          problem:
+            refusal.message === formTokenRefusal("used").message ? sentAgain : refusal.message,
           problems: bookingProblems([[refusal.field, refusal.message]]),
           days,
         }),

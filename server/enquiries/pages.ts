@@ -26,6 +26,7 @@ import {
   formFieldsHtml,
   honeypotHtml,
 } from "../lib/form-html.ts";
+import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken } from "../lib/tokens.ts";
 import { enquiryDetails } from "./mails.ts";
 import type { Enquiries } from "./service.ts";
@@ -130,6 +131,21 @@ ${paragraph("Nothing is sent until you press Send enquiry.", "note")}`,
   );
 }
 
+/**
+ * Why the review is shown again. A press too quick is told to read first; a page sent
+ * again (Back from the thank-you page, or a reload) is told it went, so that only a
+ * reader who means a second copy sends one.
+ */
+function reviewProblem({ code, message }: { code: string; message: string }): string {
+  if (code === "too_fast") {
+    return "That was quicker than a person reads; please check the enquiry and press Send enquiry again.";
+  }
+  if (message === formTokenRefusal("used").message) {
+    return "This enquiry was sent already: the engineer has it. Press Send enquiry only to send a second copy.";
+  }
+  return message;
+}
+
 export const enquiryPages: FastifyPluginAsync<{
   enquiries: Enquiries;
   siteUrl: string;
@@ -163,7 +179,9 @@ export const enquiryPages: FastifyPluginAsync<{
     }
     const form = formFields(request);
     const typed = typedIn(form);
-    if (form.has("change")) return send(reply, 200, formPage(typed, [], enquiries));
+    // What it answers holds only what the reader sent: their browser may keep it for Back.
+    const answer = (status: number, html: string) => send(reply, status, html, { forBack: true });
+    if (form.has("change")) return answer(200, formPage(typed, [], enquiries));
     const parsed = enquiryRequestSchema.safeParse({
       ...typed,
       website: form.get("website") ?? "",
@@ -174,16 +192,16 @@ export const enquiryPages: FastifyPluginAsync<{
         issue.path[0],
         issue.message,
       ]);
-      return send(reply, 400, formPage(typed, problems, enquiries));
+      return answer(400, formPage(typed, problems, enquiries));
     }
     const enquiry = parsed.data;
     const title = enquiries.serviceTitle(enquiry.service);
     if (enquiry.formToken === undefined && !enquiry.website) {
       if (!isServiceChoice(enquiries.services, enquiry.service)) {
         const problem: [string, string] = ["service", "Choose a service from the list."];
-        return send(reply, 400, formPage(typed, [problem], enquiries));
+        return answer(400, formPage(typed, [problem], enquiries));
       }
-      return send(reply, 200, reviewPage(enquiry, title, enquiries.formTokens.issue()));
+      return answer(200, reviewPage(enquiry, title, enquiries.formTokens.issue()));
     }
     const outcome = await enquiries.submit(enquiry, { ip: request.ip, visitorId: null });
     if (outcome.outcome === "received") {
@@ -193,25 +211,13 @@ export const enquiryPages: FastifyPluginAsync<{
     const { refusal } = outcome;
     // A quick or stale second step is shown the enquiry again, with a new time.
     if (refusal.code === "too_fast" || refusal.code === "form_token_invalid") {
-      return send(
-        reply,
+      return answer(
         refusal.status,
-        reviewPage(
-          enquiry,
-          title,
-          enquiries.formTokens.issue(),
-          refusal.code === "too_fast"
-            ? "That was quicker than a person reads; please check the enquiry and press Send enquiry again."
-            : refusal.message,
-        ),
+        reviewPage(enquiry, title, enquiries.formTokens.issue(), reviewProblem(refusal)),
       );
     }
     if (refusal.retryAfterSeconds) reply.header("retry-after", String(refusal.retryAfterSeconds));
-    return send(
-      reply,
-      refusal.status,
-      formPage(typed, [[refusal.field, refusal.message]], enquiries),
-    );
+    return answer(refusal.status, formPage(typed, [[refusal.field, refusal.message]], enquiries));
   });
 
   const unknownLink = page(

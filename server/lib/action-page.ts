@@ -86,6 +86,11 @@ export const paragraph = (text: string, className?: string) =>
 /**
  * Answers with one of these pages: never kept by a cache, and never indexed
  * unless `indexed` (a public page a search may lead to, such as /book's form).
+ * A form's answer to its POST that holds only what the reader sent (the form
+ * again with what to change, an enquiry to check, "You're booked") is
+ * `forBack`: the reader's browser alone may keep it (`private, no-cache`), so
+ * Back from the next page shows it again, as it was, where `no-store` gave
+ * Chromium's "Confirm Form Resubmission" (ERR_CACHE_MISS) and a post sent again.
  * Compressed when the client accepts it: /book's page is made for each request
  * (its signed time) and is mostly its list of times and zones, so it goes out in
  * about a tenth of its bytes, which is its first paint on a slow connection.
@@ -94,12 +99,12 @@ export function sendPage(
   reply: FastifyReply,
   status: number,
   html: string,
-  { indexed = false }: { indexed?: boolean } = {},
+  { indexed = false, forBack = false }: { indexed?: boolean; forBack?: boolean } = {},
 ) {
   if (!indexed) reply.header("x-robots-tag", "noindex");
   reply
     .code(status)
-    .header("cache-control", "no-store")
+    .header("cache-control", forBack ? "private, no-cache" : "no-store")
     .header("vary", "accept-encoding")
     .type("text/html; charset=utf-8");
   const coding =

@@ -428,6 +428,23 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
     });
   }).toPass({ timeout: 30_000 });
   await expect(page.getByRole("status")).toContainText("(America / New York,");
+  // Back and Forward show the answers as they were, from the browser's own history,
+  // nothing posted again: the form as it was sent, then "You're booked".
+  const posts = () =>
+    site.logs.filter((line) => line.req?.method === "POST" && line.req.url === "/book");
+  const before = posts().length;
+  await page.goBack();
+  await expect(page.getByRole("textbox", { name: "Your email" })).toHaveValue(email);
+  await page.goForward();
+  await expect(page.getByRole("heading", { name: "You're booked" })).toBeVisible();
+  // A reload sends the post again: it says the form went, and that the call may be booked.
+  await page.reload();
+  await expect(page.getByRole("alert")).toHaveText(
+    "This form was sent already: if it booked your call, the invitation is on its way to your inbox. To book another, choose a time and press Book this time.",
+  );
+  // The log has each post in turn: the reload's is the first since the booking.
+  await site.waitForLog(() => posts().length > before);
+  expect(posts().length).toBe(before + 1);
 
   // Both calendars are sent the invitation, at the time chosen.
   const mails = await mailsFor(email, start, "REQUEST");

@@ -171,6 +171,13 @@ test("without JavaScript a card's link chooses its service, the form posts, show
   await page.getByRole("link", { name: "Book a call" }).click();
   await expect(page.getByRole("combobox", { name: "Time zone" })).toBeVisible();
   await page.goBack();
+  // Back from the thank-you page: the enquiry checked, as it was; sent again, it says it went.
+  await page.goBack();
+  await expect(page.getByRole("heading", { name: "Check your enquiry" })).toBeVisible();
+  await page.getByRole("button", { name: "Send enquiry" }).click();
+  await expect(page.getByRole("alert")).toHaveText(
+    "This enquiry was sent already: the engineer has it. Press Send enquiry only to send a second copy.",
+  );
   // The owner's notice and the acknowledgement leave the outbox in either order.
   await smtp.waitFor(
     () =>
@@ -254,8 +261,24 @@ test("without JavaScript a refused enquiry comes back as the form, as typed, eac
   await message.fill(`${typed.Message} and enough words now`);
   await page.getByRole("button", { name: "Send enquiry" }).click();
   await expect(page.getByRole("heading", { name: "Check your enquiry" })).toBeVisible();
+  // Back works too: the refusal as it was, from the browser's own history, nothing posted again.
+  const posts = () =>
+    site.logs.filter((line) => line.req?.method === "POST" && line.req.url === "/services/enquiry");
+  const before = posts().length;
+  await page.goBack();
+  await expect(
+    page.getByRole("heading", { name: "Your enquiry was not sent", level: 1 }),
+  ).toBeVisible();
+  await expect(page.getByRole("textbox", { name: "Your name", exact: true })).toHaveValue(
+    typed["Your name"],
+  );
+  await page.goForward();
+  await expect(page.getByRole("heading", { name: "Check your enquiry" })).toBeVisible();
   await page.getByRole("button", { name: "Change the enquiry" }).click();
   await expect(page.getByRole("heading", { name: "Change your enquiry", level: 1 })).toBeVisible();
+  // The log has each post in turn: this one is the first since the review.
+  await site.waitForLog(() => posts().length > before);
+  expect(posts().length).toBe(before + 1);
   await expect(page.getByRole("textbox", { name: "Timeline (optional)" })).toHaveValue(
     typed["Timeline (optional)"],
   );

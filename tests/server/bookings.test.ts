@@ -172,6 +172,8 @@ describe.each(backends)("booking a call on %s", (backend) => {
     });
     expect(refused.statusCode).toBe(400);
     expect(refused.headers["x-robots-tag"]).toBe("noindex");
+    // What the reader sent, kept by their browser alone, so that Back shows it without posting again.
+    expect(refused.headers["cache-control"]).toBe("private, no-cache");
   });
 
   it("writes a week of free times into /book, compressed, with a link to a week more, and the times alone in any zone for the page's script", async () => {

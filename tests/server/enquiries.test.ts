@@ -558,6 +558,8 @@ describe.each(backends)("enquiries on %s", (backend) => {
     const before = [await count("enquiries"), await count("outbox")];
     const refused = await form(typed);
     expect(refused.statusCode).toBe(400);
+    // Kept by the reader's browser alone, so that Back shows it without posting it again.
+    expect(refused.headers["cache-control"]).toBe("private, no-cache");
     // Valid as the built pages are, its doctype theirs; nothing typed became markup.
     expect(await htmlMistakes(refused.body)).toEqual([]);
     const page = dom(refused.body);
