@@ -297,6 +297,56 @@ async function holdFirst(page: Page, matches: (url: URL) => boolean) {
   return { asked: made, release, settled };
 }
 
+test("a reader who scrolled to the fields before their zone's times came keeps them in place as the island brings those times", async ({
+  visitor,
+}) => {
+  // A phone's width: a week of times in India's hours and in New York's differ by hundreds of pixels.
+  const page = await visitor({
+    timezoneId: "America/New_York",
+    viewport: { width: 360, height: 800 },
+  });
+  // The page's script is slow to put the reader's zone in: the island, at the first scroll, does.
+  const script = await holdFirst(page, (url) => url.pathname === "/book/times");
+  const island = await holdFirst(page, (url) => url.pathname === "/api/bookings/slots");
+  await page.goto(`${site.siteUrl}/book`);
+  await script.asked;
+  await expect(page.getByRole("group", { name: "Free times, in Asia / Kolkata" })).toBeVisible();
+  const name = page.getByRole("textbox", { name: "Your name" });
+  await name.scrollIntoViewIfNeeded();
+  await island.asked;
+  const before = (await name.boundingBox())?.y;
+  island.release();
+  await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByRole("group", { name: "Free times, in America / New York" })).toHaveCount(
+    1,
+  );
+  // The list above changed; the field the reader was about to fill did not move.
+  expect((await name.boundingBox())?.y).toBe(before);
+  script.release();
+});
+
+test("a reader on the keyboard keeps the focus on their time when the page puts the times in their zone", async ({
+  visitor,
+}) => {
+  const page = await visitor({ timezoneId: "America/New_York" });
+  // The island held back, so the page's script is what puts the reader's zone in.
+  const island = await holdFirst(page, (url) => url.pathname === "/api/bookings/slots");
+  const script = await holdFirst(page, (url) => url.pathname === "/book/times");
+  await page.goto(`${site.siteUrl}/book`);
+  await script.asked;
+  const served = page.getByRole("group", { name: "Free times, in Asia / Kolkata" });
+  const time = served.getByRole("radio").nth(3);
+  const instant = (await time.getAttribute("value")) ?? "";
+  await time.focus();
+  script.release();
+  await expect(
+    page.getByRole("group", { name: "Free times, in America / New York" }),
+  ).toBeVisible();
+  await expect(page.locator("#booking-form-html")).toHaveCount(1);
+  await expect(page.locator(`input[value="${instant}"]`)).toBeFocused();
+  island.release();
+});
+
 test("the zone the reader picks last wins: over the page's first times, still on their way, and over the island's", async ({
   visitor,
 }) => {

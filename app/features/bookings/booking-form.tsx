@@ -177,7 +177,14 @@ export function BookingForm({
     const name = server?.contains(field) ? field?.getAttribute("name") : null;
     const radio = field instanceof HTMLInputElement && field.type === "radio";
     const focused = name ? `[name="${name}"]${radio ? `[value="${field.value}"]` : ""}` : null;
+    // Times in another zone than the server's (the reader moved before the script put theirs in):
+    // a reader scrolled into or past the list keeps what is below it where it was, by a scroll.
+    const served = server.querySelector(".booking-times")?.getBoundingClientRect();
+    const drawn = document.querySelector("#booking-live .booking-times")?.getBoundingClientRect();
     server.remove();
+    if (served && drawn && served.top < 0) {
+      window.scrollBy({ top: drawn.height - served.height, behavior: "instant" });
+    }
     if (focused) document.querySelector<HTMLElement>(`#booking-live ${focused}`)?.focus();
   }, [live, slots, services, changeZone]);
 
