@@ -162,7 +162,7 @@ export function readerInvitationMail(
     footer: links.footer,
     lead: update
       ? "Your call has moved. The new time:"
-      : "You're booked. The call is in your calendar with the invitation attached:",
+      : "You're booked. Accept the invitation attached to put the call in your calendar:",
     html: `${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
 ${links.html}`,

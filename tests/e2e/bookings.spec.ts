@@ -182,6 +182,10 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   expect(await seriousViolations(page, "#booking-live")).toEqual([]);
 
   const { reader } = await mailsFor(email, start, "REQUEST");
+  // The call is in their calendar once they accept the invitation, not before: the mail says so.
+  expect(reader?.parsed.text).toContain(
+    "You're booked. Accept the invitation attached to put the call in your calendar:",
+  );
   const cancelLink = /https?:\/\/\S+\/book\/cancel\?token=[A-Za-z0-9_-]{43}/.exec(
     reader?.parsed.text ?? "",
   )?.[0];
