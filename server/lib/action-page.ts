@@ -57,6 +57,8 @@ ul.problems{padding-left:2rem}
 form .note{margin:.25rem 0 1rem}
 button.secondary{background:#1e293b;color:#f8fafc;margin-left:.5rem}
 .honeypot{position:absolute;left:-9999px;width:1px;height:1px;overflow:hidden}
+/* A choice of many (the move page's times): each radio on one line with its words, and a target a thumb finds. */
+label:has(>input[type=radio]){display:inline-block;white-space:nowrap;padding:.25rem .5rem;margin:0 .25rem .25rem 0}
 </style>
 </head>
 <body>

@@ -515,6 +515,20 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await mover.goto(linkIn(mails.reader, "reschedule"));
   await expect(mover.getByRole("heading", { name: "Move your call", level: 1 })).toBeVisible();
   expect(await seriousViolations(mover)).toEqual([]);
+  // On a phone each time's button sits on its line beside its time, never wrapped apart from it.
+  const phone = await visitor({ viewport: { width: 360, height: 800 }, javaScriptEnabled: false });
+  await phone.goto(linkIn(mails.reader, "reschedule"));
+  const apart = await phone.locator("label:has(> input[type=radio])").evaluateAll((labels) =>
+    labels
+      .filter((label) => {
+        const radio = label.querySelector("input")?.getBoundingClientRect();
+        const time = label.querySelector("span")?.getBoundingClientRect();
+        return !radio || !time || radio.bottom < time.top || radio.top > time.bottom;
+      })
+      .map((label) => label.textContent),
+  );
+  expect(apart).toHaveLength(0);
+  await phone.context().close();
   // Sent with no time chosen (the browser's own check taken away), the page
   // comes back with its message, read as one alert.
   await mover.locator("input[type=radio]").evaluateAll((radios) => {
