@@ -179,6 +179,8 @@ export const assistantPages: FastifyPluginAsync<{
         reply,
         400,
         problemPage(parsed.error.issues[0]?.message ?? "Type a question.", request, from),
+        // What the reader asked, and the answer: their browser may keep it for Back.
+        { forBack: true },
       );
     }
     const previous = questionSchema.safeParse(form.get("previous") ?? "");
@@ -194,6 +196,6 @@ export const assistantPages: FastifyPluginAsync<{
         problemPage("The assistant is not available just now.", request, from),
       );
     }
-    return send(reply, 200, answerPage(parsed.data, answer, from));
+    return send(reply, 200, answerPage(parsed.data, answer, from), { forBack: true });
   });
 };

@@ -198,6 +198,10 @@ test.describe("without JavaScript", () => {
     await expect(
       page.getByRole("heading", { level: 1, name: "How does soap clean?" }),
     ).toBeVisible();
+    // Back from the source: the answer as it was, from the browser's history, not asked again.
+    await page.goBack();
+    await expect(page.getByRole("heading", { level: 1, name: "Chat with Me" })).toBeVisible();
+    await expect(page.getByRole("link", { name: /How does soap clean\?/ })).toBeVisible();
 
     // On a service's page, the suggested question is a form of its own: its answer, the service.
     const answersAboutDfmea = async () => {
