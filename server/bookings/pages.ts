@@ -11,6 +11,7 @@ import { escapeHtml } from "../../contract/html.ts";
 import { currentZoneName, isOfferedTimeZone, momentLabel } from "../../contract/time-zones.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
+  type ActionPage,
   acceptForms,
   databaseFailed,
   errorPages,
@@ -286,6 +287,9 @@ export async function bookingPages(
       failure: "booking link page failed",
       failureOf: storeFailureOf,
     });
+    /** What a button did, holding no token: the browser may keep it for Back (from "Book another time"). */
+    const done = (reply: FastifyReply, page: ActionPage) =>
+      answer(reply, 200, page, { forBack: true });
     const spent = {
       title: "This link has been used",
       body: paragraph(
@@ -334,7 +338,7 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
       const booking = isToken(given) ? await bookings.cancelByReader(given) : undefined;
       if (!booking) return answer(reply, 404, spent);
       if (booking === "begun") return answer(reply, 409, begun);
-      return answer(reply, 200, {
+      return done(reply, {
         title: "Your call is cancelled",
         body: `${paragraph(`The call on ${momentLabel(Date.parse(booking.start), booking.readerZone)} is cancelled. A cancellation is on its way to your inbox, and takes it out of your calendar.`)}
 <p><a href="${bookPath}">Book another time</a></p>`,
@@ -384,7 +388,7 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
         const query = new URLSearchParams({ token, zone, refused: moved.outcome });
         return reply.redirect(`${bookPath}/reschedule?${query}`, 303);
       }
-      return answer(reply, 200, {
+      return done(reply, {
         title: "Your call is moved",
         body: paragraph(
           `Your call is now on ${momentLabel(Date.parse(moved.booking.start), moved.booking.readerZone)}. The updated invitation is on its way to your inbox, with new links; the old ones no longer work.`,

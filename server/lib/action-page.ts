@@ -263,8 +263,12 @@ export function linkPages(
     failureOf?: (error: unknown) => StoreFailure | undefined;
   },
 ) {
-  const send = (reply: FastifyReply, status: number, page: ActionPage) =>
-    sendPage(reply, status, renderActionPage({ note, ...page }));
+  const send = (
+    reply: FastifyReply,
+    status: number,
+    page: ActionPage,
+    options?: Parameters<typeof sendPage>[3],
+  ) => sendPage(reply, status, renderActionPage({ note, ...page }), options);
   errorPages(app, failure, failureOf, (status, known) =>
     renderActionPage({
       note,

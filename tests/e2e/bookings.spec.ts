@@ -558,6 +558,11 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await expect(page.getByRole("heading", { name: "Cancel your call?" })).toBeVisible();
   await page.getByRole("button", { name: "Cancel the call" }).click();
   await expect(page.getByRole("heading", { name: "Your call is cancelled" })).toBeVisible();
+  // Back from "Book another time" shows it again, not "This link has been used".
+  await page.getByRole("link", { name: "Book another time" }).click();
+  await expect(page.getByRole("heading", { name: "Book a call", level: 1 })).toBeVisible();
+  await page.goBack();
+  await expect(page.getByRole("heading", { name: "Your call is cancelled" })).toBeVisible();
   expect(await freeStarts(page)).toContain(moved);
   await mailsFor(email, moved, "CANCEL");
 });
