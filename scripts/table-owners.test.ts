@@ -31,6 +31,8 @@ const alsoWrittenBy: Record<string, { folder: string; why: string }> = {
 /** Files that write a table whose name they take at run time, which the names above cannot show. */
 const writesByName: Record<string, string> = {
   "server/engagement/reactions-repository.ts": "the two reaction tables, its own",
+  "server/outbox/suppressions.ts":
+    "the digest an instance older than the held addresses' digests left out of subscribers and reply_addresses, filled in during a rolling upgrade (docs/upgrading.md)",
   "server/portability/apply-export.ts":
     "an import from an export writes each table of the file in its one transaction, but the outbox's rows, which queue.ts puts in",
 };
