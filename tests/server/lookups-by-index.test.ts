@@ -62,8 +62,10 @@ describe.each(backends)("lookups by index on %s", (backend) => {
         (post_id, content, user_name, visitor_id, created_at, updated_at, status, ip_hash)
       select 'post-' || (i % 100), 'A comment.', 'Reader', 'visitor-' || i,
         current_timestamp, current_timestamp, 'published', 'ip-' || i from n`);
-    await seed(`insert into subscribers (email, unsubscribe_token, created_at, status)
-      select 'reader' || i || '@example.com', 'token-' || i, current_timestamp, 'confirmed' from n`);
+    // Each with its digest beside it (`standIn`'s), as the site writes them.
+    await seed(`insert into subscribers (email, email_hash, unsubscribe_token, created_at, status)
+      select 'reader' || i || '@example.com', 'reader' || i || '@example.com', 'token-' || i,
+        current_timestamp, 'confirmed' from n`);
     // Beside them, as a site keeps them, 2,000 caught as spam and 20 held for the owner.
     await seed(`insert into science_comments
         (post_id, content, user_name, visitor_id, created_at, updated_at, status, ip_hash)
