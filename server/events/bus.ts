@@ -7,7 +7,7 @@ import type { Log } from "../lib/log.ts";
  * of the write that caused it, so its id orders it and lets a reconnecting
  * client or instance catch up. See docs/decisions/003-live-events.md.
  */
-export type LiveEventType = ItemEventName | typeof ownEventType;
+export type LiveEventType = ItemEventName | typeof ownEventType | typeof changedEventType;
 
 /**
  * A write changed what only its writer sees of an item (a comment held for
@@ -17,6 +17,13 @@ export type LiveEventType = ItemEventName | typeof ownEventType;
  * hears of it (docs/architecture.md, "Reads").
  */
 export const ownEventType = "own";
+
+/**
+ * Something every instance keeps in memory, and that is no item's, changed
+ * (the Fediverse's blocks): recorded under a topic of its own that no stream
+ * can open (no item's kind), with no data, so that every instance reads it again.
+ */
+export const changedEventType = "changed";
 
 const ownTopicPrefix = "own:";
 

@@ -5,6 +5,7 @@ import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
 import {
+  changedEventType,
   eventsChannel,
   type LiveEvent,
   type LiveEventType,
@@ -120,6 +121,15 @@ export function createEventJournal(store: Store) {
     async recordOwn(trx: Transaction<Database>, itemTopic: string): Promise<LiveEvent> {
       await lock(trx);
       return insert(trx, ownTopicOf(itemTopic), ownEventType, "{}");
+    },
+
+    /**
+     * Records, inside the write's transaction, that what every instance keeps
+     * of `topic` changed (server/events/bus.ts, `changedEventType`).
+     */
+    async recordChanged(trx: Transaction<Database>, topic: string): Promise<LiveEvent> {
+      await lock(trx);
+      return insert(trx, topic, changedEventType, "{}");
     },
 
     /** The events after `afterId` (of one topic, or every topic's), oldest first. */

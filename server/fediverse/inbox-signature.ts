@@ -29,6 +29,9 @@ const unavailableFor = Temporal.Duration.from({
   minutes: 10,
 }) as unknown as globalThis.Temporal.Duration;
 
+/** Who signed a post whose signature holds: the key's id and, as the key says, its owner's. */
+export type Signer = { keyId: string; ownerId: string | null };
+
 export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
   const fresh = documentLoader(remoteFetch);
   // Fedify's document loader: documents kept 5 minutes (federation.ts).
@@ -66,13 +69,16 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
   }
 
   /**
-   * Whether the request's signature holds. Fedify verifies against the cached
+   * Who signed the request, or null when its signature does not hold. Fedify verifies against the cached
    * key and, failing, fetches the key again itself, each time: that second
    * fetch is let through only as `mayRefetch` says, past the document cache
    * (a rotated key's account would be read from it unchanged). `signedLoader`:
    * the loader Fedify reads keys with for a post to the site's own inbox.
    */
-  return async function signed(request: Request, signedLoader?: DocumentLoader): Promise<boolean> {
+  return async function signed(
+    request: Request,
+    signedLoader?: DocumentLoader,
+  ): Promise<Signer | null> {
     // The site's own inbox reads keys signed as the site, uncached, as Fedify's does there.
     const [first, again] = signedLoader ? [signedLoader, signedLoader] : [cached, fresh];
     /** Keys this check found cached: a fetch of one is Fedify's second try. */
@@ -99,6 +105,8 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
         },
       },
     });
-    return result.verified;
+    if (!result.verified) return null;
+    const { id, ownerId } = result.key;
+    return id ? { keyId: id.href, ownerId: ownerId?.href ?? null } : null;
   };
 }

@@ -1,7 +1,8 @@
 import type { Transaction } from "kysely";
 import { inParts, type OwnerActor } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
-import { type FediverseRepository, type Follower, serverNamesOf } from "./repository.ts";
+import { serverNamesOf } from "./blocks.ts";
+import type { FediverseRepository, Follower } from "./repository.ts";
 import type { Webmentions } from "./webmentions.ts";
 
 /*
@@ -62,6 +63,7 @@ export function fediverseActions({
   answersErased,
   changed = () => {},
   followerRemoved = () => {},
+  blocksChanged = async () => {},
 }: {
   repository: FediverseRepository;
   /** Mentions from other sites, which the owner lets through or removes. */
@@ -79,6 +81,8 @@ export function fediverseActions({
   changed?: (itemPath: string) => void;
   /** Tells the follower's server it no longer follows (a Reject of its Follow). */
   followerRemoved?: (follower: { actorId: string; inbox: string; followId: string }) => void;
+  /** A block or unblock committed: this instance's inbox reads the blocks again (blocks.ts). */
+  blocksChanged?: () => Promise<void>;
 }) {
   /**
    * The followers `match` names, removed in `trx` (the whole store's when
@@ -132,6 +136,7 @@ export function fediverseActions({
         }),
         (done) => done.added && ["fediverse block", target],
       );
+      if (added) await blocksChanged();
       told(removed);
       return added;
     },
@@ -167,6 +172,7 @@ export function fediverseActions({
         }
         const { authors, sources } = addressesOf(actorId, await repository.handlesOf(actorId));
         const blocked = await repository.block(actorId);
+        if (blocked) await blocksChanged();
         const target = actorId;
         const followed = told(await removeFollowers((id) => id === target)) > 0;
         // Before the comments, whose writers' records find the owner's answers to them.
@@ -201,10 +207,12 @@ export function fediverseActions({
     async unblock(by: OwnerActor, given: string): Promise<boolean | "invalid"> {
       const target = blockTarget(given);
       if (!target) return "invalid";
-      return by.act(
+      const done = await by.act(
         (trx) => repository.unblock(target, trx),
-        (done) => done && ["fediverse unblock", target],
+        (unblocked) => unblocked && ["fediverse unblock", target],
       );
+      if (done) await blocksChanged();
+      return done;
     },
 
     /**

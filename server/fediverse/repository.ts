@@ -8,10 +8,11 @@ import { beforePlace, type ListPage, type PageRequest, pageOf } from "../db/list
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
+import { createBlockRecords } from "./blocks.ts";
 import { createSentRecords } from "./sent-records.ts";
 
 /*
- * The Fediverse's own tables: followers, blocks, replies that became
+ * The Fediverse's own tables: followers, blocks (blocks.ts), replies that became
  * comments, likes and boosts, and what was published (sent-records.ts). Comments themselves, and
  * the record of the Note each reply was, are written only through the
  * comments' repository (server/comments/), in the comment's transaction.
@@ -37,16 +38,6 @@ const givenUpKeptDays = 30;
 export const visitorOfActor = (actorId: string) =>
   `${remoteVisitorPrefix}${createHash("sha256").update(actorId).digest("hex").slice(0, 32)}`;
 
-/** A server as a block names it: its host name, and with its port when it has one. */
-export const serverNamesOf = (url: string): string[] => {
-  try {
-    const { host, hostname } = new URL(url);
-    return [...new Set([host.toLowerCase(), hostname.toLowerCase()])];
-  } catch {
-    return [];
-  }
-};
-
 type FollowerRow = Selectable<Database["fediverse_followers"]>;
 const asFollower = ({ actor_id, shared_inbox, follow_id, created_at, ...row }: FollowerRow) => ({
   ...row,
@@ -60,6 +51,7 @@ export function createFediverseRepository(store: Store) {
   const { db } = store;
   return {
     ...createSentRecords(store),
+    ...createBlockRecords(store),
 
     async follow(follower: Omit<Follower, "followedAt">) {
       const row = {
@@ -117,47 +109,6 @@ export function createFediverseRepository(store: Store) {
         .select((eb) => eb.fn.countAll().as("count"))
         .executeTakeFirstOrThrow();
       return Number(row.count);
-    },
-
-    /** Blocks an account (its actor id) or a whole server (its host name); true if new. */
-    async block(target: string, within = db): Promise<boolean> {
-      const result = await within
-        .insertInto("fediverse_blocks")
-        .values({ target, created_at: nowIso() })
-        .onConflict((conflict) => conflict.column("target").doNothing())
-        .returning("target")
-        .executeTakeFirst();
-      return result !== undefined;
-    },
-
-    async unblock(target: string, within = db): Promise<boolean> {
-      const result = await within
-        .deleteFrom("fediverse_blocks")
-        .where("target", "=", target)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    },
-
-    async blocks(): Promise<{ target: string; blockedAt: string }[]> {
-      const rows = await db
-        .selectFrom("fediverse_blocks")
-        .selectAll()
-        .orderBy("created_at", "desc")
-        .execute();
-      return rows.map((row) => ({
-        target: row.target,
-        blockedAt: new Date(row.created_at).toISOString(),
-      }));
-    },
-
-    /** Whether this actor, or its server, is blocked. */
-    async isBlocked(actorId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom("fediverse_blocks")
-        .select("target")
-        .where("target", "in", [actorId, ...serverNamesOf(actorId)])
-        .executeTakeFirst();
-      return row !== undefined;
     },
 
     /**

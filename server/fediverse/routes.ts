@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
+import { claimedKeyIds } from "./blocks.ts";
+import type { Signer } from "./inbox-signature.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
 import { notePath } from "./sent-records.ts";
@@ -24,7 +26,9 @@ import type { SiteItem } from "./site-items.ts";
  * (406) goes on to the site's own routes, so a browser gets the HTML. A post
  * reaches Fedify only once weighed (activity-json.ts) and its HTTP signature
  * checked (inbox-signature.ts): Fedify reads a post as JSON-LD before it
- * checks the signature itself.
+ * checks the signature itself. A post to an inbox whose signature names a
+ * blocked account's or server's key is dropped before any of that
+ * (blocks.ts), and so is one whose key, once checked, a blocked account owns.
  */
 
 /** Bytes an inbox post may carry. */
@@ -38,6 +42,16 @@ const inboxPostsPerMinute = 300;
  * site has not seen, each one fetched: ten a minute from one address at most.
  */
 const inboxRefusalsPerMinute = 10;
+/**
+ * Inbox posts one key may make a minute, its signature checked, whatever its
+ * addresses. Mastodon, Misskey and the rest sign each delivery with its
+ * account's own key, a large server's shared inbox included, so this is one
+ * account's: a person's replies, likes, boosts and follows come a few a
+ * minute at most, and a server catching up after the site was down is
+ * answered 429, which Mastodon retries. A fifth of an address's: one account
+ * posting from many addresses costs no more than 60 posts at the values cap.
+ */
+const inboxPostsPerKeyPerMinute = 60;
 
 /**
  * Counts each address's requests in one-minute windows: true once one passes
@@ -90,6 +104,7 @@ export async function fediverseRoutes(
   {
     federation,
     signed,
+    blocked,
     repository,
     items,
     siteUrl,
@@ -97,8 +112,10 @@ export async function fediverseRoutes(
   }: {
     /** Fedify, loaded on first use. */
     federation: () => Promise<Federation<void>>;
-    /** Whether a post's HTTP signature holds, its keys read with `loader` if given (inbox-signature.ts). */
-    signed: (request: Request, loader?: DocumentLoader) => Promise<boolean>;
+    /** Who signed a post, if its HTTP signature holds, its keys read with `loader` if given (inbox-signature.ts). */
+    signed: (request: Request, loader?: DocumentLoader) => Promise<Signer | null>;
+    /** Whether any of these addresses (key ids, a key's owner) names a blocked account or server (blocks.ts). */
+    blocked: (addresses: readonly (string | null)[]) => Promise<boolean>;
     repository: FediverseRepository;
     items: () => ReadonlyMap<string, SiteItem>;
     siteUrl: string;
@@ -111,6 +128,22 @@ export async function fediverseRoutes(
   const overLimit = perMinuteLimit(inboxPostsPerMinute);
   /** Too many of one address's inbox posts refused this minute (`add` 0 only asks). */
   const refusedTooOften = perMinuteLimit(inboxRefusalsPerMinute);
+  /** Too many inbox posts signed with one key this minute. */
+  const keyOverLimit = perMinuteLimit(inboxPostsPerKeyPerMinute);
+  const inboxes = new Set(["/fediverse/inbox", `${actorPath}/inbox`]);
+
+  /**
+   * A blocked sender's post, dropped unread: answered as Fedify answers one it
+   * queues, as it answered a blocked sender's before its listeners dropped it,
+   * so the sender learns nothing of the block.
+   */
+  const dropped = (reply: FastifyReply) =>
+    reply.code(202).type("text/plain; charset=utf-8").send("Activity is enqueued.");
+  const tooMany = (reply: FastifyReply) =>
+    reply
+      .code(429)
+      .header("retry-after", "60")
+      .send({ error: { code: "rate_limited", message: "Too many activities; try later." } });
 
   /** The address Fedify is to answer for this request, or null when it is not Fedify's. */
   function federationPathOf(request: FastifyRequest): string | null {
@@ -166,6 +199,7 @@ export async function fediverseRoutes(
   async function answer(request: FastifyRequest, reply: FastifyReply, target: string) {
     const url = new URL(target, siteUrl);
     const item = /^\/fediverse\/items(\/[a-z0-9-]+\/[a-z0-9-]+)$/.exec(url.pathname)?.[1];
+    const toInbox = request.method === "POST" && inboxes.has(url.pathname);
     if (request.method === "POST") {
       const length = Number(request.headers["content-length"] ?? 0);
       if (length > inboxBytesMax) {
@@ -174,12 +208,9 @@ export async function fediverseRoutes(
           .send({ error: { code: "payload_too_large", message: "The activity is too large." } });
       }
       const scope = addressScope(request.ip);
-      if (overLimit(scope) || refusedTooOften(scope, 0)) {
-        return reply
-          .code(429)
-          .header("retry-after", "60")
-          .send({ error: { code: "rate_limited", message: "Too many activities; try later." } });
-      }
+      if (overLimit(scope) || refusedTooOften(scope, 0)) return tooMany(reply);
+      // Before the body is read: its key's id is a claim, but one that can only drop it.
+      if (toInbox && (await blocked(claimedKeyIds(request.headers)))) return dropped(reply);
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
@@ -203,11 +234,16 @@ export async function fediverseRoutes(
     const asked = () => new Request(url, { method: request.method, headers, ...body });
     let response: Response;
     try {
-      if (request.method === "POST" && !(await signed(asked(), await keyLoaderOf(url)))) {
+      const signer = request.method === "POST" && (await signed(asked(), await keyLoaderOf(url)));
+      if (signer === null) {
         refusedTooOften(addressScope(request.ip));
         return reply.code(401).send({
           error: { code: "unauthorized", message: "The activity's signature does not hold." },
         });
+      }
+      if (signer && toInbox) {
+        if (await blocked([signer.ownerId])) return dropped(reply);
+        if (keyOverLimit(signer.keyId)) return tooMany(reply);
       }
       response = await (await federation()).fetch(asked(), {
         contextData: undefined,

@@ -3,6 +3,7 @@ import type { Recipient } from "@fedify/fedify/vocab";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
+import { blockedSenders } from "./blocks.ts";
 import type { Profile } from "./federation.ts";
 import type { InboxDeps } from "./inbox.ts";
 import { createKvStore } from "./kv-store.ts";
@@ -33,7 +34,7 @@ import { createWebmentions } from "./webmentions.ts";
 
 type FediverseOptions = {
   store: Store;
-  bus: Pick<EventBus, "subscribeAll">;
+  bus: Pick<EventBus, "subscribeAll" | "healthy">;
   siteUrl: string;
   clientRoot: string;
   handle: string;
@@ -58,6 +59,12 @@ type FediverseOptions = {
 export function createFediverse(options: FediverseOptions) {
   const { store, siteUrl, log } = options;
   const repository = createFediverseRepository(store);
+  /** The blocks in memory, which the inbox consults before it reads a post. */
+  const senders = blockedSenders({
+    targets: async () => (await repository.blocks()).map((block) => block.target),
+    bus: options.bus,
+    log,
+  });
   const kv = createKvStore(store);
   const remoteFetch = createRemoteFetch({
     allowPrivate: options.allowPrivateAddresses,
@@ -185,6 +192,7 @@ export function createFediverse(options: FediverseOptions) {
     ...shared,
     webmentions,
     answersErased: replies.takeBack,
+    blocksChanged: senders.read,
     followerRemoved: (follower) => {
       void publishing()
         .then(({ rejectFollow, sender }) => rejectFollow(sender, follower))
@@ -294,6 +302,7 @@ export function createFediverse(options: FediverseOptions) {
       clearTimeout(timer);
       clearInterval(polling);
       replies.stop();
+      senders.stop();
       stopping.abort();
       let waited: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -309,6 +318,7 @@ export function createFediverse(options: FediverseOptions) {
       await fediverseRoutes(app, {
         federation,
         signed: async (request, loader) => (await signatureCheck())(request, loader),
+        blocked: senders.names,
         repository,
         items,
         siteUrl,

@@ -1,0 +1,63 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { injected, remoteAccountKeys } from "./remote-keys.ts";
+import { siteUrl } from "./test-app.ts";
+
+const activityJson = "application/activity+json";
+
+/**
+ * A stand-in Misskey server on loopback that counts what the site asks of it:
+ * its accounts (with their keys, `#main-key` after the account's address),
+ * and a context of its own (`/contexts/misskey`) that only JSON-LD's
+ * processing of a post would fetch.
+ */
+export async function misskeyServer() {
+  const signers = new Map<string, Awaited<ReturnType<typeof remoteAccountKeys>>>();
+  /** Each request the site made, as `GET /path`. */
+  const asked: string[] = [];
+  let base = "";
+  const server: Server = createServer((request, response) => {
+    asked.push(`${request.method} ${request.url}`);
+    if (request.url === "/contexts/misskey") {
+      return response
+        .writeHead(200, { "content-type": "application/ld+json" })
+        .end(JSON.stringify({ "@context": { misskey: "https://misskey-hub.net/ns#" } }));
+    }
+    const name = /^\/users\/(\w+)$/.exec(request.url ?? "")?.[1] ?? "";
+    const keys = signers.get(name);
+    if (!keys) return response.writeHead(404).end();
+    const id = `${base}/users/${name}`;
+    response.writeHead(200, { "content-type": activityJson }).end(
+      JSON.stringify({
+        "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+        id,
+        type: "Person",
+        preferredUsername: name,
+        name: `${name} on Misskey`,
+        inbox: `${id}/inbox`,
+        publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKeyPem },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const actor = (name: string) => `${base}/users/${name}`;
+  return {
+    base,
+    asked,
+    actor,
+    /** Gives `name` a new key pair (its first, or a rotation); returns it. */
+    newKey: async (name: string) => {
+      const keys = await remoteAccountKeys();
+      signers.set(name, keys);
+      return keys;
+    },
+    /** The activity, signed with `keys` as `name`'s, as inject's request to the shared inbox. */
+    signed: async (name: string, activity: Record<string, unknown>, keys = signers.get(name)) =>
+      injected(await (keys ?? (await remoteAccountKeys())).signed(siteUrl, actor(name), activity)),
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
