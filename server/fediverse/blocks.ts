@@ -158,8 +158,9 @@ export function blockedSenders({
     return done;
   }
 
+  // A read in hand may have begun before the change committed: read again.
   const unsubscribe = bus.subscribeAll((event) => {
-    if (event.topic === blocksTopic && known !== null) void read();
+    if (event.topic === blocksTopic && (known !== null || reading !== null)) void read();
   });
 
   return {
@@ -179,5 +180,3 @@ export function blockedSenders({
     stop: unsubscribe,
   };
 }
-
-export type BlockedSenders = ReturnType<typeof blockedSenders>;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait-for.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import { misskeyServer } from "./support/stand-in-server.ts";
@@ -16,8 +17,9 @@ import {
  * What a blocked account or server sends is dropped before anything reads it:
  * its post, signed, is answered as a post taken is (202), having fetched
  * neither its key nor a context, and nothing of it is kept. Unblocked, it is
- * taken again. One key may post 60 activities a minute. On PostgreSQL, a
- * block made through one instance holds on another.
+ * taken again. A block from the command line holds at the running server's
+ * inbox. One key may post 60 activities a minute. On PostgreSQL, a block made
+ * through one instance holds on another.
  */
 
 const soap = `${siteUrl}/fediverse/items/science/soap`;
@@ -60,6 +62,20 @@ async function post(t: TestApp, remote: StandIn, name: string, tag: string) {
 }
 
 const hostOf = (remote: StandIn) => new URL(remote.base).host;
+
+/**
+ * Whether `t`'s inbox takes a post from `remote` now: each probe is a new
+ * account, whose key the site has never fetched, so fetched means read.
+ */
+function prober(t: TestApp, remote: StandIn) {
+  let probe = 0;
+  return async () => {
+    probe += 1;
+    const name = `probe${probe}`;
+    expect(await post(t, remote, name, "1")).toBe(202);
+    return fetched(remote, name);
+  };
+}
 
 describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
   let t: TestApp;
@@ -119,6 +135,23 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
     });
   });
 
+  it("drops what a server blocked from the command line sends, at the running server, until it is unblocked there", {
+    timeout: 240_000,
+  }, async () => {
+    const remote = await standIn();
+    const taken = prober(t, remote);
+    // The server has read the blocks before the command line changes them.
+    expect(await taken()).toBe(true);
+    const env = adminEnv(t);
+    expect((await admin(env, "fediverse", "block", hostOf(remote))).code).toBe(0);
+    await waitFor(async () => !(await taken()), {
+      timeoutMs: 20_000,
+      what: "the server dropping the blocked server's posts unread",
+    });
+    expect((await admin(env, "fediverse", "unblock", hostOf(remote))).code).toBe(0);
+    await waitFor(taken, { timeoutMs: 20_000, what: "the server taking its posts again" });
+  });
+
   it("answers a key's 61st post in a minute 429, and not another's", {
     timeout: 240_000,
   }, async () => {
@@ -162,14 +195,7 @@ describe("a block on one instance, at another's inbox, on PostgreSQL", () => {
     expect(fetched(remote, "fay")).toBe(true);
     const host = hostOf(remote);
     expect((await owner.post("/api/admin/fediverse/block", { target: host })).statusCode).toBe(204);
-    // Each probe is a new account, whose key B has never fetched: fetched means taken.
-    let probe = 0;
-    const taken = async () => {
-      probe += 1;
-      const name = `probe${probe}`;
-      expect(await post(b, remote, name, "1")).toBe(202);
-      return fetched(remote, name);
-    };
+    const taken = prober(b, remote);
     await waitFor(async () => !(await taken()), {
       timeoutMs: 20_000,
       what: "B dropping the blocked server's posts unread",
