@@ -37,9 +37,10 @@ const inboxBytesMax = 256 * 1024;
 const inboxPostsPerMinute = 300;
 /**
  * Inbox posts of one address refused (401: unsigned, or a signature that does
- * not hold) before the rest of its minute is refused unread. A refusal costs
- * little CPU since signatures are checked first, but a post may name a key the
- * site has not seen, each one fetched: ten a minute from one address at most.
+ * not hold; 400: one that cannot be read) before the rest of its minute is
+ * refused unread. A refusal costs little CPU since signatures are checked
+ * first, but a post may name a key the site has not seen, each one fetched:
+ * ten a minute from one address at most.
  */
 const inboxRefusalsPerMinute = 10;
 /**
@@ -252,6 +253,9 @@ export async function fediverseRoutes(
       });
     } catch (error) {
       request.log.info({ err: error }, "a Fediverse request could not be read");
+      // A post whose signature could not even be checked (a signature that is no base64,
+      // read once its key was fetched) is refused as one that does not hold.
+      if (request.method === "POST") refusedTooOften(addressScope(request.ip));
       return reply
         .code(400)
         .send({ error: { code: "validation_failed", message: "The request could not be read." } });

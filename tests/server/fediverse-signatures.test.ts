@@ -19,7 +19,8 @@ import {
  * JSON-LD's processing of a post would fetch. A post unsigned, or signed
  * wrongly, is refused 401 having fetched no context; an account whose key
  * changed is fetched once more and its post taken; a post with 300 custom
- * emoji, as Misskey sends them, is taken.
+ * emoji, as Misskey sends them, is taken. A post whose signature cannot be
+ * read counts against its address as a refused one.
  */
 
 const activityJson = "application/activity+json";
@@ -198,5 +199,26 @@ describe.each(backends)("the inbox's signature check, on %s", (backend) => {
       timeoutMs: 120_000,
       what: "Cy's reply under the post",
     });
+  });
+
+  // Last: it spends the minute's refusals of the tests' one address.
+  it("counts a post whose signature cannot be read as refused, so its address is soon refused unread", {
+    timeout: 240_000,
+  }, async () => {
+    const names = Array.from({ length: 12 }, (_, at) => `garbled${at}`);
+    const answers: number[] = [];
+    for (const name of names) {
+      await remote.newKey(name);
+      const post = await remote.signed(name, like(name, "garbled"));
+      // A signature that is no base64 is read only once its key is fetched, and then throws.
+      const signature = post.headers.signature?.replace(/signature="[^"]*"/, 'signature="!!!!"');
+      const garbled = { ...post, headers: { ...post.headers, signature } };
+      answers.push((await t.app.inject(garbled)).statusCode);
+    }
+    expect(answers[0]).toBe(400);
+    expect(answers.at(-1)).toBe(429);
+    // Each named a key the site had not seen: the one refused unread was not fetched.
+    expect(accountAsked(names[0]!)).toBe(1);
+    expect(accountAsked(names.at(-1)!)).toBe(0);
   });
 });
