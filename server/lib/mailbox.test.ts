@@ -59,3 +59,33 @@ it("shows a domain in Unicode only where it cannot pass for another, as browsers
   // A domain with nothing internationalised is left as written.
   expect(shown(["Example.COM", "0x7f.1"])).toEqual(["a@Example.COM", "a@0x7f.1"]);
 });
+
+it("shows a Latin look-alike made of phonetic letters, clicks or a stray mark in punycode", () => {
+  const shown = (domains: string[]) => domains.map((domain) => readableAddress(`a@${domain}`));
+  // A script "ɡ", a Latin alpha, a small capital, a click for "l", a dot above an "i",
+  // a stroke through "m": each reads as an ASCII name.
+  expect(
+    shown([
+      "ɡmail.com",
+      "ɑpple.com",
+      "ᴀpple.com",
+      "paypaǀ.com",
+      "gmai\u0307l.com",
+      "co\u0337m.com",
+    ]),
+  ).toEqual(
+    [
+      "xn--mail-z7b.com",
+      "xn--pple-p5b.com",
+      "xn--pple-k13a.com",
+      "xn--paypa-9tb.com",
+      "xn--gmail-bgd.com",
+      "xn--com-rjc.com",
+    ].map((domain) => `a@${domain}`),
+  );
+  // Letters languages write stay in Unicode: Azerbaijani's "ə", Ewe's "ɛ", Vietnamese.
+  const written = ["müəllim.az", "ɛwe.example", "tiếngviệt.vn"];
+  expect(shown(written)).toEqual(written.map((domain) => `a@${domain}`));
+  // A letter that maps to ASCII ("ℊ") is shown as it maps.
+  expect(readableAddress("a@ℊmail.com")).toBe("a@gmail.com");
+});

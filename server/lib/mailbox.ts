@@ -112,6 +112,15 @@ const scriptSets = [
 );
 const latinAlike = /^[асԁеһіјӏорԛѕԝхуъьҽпгѵѡ0-9-]+$/u;
 const cyrillic = /\p{sc=Cyrillic}/u;
+/**
+ * Latin letters no language writes a name with, which UTS 39 leaves out of
+ * identifiers and browsers show in punycode: phonetic ones ("ɡ", "ɑ"; not the
+ * "ə" or "ɛ" of Azerbaijani and African languages), small capitals, clicks
+ * ("ǀ" passes for "l"), letter-like symbols; and a mark left over a Latin
+ * letter that has no letter of its own, as a dot above "i" or a stroke through "m".
+ */
+const technicalLatin =
+  /[\u0250-\u02ff\u1d00-\u1dbf\u2100-\u218f\u01c0-\u01c3\u2c60-\u2c7f\ua720-\ua7ff\uab30-\uab6f](?<![ɓɔɖɗəɛɣɨɲʉʊʋʒ])|\p{scx=Latin}\p{sc=Inherited}/u;
 
 function shownInUnicode(labels: string[]): boolean {
   const tld = labels.at(-1) ?? "";
@@ -119,6 +128,7 @@ function shownInUnicode(labels: string[]): boolean {
     (label) =>
       /^\p{ASCII}*$/u.test(label) ||
       (scriptSets.some((set) => set.test(label)) &&
+        !technicalLatin.test(label) &&
         !(latinAlike.test(label) && !cyrillic.test(tld))),
   );
 }
@@ -133,8 +143,9 @@ export function readableAddress(address: string): string {
   const domain = address.slice(at + 1);
   const ascii = domainToASCII(domain);
   const unicode = domainToUnicode(ascii);
-  // A domain with no internationalised label is left as it was written, capitals and all.
-  if (!ascii || unicode === ascii) return address;
+  // A domain in ASCII is left as it was written, capitals and all; one that maps to ASCII
+  // ("ℊmail.com", with a script "ℊ") is shown as it maps.
+  if (!ascii || (unicode === ascii && /^\p{ASCII}*$/u.test(domain))) return address;
   return `${address.slice(0, at + 1)}${shownInUnicode(unicode.split(".")) ? unicode : ascii}`;
 }
 
