@@ -83,13 +83,19 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
     const [first, again] = signedLoader ? [signedLoader, signedLoader] : [cached, fresh];
     /** Keys this check found cached: a fetch of one is Fedify's second try. */
     const fromCache = new Set<string>();
-    /** Keys whose second fetch was not let through: their cached copy stays. */
+    /**
+     * Keys whose second fetch was not let through, or failed: their cached copy
+     * stays, so that a forgery naming a key while its server is down does not
+     * have the server's own posts refused for ten minutes.
+     */
     const held = new Set<string>();
     const documentLoader: DocumentLoader = async (url, options) => {
       if (!fromCache.has(url)) return first(url, options);
-      if (mayRefetch(url)) return again(url, options);
       held.add(url);
-      throw new Error(`the key ${url} was fetched again within five minutes`);
+      if (!mayRefetch(url)) throw new Error(`the key ${url} was fetched again within five minutes`);
+      const loaded = await again(url, options);
+      held.delete(url);
+      return loaded;
     };
     const result = await verifyRequestDetailed(request, {
       ...loaders,

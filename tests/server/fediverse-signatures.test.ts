@@ -19,7 +19,8 @@ import {
  * JSON-LD's processing of a post would fetch. A post unsigned, or signed
  * wrongly, is refused 401 having fetched no context; an account whose key
  * changed is fetched once more and its post taken; a post with 300 custom
- * emoji, as Misskey sends them, is taken. A post whose signature cannot be
+ * emoji, as Misskey sends them, is taken. A forgery checked while its
+ * account's server is down leaves the key kept for the account's own posts. A post whose signature cannot be
  * read counts against its address as a refused one.
  */
 
@@ -118,6 +119,20 @@ describe.each(backends)("the inbox's signature check, on %s", (backend) => {
     expect(accountAsked(bo)).toBe(2);
     // Bo's own posts still count.
     expect((await t.app.inject(await remote.signed(bo, like(bo, "later")))).statusCode).toBe(202);
+  });
+
+  it("keeps an account's key when a forgery naming it is checked while its server is down", async () => {
+    const di = "di";
+    await remote.newKey(di);
+    expect((await t.app.inject(await remote.signed(di, like(di, "first")))).statusCode).toBe(202);
+    remote.setDown(true);
+    const forged = await remote.signed(di, like(di, "forged"), await remoteAccountKeys());
+    expect((await t.app.inject(forged)).statusCode).toBe(401);
+    // The key was asked for again, and the server did not answer it.
+    expect(accountAsked(di)).toBe(2);
+    remote.setDown(false);
+    // Di's own next post is taken with the key kept, not refused for ten minutes.
+    expect((await t.app.inject(await remote.signed(di, like(di, "later")))).statusCode).toBe(202);
   });
 
   it("takes a reply from Misskey with 300 custom emoji", { timeout: 240_000 }, async () => {

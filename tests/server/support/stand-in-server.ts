@@ -16,8 +16,11 @@ export async function misskeyServer() {
   /** Each request the site made, as `GET /path`. */
   const asked: string[] = [];
   let base = "";
+  /** Whether the server answers its accounts with 503, as one down for maintenance. */
+  let down = false;
   const server: Server = createServer((request, response) => {
     asked.push(`${request.method} ${request.url}`);
+    if (down) return response.writeHead(503).end();
     if (request.url === "/contexts/misskey") {
       return response
         .writeHead(200, { "content-type": "application/ld+json" })
@@ -46,6 +49,9 @@ export async function misskeyServer() {
     base,
     asked,
     actor,
+    setDown: (is: boolean) => {
+      down = is;
+    },
     /** Gives `name` a new key pair (its first, or a rotation); returns it. */
     newKey: async (name: string) => {
       const keys = await remoteAccountKeys();
