@@ -234,8 +234,11 @@ export async function fediverseRoutes(
     const { fallThrough, notAcceptable } = fallThroughAnswers();
     const asked = () => new Request(url, { method: request.method, headers, ...body });
     let response: Response;
+    /** Whether a post's signature was checked: false when the check threw. */
+    let checked = false;
     try {
       const signer = request.method === "POST" && (await signed(asked(), await keyLoaderOf(url)));
+      checked = true;
       if (signer === null) {
         refusedTooOften(addressScope(request.ip));
         return reply.code(401).send({
@@ -255,7 +258,7 @@ export async function fediverseRoutes(
       request.log.info({ err: error }, "a Fediverse request could not be read");
       // A post whose signature could not even be checked (a signature that is no base64,
       // read once its key was fetched) is refused as one that does not hold.
-      if (request.method === "POST") refusedTooOften(addressScope(request.ip));
+      if (request.method === "POST" && !checked) refusedTooOften(addressScope(request.ip));
       return reply
         .code(400)
         .send({ error: { code: "validation_failed", message: "The request could not be read." } });
