@@ -12,6 +12,9 @@ import { dayMs, toIso } from "../lib/time.ts";
 import type { Clock } from "./owner-repository.ts";
 import type { ItemTitles } from "./titles.ts";
 
+/** A comment readers see, the only kind the charts count. */
+const publishedComment = sql<boolean>`status = 'published' and deleted_at is null`;
+
 /** How far back the overview's charts reach. */
 const overviewDays = 90;
 
@@ -49,12 +52,13 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
     since: string,
   ): Promise<Map<string, number>> {
     const day = dayOf("created_at");
-    const rows = await db
+    let query = db
       .selectFrom(table)
       .select([day.as("day"), (eb) => eb.fn.countAll().as("count")])
-      .where("created_at", ">=", since)
-      .groupBy(day)
-      .execute();
+      .where("created_at", ">=", since);
+    // Comments as readers see them, as `stats` counts them: not held, spam or deleted.
+    if (table === "science_comments") query = query.where(publishedComment);
+    const rows = await query.groupBy(day).execute();
     return new Map(rows.map((row) => [row.day, Number(row.count)]));
   }
 
@@ -133,7 +137,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       const commentRows = await db
         .selectFrom("science_comments")
         .select(["post_id", (eb) => eb.fn.countAll().as("n")])
-        .where("deleted_at", "is", null)
+        .where(publishedComment)
         .groupBy("post_id")
         .execute();
       for (const row of commentRows) entry("science", row.post_id).comments += Number(row.n);

@@ -703,6 +703,37 @@ describe.each(backends)("moderating from the console on %s", (backend) => {
     const overview = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
     expect(overview.moderation.held).toBe(screen.counts.pending);
   });
+
+  it("charts the comments readers see, as `stats` counts them: none held, kept as spam or deleted", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const overview = async () => {
+      const { activity, mostEngaged } = json(
+        await owner.get("/api/admin/overview"),
+        overviewResponseSchema,
+      );
+      return {
+        today: activity.at(-1)?.comments,
+        wifi: mostEngaged.find((item) => item.id === "wifi")?.comments ?? 0,
+      };
+    };
+    const before = await overview();
+    const write = async (content: string) =>
+      json(await t.visitor().comment("wifi", content, "Ravi"), commentResponseSchema).comment;
+    await write("Does the router's height matter?");
+    const published = await write("Why do walls slow Wi-Fi down?");
+    const spam = await write("Buy cheap routers at my shop today");
+    const deleted = await write("Which band goes through concrete?");
+    for (const { id } of [published, spam, deleted])
+      expect((await owner.post(`/api/admin/comments/${id}/approve`)).statusCode).toBe(204);
+    expect((await owner.post(`/api/admin/comments/${spam.id}/spam`)).statusCode).toBe(204);
+    expect((await admin(adminEnv(t), "comments", "delete", String(deleted.id))).code).toBe(0);
+
+    const after = await overview();
+    expect(after).toEqual({ today: (before.today ?? 0) + 1, wifi: before.wifi + 1 });
+    const stats = (await admin(adminEnv(t), "stats")).stdout;
+    expect(stats).toMatch(new RegExp(`\\bwifi\\s+(\\d+\\s+){4}${after.wifi}\\n`));
+  });
 });
 
 describe("signing in by mail", () => {
