@@ -339,7 +339,10 @@ export const healthResponseSchema = z.object({
   database: z.object({ kind: z.enum(["sqlite", "postgres"]), reachable: z.boolean() }),
   liveEvents: z.enum(["listening", "reconnecting"]),
   outbox: z.object({
+    /** Due now, or waiting to be tried again. */
     queued: z.number(),
+    /** Queued for a later time and not tried yet: a call's reminders, the hourly digest. */
+    scheduled: z.number(),
     failed: z.number(),
     oldestQueuedAt: timestampSchema.nullable(),
   }),

@@ -321,26 +321,36 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       }));
     },
 
-    /** Mail waiting in the outbox, mail that failed for good, and the oldest waiting. */
+    /**
+     * Mail waiting in the outbox, mail that failed for good, and the oldest
+     * waiting; apart, the mail queued for a later time never tried yet (a
+     * call's reminders), which is not a backlog however early it was queued.
+     */
     async outboxBacklog() {
       const rows = await db
         .selectFrom("outbox")
         .select([
           "status",
+          sql<boolean>`status = 'queued' and attempts = 0 and next_attempt_at > ${now().toISOString()}`.as(
+            "later",
+          ),
           (eb) => eb.fn.countAll().as("n"),
           (eb) => eb.fn.min("created_at").as("oldest"),
         ])
         .where("status", "in", ["queued", "sending", "failed"])
-        .groupBy("status")
+        .groupBy(["status", "later"])
         .execute();
-      const waiting = rows.filter((row) => row.status !== "failed");
+      const later = (row: (typeof rows)[number]) => row.later === true || Number(row.later) === 1;
+      const count = (picked: typeof rows) => picked.reduce((sum, row) => sum + Number(row.n), 0);
+      const waiting = rows.filter((row) => row.status !== "failed" && !later(row));
       const oldest = waiting
         .map((row) => (row.oldest === null ? null : toIso(row.oldest as Date | string)))
         .filter((value): value is string => value !== null)
         .sort()[0];
       return {
-        queued: waiting.reduce((sum, row) => sum + Number(row.n), 0),
-        failed: Number(rows.find((row) => row.status === "failed")?.n ?? 0),
+        queued: count(waiting),
+        scheduled: count(rows.filter(later)),
+        failed: count(rows.filter((row) => row.status === "failed")),
         oldestQueuedAt: oldest ?? null,
       };
     },

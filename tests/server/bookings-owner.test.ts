@@ -10,7 +10,7 @@ import {
   defaultAvailability,
   slotsResponseSchema,
 } from "../../contract/bookings.ts";
-import { auditEntrySchema } from "../../contract/console.ts";
+import { auditEntrySchema, healthResponseSchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -426,6 +426,21 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     for (const [week, count] of expected) {
       expect(weeks.find((w) => w.week === week)?.count, week).toBe(count);
     }
+  });
+
+  it("tells on Health a booked call's reminders as due later, not as mail waiting", async () => {
+    const call = await book(15);
+    await smtp.waitFor(
+      () =>
+        smtp.to(call.email).some((m) => method(m) === "REQUEST") &&
+        smtp.to(owner).some((m) => method(m) === "REQUEST"),
+    );
+    const outbox = async () =>
+      json(await ownerBrowser.get("/api/admin/health"), healthResponseSchema).outbox;
+    // Its invitations gone, nothing is due: the four reminders (24 h and 1 h before, to
+    // each side) wait for their time, however early they were queued.
+    await expect.poll(outbox).toMatchObject({ queued: 0, oldestQueuedAt: null });
+    expect((await outbox()).scheduled).toBeGreaterThanOrEqual(4);
   });
 
   it("refuses to cancel a call that has begun", async () => {

@@ -52,6 +52,9 @@ export function HealthView() {
                 value={
                   <>
                     {outbox.queued} waiting, {outbox.failed} failed
+                    {outbox.scheduled > 0
+                      ? `, ${outbox.scheduled} due later (reminders and digests)`
+                      : ""}
                     {outbox.oldestQueuedAt ? (
                       <>
                         {" "}
