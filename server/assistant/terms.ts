@@ -117,10 +117,13 @@ function stemOnce(word: string): string {
   return w;
 }
 
+// Accents are folded off Latin, Greek and Cyrillic letters ("café" → "cafe"); in other
+// scripts a mark is part of the letter (Devanagari's and Malayalam's vowel signs), so kept.
 const normalise = (text: string) =>
   text
     .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
+    .replace(/([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu, "$1")
+    .normalize("NFC")
     .toLowerCase()
     .replace(/[’']/g, "")
     .replace(/&/g, "");
@@ -130,7 +133,7 @@ function tokenize(text: string): string[] {
   return normalise(text)
     .replace(/\b(wi)-(fi)\b/g, "$1$2")
     .replace(/\b(stack)-(ups?)\b/g, "$1$2")
-    .split(/[^\p{L}\p{N}]+/u)
+    .split(/[^\p{L}\p{M}\p{N}]+/u)
     .filter((word) => word !== "");
 }
 

@@ -478,6 +478,26 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(audit[0]).toMatchObject({ action: "question delete", object: `question ${id}` });
   });
 
+  it("names the unanswered questions' groups by whole words in any script, accents folded only off Latin letters", async () => {
+    const reader = t.visitor({ ip: "10.1.0.31" });
+    const asked = [
+      "ഇത് എങ്ങനെ പ്രവർത്തിക്കുന്നു",
+      "हाइड्रोजन इंजन कैसे चलता है",
+      "Quelle température pour un moteur diesel à froid ?",
+    ];
+    for (const question of asked) await reader.post("/api/assistant", { question });
+    const me = new Owner(t);
+    await me.signIn();
+    const { unanswered } = json(await me.get("/api/admin/questions"), questionsResponseSchema);
+    const groupOf = (question: string) =>
+      unanswered.find((group) => group.examples.includes(question))?.words;
+    // As the reader wrote them: vowel signs and viramas are part of their letters.
+    expect(groupOf(asked[0] as string)).toBe("ഇത്, എങ്ങനെ, പ്രവർത്തിക്കുന്നു");
+    expect(groupOf(asked[1] as string)).toContain("हाइड्रोजन, इंजन");
+    // A French accent is folded off, as before, so "temperature" finds "température".
+    expect(groupOf(asked[2] as string)).toContain("temperatur");
+  });
+
   it("lists on the command line what the console's Questions screen shows, and deletes as it does", async () => {
     const reader = t.visitor({ ip: "10.1.0.30" });
     for (const question of [
