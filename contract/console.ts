@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalWholeNumber, commentContentSchema, emailSchema, timestampSchema } from "./api.ts";
+import { listPageFields, nextPageSchema } from "./list-pages.ts";
 import { hasNoHiddenCharacters, hasVisibleCharacter } from "./text.ts";
 
 /*
@@ -162,6 +163,13 @@ export const commentSearchSchema = z.object({
     .optional()
     .describe("Only comments in this state; absent: the held queue, then every other comment"),
   limit: canonicalWholeNumber(1, 200, "limit is a whole number from 1 to 200.").default(50),
+  // A comment's place is its time and its number.
+  after: listPageFields.after.refine(
+    (place) => place === undefined || /^\d{1,15}$/.test(place.key),
+    {
+      message: "This is not a cursor from this list.",
+    },
+  ),
 });
 
 export const consoleCommentsResponseSchema = z.object({
@@ -169,6 +177,8 @@ export const consoleCommentsResponseSchema = z.object({
   pending: z.array(consoleCommentSchema),
   /** The other comments the filter shows, newest first; never one of `pending`. */
   comments: z.array(consoleCommentSchema),
+  /** `after` for the next page of `comments`; null on the last. A later page lists no queue. */
+  next: nextPageSchema,
   /** Every comment by state, whatever the search. */
   counts: z.object({ published: z.number(), pending: z.number(), spam: z.number() }),
   /** The science posts, for the search's post filter. */

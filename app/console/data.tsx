@@ -136,15 +136,22 @@ export function Table({
 /**
  * Which page of a long list a screen shows (contract/list-pages.ts): the
  * `after` of each page before it, so that Previous goes back as Next came.
+ * Another `scope` (the list searched another way) is another list, from its first page.
  */
-export function usePages() {
-  const [trail, setTrail] = useState<readonly string[]>([]);
+export function usePages(scope = "") {
+  const [kept, setKept] = useState<{ scope: string; trail: readonly string[] }>({
+    scope,
+    trail: [],
+  });
+  const trail = kept.scope === scope ? kept.trail : [];
+  const change = (next: (trail: readonly string[]) => readonly string[]) =>
+    setKept((now) => ({ scope, trail: next(now.scope === scope ? now.trail : []) }));
   return {
     after: trail.at(-1),
     number: trail.length + 1,
     // A second press before the page has come names the same place: one page on.
-    next: (cursor: string) => setTrail((now) => (now.at(-1) === cursor ? now : [...now, cursor])),
-    previous: () => setTrail((now) => now.slice(0, -1)),
+    next: (cursor: string) => change((now) => (now.at(-1) === cursor ? now : [...now, cursor])),
+    previous: () => change((now) => now.slice(0, -1)),
   };
 }
 

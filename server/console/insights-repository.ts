@@ -5,6 +5,7 @@ import type {
   ConsoleSubscriber,
   OverviewResponse,
 } from "../../contract/console.ts";
+import type { ListPlace } from "../../contract/list-pages.ts";
 import { remoteWritersOf } from "../comments/rows.ts";
 import { containsText, type Store } from "../db/store.ts";
 import { keptDomain, readableAddress } from "../lib/mailbox.ts";
@@ -161,6 +162,8 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       post?: string | undefined;
       status?: CommentStatusFilter | undefined;
       limit: number;
+      /** The place of the last comment of the page before, newest first. */
+      after?: ListPlace | undefined;
     }): Promise<ConsoleComment[]> {
       let query = db
         .selectFrom("science_comments")
@@ -201,6 +204,15 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         );
       }
       if (filter.post) query = query.where("post_id", "=", filter.post);
+      const after = filter.after;
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([
+            eb("created_at", "<", after.at),
+            eb.and([eb("created_at", "=", after.at), eb("id", "<", Number(after.key))]),
+          ]),
+        );
+      }
       // The queue is worked oldest first; the recent list shows the newest first.
       const order = filter.status === "pending" ? "asc" : "desc";
       const rows = await query

@@ -33,6 +33,7 @@ import { runSql } from "./support/sql.ts";
 import {
   backends,
   capturedLogs,
+  freshItem,
   json,
   openApiDocumentSchema,
   siteUrl,
@@ -702,6 +703,52 @@ describe.each(backends)("moderating from the console on %s", (backend) => {
     expect(screen.counts.pending).toBe(1);
     const overview = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
     expect(overview.moderation.held).toBe(screen.counts.pending);
+  });
+
+  it("lists every comment a page at a time, the held queue on the first page only", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const post = freshItem("science");
+    const held = json(
+      await t.visitor().comment(post, "Does a saucer cool it faster?", "Uma"),
+      commentResponseSchema,
+    ).comment;
+    const published: number[] = [];
+    for (const n of [1, 2, 3, 4, 5]) {
+      const { id } = json(
+        await t.visitor().comment(post, `I blew on my tea ${n} times and it cooled.`, "Ravi"),
+        commentResponseSchema,
+      ).comment;
+      expect((await owner.post(`/api/admin/comments/${id}/approve`)).statusCode).toBe(204);
+      published.unshift(id);
+    }
+    const page = async (after?: string) =>
+      json(
+        await owner.get(
+          `/api/admin/comments?post=${post}&limit=2${after ? `&after=${after}` : ""}`,
+        ),
+        consoleCommentsResponseSchema,
+      );
+    const seen: number[] = [];
+    let current = await page();
+    expect(current.pending.map((c) => c.id)).toEqual([held.id]);
+    for (let pages = 1; ; pages++) {
+      seen.push(...current.comments.map((c) => c.id));
+      if (current.next === null) {
+        expect(pages).toBe(3);
+        break;
+      }
+      current = await page(current.next);
+      expect(current.pending).toEqual([]);
+    }
+    expect(seen).toEqual(published);
+    // A cursor this list did not hand out is refused, not read.
+    const forged = Buffer.from("2026-01-01T00:00:00.000Z~1 or 1=1").toString("base64url");
+    for (const after of [forged, "not-a-cursor"]) {
+      const refused = await owner.get(`/api/admin/comments?after=${after}`);
+      expect(refused.statusCode).toBe(400);
+      expect(json(refused, errorResponseSchema).error.message).toContain("not a cursor");
+    }
   });
 
   it("charts the comments readers see, as `stats` counts them: none held, kept as spam or deleted", async () => {

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
-import { List } from "../data.tsx";
+import { List, Pager, usePages } from "../data.tsx";
 import { useLive } from "../live.tsx";
 import { Choice, ConfirmButton, Input, Loading, primaryClass, Radios } from "../ui.tsx";
 import { type Changed, CommentCard } from "./comment-card.tsx";
@@ -22,12 +22,13 @@ function filterOfAddress(): Filter {
   return filters.some((f) => f.value === status) ? (status as Filter) : "all";
 }
 
-function search(q: string, post: string, filter: Filter) {
+function search(q: string, post: string, filter: Filter, after: string | undefined) {
   return {
     q: q.trim() || undefined,
     post: post || undefined,
     status: filter === "all" ? undefined : filter,
     limit: 100,
+    after,
   };
 }
 
@@ -123,7 +124,11 @@ export function CommentsView() {
   const [post, setPost] = useState("");
   const [filter, setFilter] = useState<Filter>(filterOfAddress);
   // Searching as one types, a moment after the last key; a filter at once.
-  const query = search(useSettled(q), useSettled(post), filter);
+  const [settledQ, settledPost] = [useSettled(q), useSettled(post)];
+  // A list of more than a page goes on from where the page before ended; another
+  // search, post or filter starts again from the first.
+  const pages = usePages(JSON.stringify([settledQ.trim(), settledPost, filter]));
+  const query = search(settledQ, settledPost, filter, pages.after);
   const { loaded, reload } = useConsoleData("GET /admin/comments", { query });
   const { recount, connected: live } = useLive();
   const changed = useCallback(() => {
@@ -178,11 +183,11 @@ export function CommentsView() {
         </p>
       </search>
       <Loading loaded={loaded}>
-        {({ pending, comments }) => (
+        {({ pending, comments, next }) => (
           <div className="space-y-6">
             {pending.length > 0 ? (
               <HeldQueue pending={pending} onChanged={changed} />
-            ) : filter === "all" || filter === "pending" ? (
+            ) : pages.number === 1 && (filter === "all" || filter === "pending") ? (
               <p tabIndex={-1} className="text-slate-400">
                 No comment is awaiting approval.
               </p>
@@ -200,6 +205,7 @@ export function CommentsView() {
                 )}
               </List>
             ) : null}
+            <Pager label="Pages of comments" pages={pages} next={next} />
           </div>
         )}
       </Loading>

@@ -9,6 +9,7 @@ import {
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { addAsOwner } from "../../api/routes/deps.ts";
+import { pageOf } from "../../db/list-pages.ts";
 import { moderationActions, noAddress } from "../../moderation/owner-actions.ts";
 import { type ConsoleContext, noContent, route } from "./context.ts";
 
@@ -34,19 +35,26 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       { querystring: commentSearchSchema },
     ),
     async (request) => {
-      const { status } = request.query;
-      // The held queue is listed apart, oldest first, and never again among the others.
+      const { status, after, limit } = request.query;
+      // The held queue is listed apart, oldest first, and never again among the others;
+      // on the first page only: the later ones go on with the others.
+      const others =
+        status === "pending"
+          ? { entries: [], next: null }
+          : pageOf(
+              await insights.searchComments({ ...request.query, status, limit: limit + 1 }),
+              limit,
+              (comment) => ({ at: comment.createdAt, key: String(comment.id) }),
+            );
       return {
         pending:
-          status === undefined || status === "pending"
+          (status === undefined || status === "pending") && !after
             ? await withReasons(
                 await insights.searchComments({ ...request.query, status: "pending" }),
               )
             : [],
-        comments:
-          status === "pending"
-            ? []
-            : await withReasons(await insights.searchComments({ ...request.query, status })),
+        comments: await withReasons(others.entries),
+        next: others.next,
         counts: await insights.commentCounts(),
         posts: insights.posts(),
       };
