@@ -1,7 +1,8 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import {
   type APIRequestContext,
   type BrowserContextOptions,
@@ -80,19 +81,32 @@ export async function startOwnSite(
   }
 }
 
+/** The command line's program and environment on a spec's own site. */
+const cliOf = (site: OwnSite, argv: string[]) =>
+  [
+    process.execPath,
+    [path.join(projectRoot, "server/cli/admin.ts"), ...argv],
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_COMPILE_CACHE: compileCacheDir,
+        DATA_DIR: site.dataDir,
+        SITE_URL: site.siteUrl,
+        ...(site.databaseUrl ? { DATABASE_URL: site.databaseUrl } : {}),
+      },
+      encoding: "utf8",
+    },
+  ] as const;
+
 /** `npm run admin -- <argv>` on a spec's own site, as the owner runs it while the site serves; what it prints. */
 export function ownerCli(site: OwnSite, ...argv: string[]): string {
-  return execFileSync(process.execPath, [path.join(projectRoot, "server/cli/admin.ts"), ...argv], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      NODE_COMPILE_CACHE: compileCacheDir,
-      DATA_DIR: site.dataDir,
-      SITE_URL: site.siteUrl,
-      ...(site.databaseUrl ? { DATABASE_URL: site.databaseUrl } : {}),
-    },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const [program, args, options] = cliOf(site, argv);
+  return execFileSync(program, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** `ownerCli` without waiting for it: several at once, each its own process. */
+export async function ownerCliAsync(site: OwnSite, ...argv: string[]): Promise<string> {
+  return (await promisify(execFile)(...cliOf(site, argv))).stdout;
 }
 
 /** Opens a one-time sign-in link (`npm run admin -- login`) and presses Sign in: the console's Overview. */
