@@ -308,6 +308,8 @@ export type EditionFile = z.infer<typeof editionFileSchema>;
 export const editionsResponseSchema = z.object({
   editions: z.array(editionFileSchema),
   confirmedSubscribers: z.number(),
+  /** Of them, those an edition leaves out: their address is suppressed. */
+  suppressedSubscribers: z.number(),
 });
 export type EditionsResponse = z.infer<typeof editionsResponseSchema>;
 

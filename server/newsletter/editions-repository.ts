@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from "kysely";
 import type { EditionProgress } from "../../contract/console.ts";
+import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
 import { enqueueEach } from "../outbox/queue.ts";
@@ -11,6 +13,16 @@ const unsubscribeWindowMs = 7 * dayMs;
  * The newsletter's editions as stored, their queueing in the outbox (one row
  * per confirmed subscriber but the suppressed), and each edition's progress.
  */
+/** A subscriber whose address no mail goes to (a bounce, a complaint) is left out of an edition. */
+const notSuppressed = ({ not, exists, selectFrom }: ExpressionBuilder<Database, "subscribers">) =>
+  not(
+    exists(
+      selectFrom("suppressions")
+        .select("suppressions.email_hash")
+        .whereRef("suppressions.email_hash", "=", "subscribers.email_hash"),
+    ),
+  );
+
 export function createEditionsRepository(store: Store) {
   const { db } = store;
   const nowIso = () => new Date().toISOString();
@@ -110,6 +122,19 @@ export function createEditionsRepository(store: Store) {
      * each page (the server wakes its outbox worker, which starts sending
      * while the rest is queued).
      */
+    /** Confirmed subscribers, and of them those an edition leaves out: their address is suppressed. */
+    async reach(): Promise<{ confirmed: number; suppressed: number }> {
+      const confirmed = db.selectFrom("subscribers").where("status", "=", "confirmed");
+      const [all, reached] = await Promise.all(
+        [confirmed, confirmed.where(notSuppressed)].map(async (query) =>
+          Number(
+            (await query.select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n,
+          ),
+        ),
+      );
+      return { confirmed: all ?? 0, suppressed: (all ?? 0) - (reached ?? 0) };
+    },
+
     async queueEdition(
       editionId: number,
       { pageSize = 1000, onPage }: { pageSize?: number; onPage?: (queued: number) => void } = {},
@@ -143,15 +168,7 @@ export function createEditionsRepository(store: Store) {
             .where("status", "=", "confirmed")
             .where("id", ">", after)
             .where("id", "<=", last)
-            .where(({ not, exists, selectFrom }) =>
-              not(
-                exists(
-                  selectFrom("suppressions")
-                    .select("suppressions.email_hash")
-                    .whereRef("suppressions.email_hash", "=", "subscribers.email_hash"),
-                ),
-              ),
-            )
+            .where(notSuppressed)
             .orderBy("id"),
         );
         after = last;

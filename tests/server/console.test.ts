@@ -423,6 +423,40 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     ]);
   });
 
+  it("tells before a send how many subscribers an edition reaches, the suppressed left out", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const reach = async () => {
+      const { confirmedSubscribers, suppressedSubscribers } = json(
+        await owner.get("/api/admin/editions"),
+        editionsResponseSchema,
+      );
+      return { confirmed: confirmedSubscribers, suppressed: suppressedSubscribers };
+    };
+    const bounced = "reach-bounced@example.org";
+    await confirmedSubscriber(t, bounced);
+    const before = await reach();
+    // A hard bounce, as the mail server's refusal records it.
+    await runSql(
+      t,
+      "insert into suppressions (email_hash, domain, reason, source, detail, created_at) values (?, 'example.org', 'hard_bounce', 'smtp', null, ?)",
+      [t.addressKey(bounced), new Date().toISOString()],
+    );
+    const after = await reach();
+    expect(after).toEqual({ confirmed: before.confirmed, suppressed: before.suppressed + 1 });
+    const asked = await admin(
+      adminEnv(t),
+      "newsletter",
+      "send",
+      path.join(editionsDir, "2026-06-engines.md"),
+    );
+    expect(asked.code).toBe(2);
+    const reached = after.confirmed - after.suppressed;
+    expect(asked.stderr).toContain(
+      `for every confirmed subscriber: ${reached} confirmed subscriber${reached === 1 ? "" : "s"}, not ${after.suppressed} suppressed address`,
+    );
+  });
+
   it("charts 90 days of comments, reactions and subscribers", async () => {
     const owner = new Owner(t);
     await owner.signIn();

@@ -189,7 +189,7 @@ export function NewsletterView() {
 
   return (
     <Loading loaded={loaded}>
-      {({ editions, confirmedSubscribers }) => (
+      {({ editions, confirmedSubscribers, suppressedSubscribers }) => (
         <List
           items={editions}
           empty='No editions yet: add a Markdown file to the editions folder (docs/mail.md, "Newsletter editions").'
@@ -223,7 +223,7 @@ export function NewsletterView() {
                   <ConfirmButton
                     label="Send"
                     title={`Send "${edition.subject}"?`}
-                    description={`It goes to each of the ${confirmedSubscribers} confirmed subscribers who has not had it, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
+                    description={`It goes to each of the ${confirmedSubscribers - suppressedSubscribers} confirmed subscribers who has not had it${suppressedSubscribers > 0 ? `, not to ${plural(suppressedSubscribers, "suppressed address", "suppressed addresses")}` : ""}, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
                     confirmLabel="Send now"
                     tone="primary"
                     onConfirm={() => void send(edition.slug)}

@@ -111,7 +111,7 @@ async function actionsOn(context: CommandContext) {
 
 /** `newsletter send` (commands/newsletter.ts): now, later (--at), or one test copy (--test). */
 export async function newsletterSend(context: CommandContext) {
-  const { values, positionals, config, stdout, stderr, engagement, actor } = context;
+  const { values, positionals, config, stdout, stderr, actor } = context;
   if (values.test !== undefined && values.at !== undefined) {
     throw usageError("--test sends one copy now: give it without --at.");
   }
@@ -120,8 +120,12 @@ export async function newsletterSend(context: CommandContext) {
   // Opened first even for a test copy: its line in the audit trail needs the database.
   const actions = await actionsOn(context);
   if (typeof values.test === "string") return sendTestCopy(context, edition, values.test, actions);
-  const subscribers = await (await engagement()).subscribers.count();
-  const reach = plural(subscribers, "confirmed subscriber");
+  const { confirmed, suppressed } = await (await editionsOn(context)).reach();
+  const leftOut =
+    suppressed > 0
+      ? `, not ${plural(suppressed, "suppressed address", "suppressed addresses")}`
+      : "";
+  const reach = `${plural(confirmed - suppressed, "confirmed subscriber")}${leftOut}`;
   if (at) {
     await agreed(
       context,

@@ -30,7 +30,7 @@ const editions = onFirstUse(() => import("../../newsletter/editions.ts"));
 
 /** The newsletter's editions: the folder, a preview, a test copy, sending now or later. */
 export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, insights, mailer, editionStore, editionsDir, actor } = context;
+  const { config, mailer, editionStore, editionsDir, actor } = context;
   const { siteUrl } = config;
   const schedules = createEditionSchedules(context.store);
   const actions = editionActions(editionStore, schedules, siteUrl, {
@@ -114,8 +114,12 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           progress: p,
           scheduled: scheduled(p.slug),
         }));
-      const { confirmed } = await insights.subscriberCounts();
-      return { editions: [...listed, ...gone], confirmedSubscribers: confirmed };
+      const { confirmed, suppressed } = await editionStore.reach();
+      return {
+        editions: [...listed, ...gone],
+        confirmedSubscribers: confirmed,
+        suppressedSubscribers: suppressed,
+      };
     },
   );
 
