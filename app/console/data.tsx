@@ -60,6 +60,8 @@ export function List<T>({
  * written the British way and, with their column's heading, to the right. With
  * `first`, the first cell shows what it makes of the key (told the id of the
  * row under it); with `detail`, a row may open one across the table under it.
+ * The first cell (an address, a path) may break anywhere; the others only
+ * between words, so that on a phone a state or a button's word stays whole.
  */
 export function Table({
   caption,
@@ -115,7 +117,7 @@ export function Table({
                 </th>
                 {rest.map((cell, index) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: the columns never move
-                  <td key={index} className={`py-1 pr-4 wrap-anywhere ${right(index + 1)}`}>
+                  <td key={index} className={`py-1 pr-4 break-words ${right(index + 1)}`}>
                     {typeof cell === "number" ? number.format(cell) : cell}
                   </td>
                 ))}

@@ -143,4 +143,20 @@ test("a busy site's screens say what the command line says, and every comment is
     await expect(shown).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.scrollWidth), screen).toBe(360);
   }
+  // The Subscribers screen is the last: a state and a button's word stay whole in its tables.
+  for (const word of [
+    page.getByRole("cell", { name: "Confirmed", exact: true }).first(),
+    page.getByRole("button", { name: "Remove", exact: true }).first(),
+    page.getByRole("button", { name: /^Lift / }).first(),
+  ]) {
+    expect(await lines(word), await word.innerText()).toBe(1);
+  }
 });
+
+/** How many lines the text of `element` takes. */
+const lines = (element: Locator) =>
+  element.evaluate((node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    return new Set([...range.getClientRects()].map((rect) => Math.round(rect.bottom))).size;
+  });
