@@ -191,6 +191,8 @@ export const bookingSchema = z.object({
   meetingUrl: z.string().nullable(),
   cancelledBy: z.enum(["reader", "owner"]).nullable(),
   cancelMessage: z.string().nullable(),
+  /** How many times the reader moved the call from their mail's link. */
+  moves: z.number().int(),
   createdAt: timestampSchema,
 });
 export type Booking = z.infer<typeof bookingSchema>;

@@ -4,12 +4,17 @@ import { newToken, tokenDigest } from "../lib/tokens.ts";
 import type { StoredBooking } from "./repository.ts";
 import type { Bookings } from "./service.ts";
 
-/** How the owner reads a booking: with its service's title, without its UID or browser. */
+/**
+ * How the owner reads a booking: with its service's title and how often it was
+ * moved (each move raises its sequence, and so does a cancellation), without
+ * its UID or browser.
+ */
 export function toBooking(
   bookings: Pick<Bookings, "serviceTitle">,
-  { uid: _uid, sequence: _sequence, visitorId: _visitor, ...rest }: StoredBooking,
+  { uid: _uid, sequence, visitorId: _visitor, ...rest }: StoredBooking,
 ): Booking {
-  return { ...rest, serviceTitle: bookings.serviceTitle(rest.service) };
+  const moves = rest.status === "cancelled" ? Math.max(0, sequence - 1) : sequence;
+  return { ...rest, moves, serviceTitle: bookings.serviceTitle(rest.service) };
 }
 
 const feedUrl = (siteUrl: string, token: string) => `${siteUrl}/book/feed/${token}.ics`;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Locator, Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
-import { busySiteEnv, odd, seedBusySite } from "./support/busy-site.ts";
+import { busySiteEnv, odd, type Seeded, seedBusySite } from "./support/busy-site.ts";
 import { expect, test } from "./support/fixtures.ts";
 import {
   type OwnSite,
@@ -23,6 +23,7 @@ import {
  */
 
 let site: OwnSite;
+let seeded: Seeded;
 
 test.beforeAll(async () => {
   // Seeding a busy site through the API and the command line takes a while.
@@ -31,7 +32,7 @@ test.beforeAll(async () => {
   for (const file of ["01-pressure-in-numbers.md", "02-a-stack-up-that-saved-a-gasket.md"])
     copyFileSync(path.join("newsletter", file), path.join(editions, file));
   site = await startOwnSite("busy-console", { host: "localhost", env: busySiteEnv(editions) });
-  await seedBusySite(site, (...argv) => ownerCli(site, ...argv), editions);
+  seeded = await seedBusySite(site, (...argv) => ownerCli(site, ...argv), editions);
 });
 test.afterAll(async () => {
   await site?.stop();
@@ -104,6 +105,12 @@ test("a busy site's screens say what the command line says, and every comment is
   await pager.getByRole("button", { name: "Previous page" }).click();
   await expect(pager.getByRole("status")).toHaveText("Page 1");
   await expect(page.getByRole("heading", { name: `Awaiting approval (${held})` })).toBeVisible();
+
+  // Bookings: the calls readers moved from their mail's link say so.
+  await open(page, "Bookings");
+  await expect(page.getByText("Booked, moved by the reader once")).toHaveCount(
+    seeded.bookings.moved,
+  );
 
   // Readers: the same visitors and views as `readers --since 7d`.
   await open(page, "Readers");

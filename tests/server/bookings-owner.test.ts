@@ -383,6 +383,9 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     );
     const calls = await upcoming();
     expect(calls.find((call) => call.id === elsewhere.id)?.start).toBe(other[0]);
+    // The owner sees which call was moved, and how often; the refused move changed nothing.
+    expect(calls.find((call) => call.id === moving.id)?.moves).toBe(1);
+    expect(calls.find((call) => call.id === elsewhere.id)?.moves).toBe(0);
     expect(calls.filter((call) => full.includes(call.start)).map((call) => call.start)).toEqual([
       full[1],
       full[2],

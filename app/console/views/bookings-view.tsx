@@ -47,6 +47,9 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
           {booked
             ? "Booked"
             : `Cancelled by ${booking.cancelledBy === "owner" ? "you" : "the reader"}`}
+          {booking.moves > 0
+            ? `, moved by the reader ${booking.moves === 1 ? "once" : `${booking.moves} times`}`
+            : ""}
         </p>
       </header>
       <Facts>
