@@ -146,6 +146,12 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(pune.text).toMatch(
       /Sent: \w+day \d+ \w+ \d{4}, \d\d:\d\d \(Asia \/ Kolkata, GMT\+5:30\)/,
     );
+    // Every zone is named by its offset, as the booking mails name theirs: never "CET" or "EST".
+    // The minus is a non-breaking hyphen, so a narrow screen keeps "GMT-5" whole.
+    const berlin = await ackOf("Europe/Berlin");
+    expect(berlin.text).toMatch(/\(Europe \/ Berlin, GMT\+[12]\)/);
+    const newYork = await ackOf("America/New_York");
+    expect(newYork.text).toMatch(/\(America \/ New York, GMT\u2011[45]\)/);
     // No zone, or one off the list: UTC, said so, and the enquiry is not refused for it.
     for (const zone of [undefined, "Mars/Olympus_Mons", "+05:30"]) {
       const ack = await ackOf(zone);
