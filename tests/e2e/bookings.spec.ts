@@ -178,6 +178,7 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   // The time in both zones: London's for the reader, India's for the engineer.
   await expect(booked).toContainText("(Europe / London,");
   await expect(booked).toContainText("(Asia / Kolkata, GMT+5:30) for the engineer");
+  await expect(page.getByText("Choose a time that suits you below")).toBeHidden();
   // The answer where the form was (the page with its form is checked above).
   expect(await seriousViolations(page, "#booking-live")).toEqual([]);
 
@@ -482,6 +483,9 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
     });
   }).toPass({ timeout: 30_000 });
   await expect(page.getByRole("status")).toContainText("(America / New York,");
+  // The page no longer invites a choice it does not offer.
+  await expect(page.getByText("Choose a time that suits you below")).toBeHidden();
+  await expect(page.getByRole("link", { name: "Send an enquiry" }).first()).toBeVisible();
   // Back and Forward show the answers as they were, from the browser's own history,
   // nothing posted again: the form as it was sent, then "You're booked".
   const posts = () =>
