@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { siteConfig, siteName } from "../lib/site-config.ts";
+import { builtYear } from "../lib/site-owner.ts";
 import { legalRoutes, mainRoutes } from "../navigation.ts";
 import { FeedLinks } from "./feed-links.tsx";
 import { Icon } from "./ui/icon.tsx";
@@ -51,7 +52,7 @@ export function Footer({ children }: { children: ReactNode }) {
         </section>
       </div>
       <p className="border-t border-line py-4 text-center text-xs text-slate-400">
-        © 2025 {siteName}. All rights reserved.
+        © {builtYear} {siteName}. All rights reserved.
       </p>
     </footer>
   );

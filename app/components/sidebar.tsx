@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { builtYear } from "../lib/site-owner.ts";
 import { mainRoutes } from "../navigation.ts";
 import { Logo } from "./logo.tsx";
 
@@ -35,7 +36,7 @@ export function SidebarBody({
         </ul>
       </nav>
       <div className="border-t border-line px-5 py-4 text-sm text-slate-400">
-        <p>© 2025 Engage with Engineer</p>
+        <p>© {builtYear} Engage with Engineer</p>
         <p>All rights reserved</p>
       </div>
     </>

@@ -12,3 +12,6 @@ export const siteOwner: Owner = __SITE_OWNER__;
 export function yearsOfPractice(owner: Owner, today = new Date()): number | null {
   return owner.practisingSince === null ? null : today.getUTCFullYear() - owner.practisingSince;
 }
+
+/** The year the site was built (its pages are prerendered): the footer's and the sidebar's "©". */
+export const builtYear = new Date().getUTCFullYear();

@@ -82,7 +82,10 @@ test.describe("sidebar", { tag: "@narrow" }, () => {
     await page.goto("/");
     if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
     const sidebar = isNarrow(page) ? page.getByRole("dialog") : page.locator("aside");
-    await expect(sidebar.getByText("© 2025 Engage with Engineer")).toBeVisible();
+    // The year the site was built: this run's, since the run builds it.
+    await expect(
+      sidebar.getByText(`© ${new Date().getUTCFullYear()} Engage with Engineer`),
+    ).toBeVisible();
     await expect(sidebar.getByText("All rights reserved")).toBeVisible();
     const nav = mainNav(page);
     for (const route of routes) {
@@ -287,6 +290,7 @@ test.describe("routing and footer", () => {
   test("the footer links every page, the legal pages and the contact address", async ({ page }) => {
     await page.goto("/");
     const footer = page.locator("footer");
+    await expect(footer).toContainText(`© ${new Date().getUTCFullYear()} Engage with Engineer.`);
     for (const route of routes.slice(1)) {
       await expect(footer.getByRole("link", { name: route.label, exact: true })).toHaveAttribute(
         "href",
