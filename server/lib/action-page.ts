@@ -18,6 +18,9 @@ export type ActionPage = {
   body: string;
 };
 
+/** The site's name where a page's note begins with it: a link home, every plain page's way back to the site. */
+const site = "Engage with Engineer";
+
 export function renderActionPage({
   title,
   body,
@@ -63,7 +66,7 @@ label:has(>input[type=radio]){display:inline-block;white-space:nowrap;padding:.2
 </head>
 <body>
 <main>
-<p class="note">${escapeHtml(note)}</p>
+<p class="note">${note.startsWith(site) ? `<a href="/">${site}</a>${escapeHtml(note.slice(site.length))}` : escapeHtml(note)}</p>
 <h1>${escapeHtml(title)}</h1>
 ${body}
 </main>

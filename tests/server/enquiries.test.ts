@@ -517,6 +517,9 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(review.statusCode).toBe(200);
     const page = dom(review.body);
     expect(page.querySelector("h1")?.textContent).toBe("Check your enquiry");
+    // The site's name above the title leads back to the site, as on every plain page.
+    expect(page.querySelector(".note a")?.getAttribute("href")).toBe("/");
+    expect(page.querySelector(".note")?.textContent).toBe("Engage with Engineer · enquiries");
     expect(page.querySelector("blockquote")?.textContent).toBe(sent.message);
     const hidden = Object.fromEntries(
       [...page.querySelectorAll("form input[type=hidden]")].map((input) => [
@@ -570,6 +573,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(await htmlMistakes(refused.body)).toEqual([]);
     const page = dom(refused.body);
     expect(page.querySelector("h1")?.textContent).toBe("Your enquiry was not sent");
+    expect(page.querySelector(".note a")?.getAttribute("href")).toBe("/");
     expect(page.querySelectorAll("script")).toHaveLength(0);
     const field = (name: string) => page.querySelector(`form [name="${name}"]`);
     for (const name of ["name", "email", "organisation", "timeline"] as const) {
