@@ -59,9 +59,9 @@ const note = "Engage with Engineer · booking a call";
 const hole = '<ewe-fragment data-part="booking"></ewe-fragment>';
 /** Page loads and posts one address may make in a minute: a person needs a few. */
 const perMinute = 60;
-/** A form sent again (a reload of "You're booked" sends its post again). */
+/** A form sent again (a reload of "You're booked", or of a refusal, sends its post again). */
 const sentAgain =
-  "This form was sent already: if it booked your call, the invitation is on its way to your inbox. To book another, choose a time and press Book this time.";
+  "This form was sent already: if it booked your call, the invitation is on its way to your inbox. If it did not, or to book another, choose a time and press Book this time.";
 const zoneOr = (zone: unknown, otherwise: string) =>
   typeof zone === "string" && isOfferedTimeZone(zone) ? zone : otherwise;
 

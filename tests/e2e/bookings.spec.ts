@@ -470,6 +470,12 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
       timeout: 2000,
     });
   }).toPass({ timeout: 30_000 });
+  // A reload of that refusal sends the spent form again: nothing is booked, and the page
+  // says so in words that fit a refusal as well as a booking.
+  const sentAgain =
+    "This form was sent already: if it booked your call, the invitation is on its way to your inbox. If it did not, or to book another, choose a time and press Book this time.";
+  await page.reload();
+  await expect(page.getByRole("alert")).toHaveText(sentAgain);
   // The page again: the free times now, what was typed kept, another time to choose.
   await expect(page.locator(`input[value="${taken}"]`)).toHaveCount(0);
   await expect(page.getByRole("textbox", { name: "Your email" })).toHaveValue(email);
@@ -497,9 +503,7 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await expect(page.getByRole("heading", { name: "You're booked" })).toBeVisible();
   // A reload sends the post again: it says the form went, and that the call may be booked.
   await page.reload();
-  await expect(page.getByRole("alert")).toHaveText(
-    "This form was sent already: if it booked your call, the invitation is on its way to your inbox. To book another, choose a time and press Book this time.",
-  );
+  await expect(page.getByRole("alert")).toHaveText(sentAgain);
   // The log has each post in turn: the reload's is the first since the booking.
   await site.waitForLog(() => posts().length > before);
   expect(posts().length).toBe(before + 1);
