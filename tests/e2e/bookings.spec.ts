@@ -536,6 +536,22 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
       .map((label) => label.textContent),
   );
   expect(apart).toHaveLength(0);
+  // The call's zone keeps its offset whole ("GMT-5"), however narrow the line that wraps it.
+  const split = await phone.getByText(/^Your call is on /).evaluate((line) => {
+    const text = line.firstChild as Text;
+    const range = document.createRange();
+    const at = text.data.indexOf("GMT");
+    range.setStart(text, at);
+    range.setEnd(text, text.data.indexOf(")", at));
+    const widths: number[] = [];
+    for (let width = 340; width >= 120; width -= 2) {
+      (line as HTMLElement).style.width = `${width}px`;
+      const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+      if (tops.size > 1) widths.push(width);
+    }
+    return widths;
+  });
+  expect(split).toEqual([]);
   await phone.context().close();
   // Sent with no time chosen (the browser's own check taken away), the page
   // comes back with its message, read as one alert.
