@@ -44,6 +44,12 @@ const inboxPostsPerMinute = 300;
  */
 const inboxRefusalsPerMinute = 10;
 /**
+ * Characters a signature's key id may have: an address (Mastodon's are under a
+ * hundred). Kept in memory a few minutes, for its refetch and its posts, so
+ * one of 16 kB (a header's limit) would make each entry costly.
+ */
+const keyIdMax = 2000;
+/**
  * Inbox posts one key may make a minute, its signature checked, whatever its
  * addresses. Mastodon, Misskey and the rest sign each delivery with its
  * account's own key, a large server's shared inbox included, so this is one
@@ -211,7 +217,15 @@ export async function fediverseRoutes(
       const scope = addressScope(request.ip);
       if (overLimit(scope) || refusedTooOften(scope, 0)) return tooMany(reply);
       // Before the body is read: its key's id is a claim, but one that can only drop it.
-      if (toInbox && (await blocked(claimedKeyIds(request.headers)))) return dropped(reply);
+      const keyIds = toInbox ? claimedKeyIds(request.headers) : [];
+      if (toInbox && (await blocked(keyIds))) return dropped(reply);
+      // A key's id is kept a few minutes in memory (its refetch, its posts): an address's length.
+      if (keyIds.some((id) => id.length > keyIdMax)) {
+        refusedTooOften(scope);
+        return reply.code(401).send({
+          error: { code: "unauthorized", message: "The signature's key id is too long." },
+        });
+      }
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
