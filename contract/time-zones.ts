@@ -196,6 +196,7 @@ export const ownerZoneNote = (ownerZone: string) =>
  * never "Asia/Kolkata", which is what people and BOOKING_TIMEZONE write).
  */
 const renamed: Record<string, string> = {
+  "Africa/Asmera": "Africa/Asmara",
   "Asia/Calcutta": "Asia/Kolkata",
   "Asia/Katmandu": "Asia/Kathmandu",
   "Asia/Rangoon": "Asia/Yangon",
