@@ -272,6 +272,8 @@ export const addressRequestSchema = z.strictObject({
 const consoleSubscriberSchema = z.object({
   email: z.string(),
   status: z.enum(["pending", "confirmed"]),
+  /** Its mailbox bounced or complained: the editions pass it over. */
+  suppressed: z.boolean(),
   createdAt: timestampSchema,
   confirmedAt: timestampSchema.nullable(),
 });

@@ -314,7 +314,20 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
     }): Promise<ConsoleSubscriber[]> {
       let query = db
         .selectFrom("subscribers")
-        .select(["email", "status", "created_at", "confirmed_at"]);
+        .select((eb) => [
+          "email",
+          "status",
+          "created_at",
+          "confirmed_at",
+          eb
+            .exists(
+              eb
+                .selectFrom("suppressions")
+                .select("suppressions.email_hash")
+                .whereRef("suppressions.email_hash", "=", "subscribers.email_hash"),
+            )
+            .as("suppressed"),
+        ]);
       const typed = filter.q?.trim();
       // A domain typed as the list shows it, in Unicode ("bücher" or "leser@bücher.example"),
       // is looked for in punycode, as kept: what follows the last "@" is the domain.
@@ -328,6 +341,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       return rows.map((row) => ({
         email: readableAddress(row.email),
         status: row.status,
+        suppressed: Boolean(row.suppressed),
         createdAt: toIso(row.created_at),
         confirmedAt: row.confirmed_at === null ? null : toIso(row.confirmed_at),
       }));

@@ -278,7 +278,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
     },
 
     /** Every address with its state, pending ones included, oldest first. */
-    async listStates(): Promise<ConsoleSubscriber[]> {
+    async listStates(): Promise<Omit<ConsoleSubscriber, "suppressed">[]> {
       const rows = await db
         .selectFrom("subscribers")
         .select(["email", "status", "created_at as createdAt", "confirmed_at as confirmedAt"])

@@ -301,6 +301,22 @@ describe.each(backends)("a removed subscriber's complaint, on %s", (backend) => 
     expect(await consoleList(me, { email: typed })).toEqual([mixed]);
   });
 
+  it("marks a suppressed subscriber in the Subscribers list, and no other", async () => {
+    const [gone, kept] = [`gone.${backend}@marked.example`, `kept.${backend}@marked.example`];
+    await seedConfirmed(t, [gone, kept]);
+    await seedSuppressed(t, [{ email: gone, reason: "hard_bounce" }]);
+    const me = new Owner(t);
+    expect((await me.signIn()).statusCode).toBe(200);
+    const { subscribers } = json(
+      await me.post("/api/admin/subscribers/search", { q: `.${backend}@marked.example` }),
+      subscribersResponseSchema,
+    );
+    expect(subscribers.map(({ email, suppressed }) => [email, suppressed]).toSorted()).toEqual([
+      [gone, true],
+      [kept, false],
+    ]);
+  });
+
   it("spells each address in the Subscribers list as in the suppressions list, and removes it so spelt", async () => {
     const unicode = `same.${backend}@xn--bcher-kva.example`;
     const alike = `same.${backend}@xn--gmil-63d.com`;

@@ -108,9 +108,9 @@ export function SubscribersView() {
             caption="Subscribers, newest first"
             empty="No addresses match."
             head={head("State")}
-            rows={subscribers.map(({ email, status, confirmedAt, createdAt }) => [
+            rows={subscribers.map(({ email, status, suppressed, confirmedAt, createdAt }) => [
               email,
-              status === "confirmed" ? "Confirmed" : "Pending",
+              `${status === "confirmed" ? "Confirmed" : "Pending"}${suppressed ? ", suppressed" : ""}`,
               <When key="since" iso={confirmedAt ?? createdAt} />,
               <ConfirmButton
                 key="act"
