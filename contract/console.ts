@@ -272,8 +272,7 @@ export const addressRequestSchema = z.strictObject({
 const consoleSubscriberSchema = z.object({
   email: z.string(),
   status: z.enum(["pending", "confirmed"]),
-  /** Its mailbox bounced or complained: the editions pass it over. */
-  suppressed: z.boolean(),
+  suppressed: z.boolean().describe("Its mailbox bounced or complained: no edition goes to it"),
   createdAt: timestampSchema,
   confirmedAt: timestampSchema.nullable(),
 });
