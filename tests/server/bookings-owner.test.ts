@@ -338,9 +338,16 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     const put = (body: unknown) =>
       ownerBrowser.request("PUT", "/api/admin/bookings/availability", body as never);
     expect((await put({ ...defaultAvailability, dailyMax: 2 })).statusCode).toBe(200);
-    // The last two days offered, where no other test books.
-    const byDay = Map.groupBy(await freeStarts(), (start) => dateKey(Date.parse(start), ownerZone));
-    const [other, full] = [...byDay.values()].slice(-2) as [string[], string[]];
+    // The last two whole days of the next three weeks, where no other test books: the
+    // horizon's last day may hold a time or two, and a week past the chart's four.
+    const soon = (await freeStarts()).filter(
+      (start) => Date.parse(start) < Date.now() + 21 * 86_400_000,
+    );
+    const byDay = Map.groupBy(soon, (start) => dateKey(Date.parse(start), ownerZone));
+    const [other, full] = [...byDay.values()].filter((day) => day.length >= 4).slice(-2) as [
+      string[],
+      string[],
+    ];
     const moving = await book(full[0] ?? "");
     await book(full[1] ?? "");
     const elsewhere = await book(other[0] ?? "");
