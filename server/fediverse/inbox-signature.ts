@@ -24,6 +24,12 @@ import type { RemoteFetch } from "./safe-fetch.ts";
 const refetchEveryMs = 5 * 60_000;
 /** Where Fedify's inbox caches public keys (its `kvPrefixes.publicKey`), in its format. */
 const keyPrefix = ["_fedify", "publicKey"] as const;
+/**
+ * How long a key read is kept: a day, then read again. Fedify keeps one for
+ * ever; a key id is the sender's to choose (`…/users/alice?1`, `?2`), and each
+ * refused post may leave one behind (ten a minute an address).
+ */
+const keptFor = Temporal.Duration.from({ hours: 24 }) as unknown as globalThis.Temporal.Duration;
 /** How long a key that could not be read is remembered so, as Fedify does. */
 const unavailableFor = Temporal.Duration.from({
   minutes: 10,
@@ -55,7 +61,7 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
     async set(keyId, key) {
       const entry = [...keyPrefix, keyId.href] as const;
       if (key === null) await kv.set(entry, null, { ttl: unavailableFor });
-      else await kv.set(entry, await key.toJsonLd(loaders));
+      else await kv.set(entry, await key.toJsonLd(loaders), { ttl: keptFor });
     },
   };
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentsResponseSchema } from "../../contract/api.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { remoteAccountKeys } from "./support/remote-keys.ts";
+import { runSql } from "./support/sql.ts";
 import { misskeyServer } from "./support/stand-in-server.ts";
 import {
   backends,
@@ -119,6 +120,18 @@ describe.each(backends)("the inbox's signature check, on %s", (backend) => {
     expect(accountAsked(bo)).toBe(2);
     // Bo's own posts still count.
     expect((await t.app.inject(await remote.signed(bo, like(bo, "later")))).statusCode).toBe(202);
+  });
+
+  it("keeps a key it read for a day, not for ever", async () => {
+    const fay = "fay";
+    await remote.newKey(fay);
+    expect((await t.app.inject(await remote.signed(fay, like(fay, "kept")))).statusCode).toBe(202);
+    const [row] = await runSql(t, "select expires_at from fediverse_kv where key = ?", [
+      JSON.stringify(["_fedify", "publicKey", `${remote.actor(fay)}#main-key`]),
+    ]);
+    const expires = Date.parse(String((row as { expires_at: unknown }).expires_at));
+    expect(expires - Date.now()).toBeGreaterThan(23 * 3_600_000);
+    expect(expires - Date.now()).toBeLessThanOrEqual(24 * 3_600_000);
   });
 
   it("keeps an account's key when a forgery naming it is checked while its server is down", async () => {
