@@ -10,6 +10,7 @@ import { remoteWritersOf } from "../comments/rows.ts";
 import { containsText, type Store } from "../db/store.ts";
 import { keptDomain, readableAddress } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
+import { subscriberSuppressed } from "../outbox/suppressions.ts";
 import type { Clock } from "./owner-repository.ts";
 import type { ItemTitles } from "./titles.ts";
 
@@ -319,14 +320,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
           "status",
           "created_at",
           "confirmed_at",
-          eb
-            .exists(
-              eb
-                .selectFrom("suppressions")
-                .select("suppressions.email_hash")
-                .whereRef("suppressions.email_hash", "=", "subscribers.email_hash"),
-            )
-            .as("suppressed"),
+          subscriberSuppressed(eb).as("suppressed"),
         ]);
       const typed = filter.q?.trim();
       // A domain typed as the list shows it, in Unicode ("bücher" or "leser@bücher.example"),

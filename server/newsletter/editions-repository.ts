@@ -4,25 +4,20 @@ import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
 import { enqueueEach } from "../outbox/queue.ts";
+import { subscriberSuppressed } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
 
 /** Unsubscribes within this long of a copy count against its edition. */
 const unsubscribeWindowMs = 7 * dayMs;
 
+/** A subscriber whose address no mail goes to (a bounce, a complaint) is left out of an edition. */
+const notSuppressed = (eb: ExpressionBuilder<Database, "subscribers">) =>
+  eb.not(subscriberSuppressed(eb));
+
 /**
  * The newsletter's editions as stored, their queueing in the outbox (one row
  * per confirmed subscriber but the suppressed), and each edition's progress.
  */
-/** A subscriber whose address no mail goes to (a bounce, a complaint) is left out of an edition. */
-const notSuppressed = ({ not, exists, selectFrom }: ExpressionBuilder<Database, "subscribers">) =>
-  not(
-    exists(
-      selectFrom("suppressions")
-        .select("suppressions.email_hash")
-        .whereRef("suppressions.email_hash", "=", "subscribers.email_hash"),
-    ),
-  );
-
 export function createEditionsRepository(store: Store) {
   const { db } = store;
   const nowIso = () => new Date().toISOString();
@@ -108,6 +103,19 @@ export function createEditionsRepository(store: Store) {
       return { id, created: true };
     },
 
+    /** Confirmed subscribers, and of them those an edition leaves out: their address is suppressed. */
+    async reach(): Promise<{ confirmed: number; suppressed: number }> {
+      const confirmed = db.selectFrom("subscribers").where("status", "=", "confirmed");
+      const [all, reached] = await Promise.all(
+        [confirmed, confirmed.where(notSuppressed)].map(async (query) =>
+          Number(
+            (await query.select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n,
+          ),
+        ),
+      );
+      return { confirmed: all ?? 0, suppressed: (all ?? 0) - (reached ?? 0) };
+    },
+
     /**
      * One outbox row per confirmed subscriber who has no copy of the edition
      * yet; the number added. The list is read in pages of `pageSize`
@@ -122,19 +130,6 @@ export function createEditionsRepository(store: Store) {
      * each page (the server wakes its outbox worker, which starts sending
      * while the rest is queued).
      */
-    /** Confirmed subscribers, and of them those an edition leaves out: their address is suppressed. */
-    async reach(): Promise<{ confirmed: number; suppressed: number }> {
-      const confirmed = db.selectFrom("subscribers").where("status", "=", "confirmed");
-      const [all, reached] = await Promise.all(
-        [confirmed, confirmed.where(notSuppressed)].map(async (query) =>
-          Number(
-            (await query.select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n,
-          ),
-        ),
-      );
-      return { confirmed: all ?? 0, suppressed: (all ?? 0) - (reached ?? 0) };
-    },
-
     async queueEdition(
       editionId: number,
       { pageSize = 1000, onPage }: { pageSize?: number; onPage?: (queued: number) => void } = {},

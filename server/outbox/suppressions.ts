@@ -1,8 +1,8 @@
-import { sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { Suppression } from "../../contract/list-pages.ts";
 import { beforePlace, type ListPage, type PageRequest, pageOf } from "../db/list-pages.ts";
 import { transact } from "../db/owner-actor.ts";
-import type { SuppressionReason } from "../db/schema.ts";
+import type { Database, SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { withoutAddresses } from "../lib/log.ts";
 import { type AddressKey, mailboxOf, readableAddress } from "../lib/mailbox.ts";
@@ -43,6 +43,21 @@ function withoutAddress(detail: string | null, email: string): string | null {
       : cut
   ).slice(0, 500);
 }
+
+/**
+ * Whether a subscriber's mailbox is suppressed, within a query of
+ * `subscribers`: by the digest each keeps beside its address (`heldAddress`,
+ * lib/mailbox.ts), an index lookup a row.
+ */
+export const subscriberSuppressed = ({
+  exists,
+  selectFrom,
+}: ExpressionBuilder<Database, "subscribers">) =>
+  exists(
+    selectFrom("suppressions")
+      .select("suppressions.email_hash")
+      .whereRef("suppressions.email_hash", "=", "subscribers.email_hash"),
+  );
 
 /**
  * A suppressed address as it is kept: the digest of its mailbox, its domain,
