@@ -27,9 +27,23 @@ const limitMailbox = (email: string) => mailboxOf(email, { loose: true });
 export const recordConfirmationRequest = (trx: Kysely<Database>, ip: string, at: string) =>
   trx.insertInto("confirmation_requests").values({ ip, created_at: at }).execute();
 
-/** Forgets the requests made before `before`, once the limit no longer counts them. */
-export const forgetConfirmationRequests = (db: Kysely<Database>, before: string) =>
-  db.deleteFrom("confirmation_requests").where("created_at", "<=", before).execute();
+/** The limit per network counts the confirmation mails of the last hour. */
+const hourAgo = (now = new Date()) => new Date(now.getTime() - 3_600_000).toISOString();
+
+/** Whether `ip` asked for its hour's `max` confirmation mails already (either form's). */
+export async function networkShareSent(trx: Kysely<Database>, ip: string, now: Date, max: number) {
+  const { count } = await trx
+    .selectFrom("confirmation_requests")
+    .select((eb) => eb.fn.countAll().as("count"))
+    .where("ip", "=", ip)
+    .where("created_at", ">", hourAgo(now))
+    .executeTakeFirstOrThrow();
+  return Number(count) >= max;
+}
+
+/** Forgets the requests the limit no longer counts. */
+export const forgetConfirmationRequests = (db: Kysely<Database>) =>
+  db.deleteFrom("confirmation_requests").where("created_at", "<=", hourAgo()).execute();
 
 /** The address this visitor left, in any case. */
 export const addressOf = (trx: Kysely<Database>, visitorId: string, email: string) =>
@@ -85,14 +99,7 @@ export async function admit(
   if (!needsConfirmation(await addressOf(db, input.visitorId, input.email), now)) return "ok";
   return db.transaction().execute(async (trx) => {
     await takeTurn(kind, trx, "confirmation network", input.ip);
-    const since = new Date(now.getTime() - replyMailRules.ipWindowMs).toISOString();
-    const perIp = await trx
-      .selectFrom("confirmation_requests")
-      .select((eb) => eb.fn.countAll().as("count"))
-      .where("ip", "=", input.ip)
-      .where("created_at", ">", since)
-      .executeTakeFirstOrThrow();
-    if (Number(perIp.count) >= settings.maxPerIpPerHour) return "ip_limited";
+    if (await networkShareSent(trx, input.ip, now, settings.maxPerIpPerHour)) return "ip_limited";
     if (await dayShareSent(trx, kind, input.email, now)) return "address_limited";
     await recordConfirmationRequest(trx, input.ip, now.toISOString());
     return "ok";

@@ -25,7 +25,6 @@ export const replyMailRules = {
   maxConfirmationsPerMailboxPerDay: 3,
   /** After a reply is mailed, further replies in its thread wait this long for one digest. */
   digestWindowMs: 10 * 60 * 1000,
-  ipWindowMs: 60 * 60 * 1000,
 } as const;
 
 /** What a stop covers: the mailbox with dots only at Gmail (lib/mailbox.ts). */

@@ -2,6 +2,7 @@ import { sql, type Transaction } from "kysely";
 import type { ConsoleSubscriber } from "../../contract/console.ts";
 import {
   forgetConfirmationRequests,
+  networkShareSent,
   recordConfirmationRequest,
 } from "../comments/confirmation-limits.ts";
 import { isUniqueViolation } from "../db/errors.ts";
@@ -22,8 +23,6 @@ const confirmationRules = {
   tokenLifetimeMs: 48 * 60 * 60 * 1000,
   /** A pending address gets at most one confirmation mail in this period. */
   resendAfterMs: dayMs,
-  /** The per-IP cap counts the confirmation mails of this period. */
-  ipWindowMs: 60 * 60 * 1000,
   /** Addresses never confirmed are forgotten this long after their last confirmation mail. */
   forgetPendingAfterMs: 7 * dayMs,
 } as const;
@@ -167,14 +166,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
           ) {
             return "confirmation_recent";
           }
-          const since = new Date(now.getTime() - confirmationRules.ipWindowMs).toISOString();
-          const { count } = await trx
-            .selectFrom("confirmation_requests")
-            .select((eb) => eb.fn.countAll().as("count"))
-            .where("ip", "=", ip)
-            .where("created_at", ">", since)
-            .executeTakeFirstOrThrow();
-          if (Number(count) >= maxPerIpPerHour) return "ip_limited";
+          if (await networkShareSent(trx, ip, now, maxPerIpPerHour)) return "ip_limited";
 
           const nowText = now.toISOString();
           const subscriberId =
@@ -373,7 +365,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
      */
     async prune(): Promise<void> {
       const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
-      await forgetConfirmationRequests(db, ago(confirmationRules.ipWindowMs));
+      await forgetConfirmationRequests(db);
       // Kept a while past their expiry, so a late click still hears "expired" or "used".
       await db
         .deleteFrom("confirmation_tokens")
