@@ -16,6 +16,7 @@ import {
   lostAsItSaved,
   paragraph,
   problemList,
+  queryToken,
   renderActionPage,
   sendPage as send,
   tryAgainIn,
@@ -228,7 +229,7 @@ export const enquiryPages: FastifyPluginAsync<{
   );
 
   app.get("/enquiries/delete", async (request, reply) => {
-    const { token } = request.query as { token?: unknown };
+    const token = queryToken(request);
     if (!isToken(token) || !(await enquiries.repository.senderTokenKnown(token))) {
       return send(reply, 404, unknownLink);
     }

@@ -5,8 +5,8 @@ import { storeFailureOf } from "../db/errors.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { ActionPage } from "../lib/action-page.ts";
 import {
+  type ActionPage,
   acceptForms,
   formFields,
   fromElsewhere,
@@ -14,6 +14,7 @@ import {
   hidden,
   linkPages,
   paragraph,
+  queryToken,
 } from "../lib/action-page.ts";
 import type { ActionTokens, TokenState } from "./action-tokens.ts";
 import { type CommentActions, commentsById } from "./compose.ts";
@@ -123,9 +124,8 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
   app.get("/owner/comments/:id/:action", async (request, reply) => {
     const named = target(request);
     if (!named) return send(reply, refusals.unknown.status, refusals.unknown.page);
-    const token = (request.query as { token?: unknown }).token;
-    const state =
-      typeof token === "string" ? await tokens.inspect(token, named.id, named.action) : "unknown";
+    const token = queryToken(request);
+    const state = await tokens.inspect(token, named.id, named.action);
     if (state !== "valid") return send(reply, refusals[state].status, refusals[state].page);
     const words = actions[named.action];
     const comment = (await commentsById(store.db, [named.id])).get(named.id);
@@ -136,7 +136,7 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
       title: words.question,
       body: `${commentHtml(comment, title, siteUrl)}
 <form method="post" action="/owner/comments/${named.id}/${named.action}">
-${hidden("token", token as string)}
+${hidden("token", token)}
 <button type="submit"${named.action === "delete" ? ' class="danger"' : ""}>${words.button}</button>
 </form>
 ${paragraph("Nothing happens until you press the button. The link then stops working.", "note")}`,
