@@ -96,6 +96,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
   }
 
   const limits = bookingLimits(store, clock);
+  /** Whole booking rows, for `toStored`. */
+  const bookings = (trx: Db = db) => trx.selectFrom("bookings").selectAll();
 
   const repository = {
     ...createBookingSettings(store, clock),
@@ -266,19 +268,13 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     },
 
     async get(id: number, trx: Db = db): Promise<StoredBooking | undefined> {
-      const row = await trx
-        .selectFrom("bookings")
-        .selectAll()
-        .where("id", "=", id)
-        .executeTakeFirst();
+      const row = await bookings(trx).where("id", "=", id).executeTakeFirst();
       return row ? toStored(row) : undefined;
     },
 
     /** The booked call a reader's link names; undefined when the link is spent or unknown. */
     async byToken(token: string, trx: Db = db): Promise<StoredBooking | undefined> {
-      const row = await trx
-        .selectFrom("bookings")
-        .selectAll()
+      const row = await bookings(trx)
         .where("token_hash", "=", tokenDigest(token))
         .where("status", "=", "booked")
         .executeTakeFirst();
@@ -292,9 +288,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      */
     async list(when: "upcoming" | "past", limit = 500): Promise<StoredBooking[]> {
       const now = clock().toISOString();
-      const rows = await db
-        .selectFrom("bookings")
-        .selectAll()
+      const rows = await bookings()
         .$if(when === "upcoming", (q) => q.where("ends_at", ">", now).orderBy("starts_at", "asc"))
         .$if(when === "past", (q) => q.where("ends_at", "<=", now).orderBy("ends_at", "desc"))
         .orderBy("id")
@@ -305,9 +299,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
 
     /** Every booking from a time on, for the owner's calendar feed. */
     async since(from: Date): Promise<StoredBooking[]> {
-      const rows = await db
-        .selectFrom("bookings")
-        .selectAll()
+      const rows = await bookings()
         .where("ends_at", ">", from.toISOString())
         .orderBy("starts_at")
         .limit(5000)
@@ -337,9 +329,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
 
     /** A browser's own bookings ("Your data"). */
     async byVisitor(visitorId: string): Promise<StoredBooking[]> {
-      const rows = await db
-        .selectFrom("bookings")
-        .selectAll()
+      const rows = await bookings()
         .where("visitor_id", "=", visitorId)
         .orderBy("starts_at")
         .execute();
