@@ -136,6 +136,7 @@ export async function startServices({
     throw error;
   }
   const writerKeys = createWriterKeys(cookieSecret);
+  const addressKey = suppressionKey(cookieSecret);
   // The owner's notifications and the readers' reply mails (docs/product.md,
   // "Reply mails") keep the outbox's time (tests move it).
   const mailClock = mail.clock ?? (() => new Date());
@@ -144,7 +145,7 @@ export async function startServices({
     clock: mailClock,
     maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
     mailboxKey: replyStopKey(cookieSecret),
-    addressKey: suppressionKey(cookieSecret),
+    addressKey,
   };
   const replyWatches = createReplyWatches(store, replies);
   // The repositories, the item reads from memory (read-cache.ts), the owner's
@@ -231,7 +232,7 @@ export async function startServices({
       spent: spentFormTokens,
     }),
     moderation,
-    ...(mail.clock ? { clock: mail.clock } : {}),
+    clock: mailClock,
   });
   const enquiries = createEnquiries({ ...formDeps("enquiry form timing"), spam: spam.filter });
   const bookings = createBookings(formDeps("booking form timing"));
@@ -269,11 +270,7 @@ export async function startServices({
   });
   const newsletter = createNewsletter(store, config, cookieSecret);
   const verpKey = verpKeyOf(cookieSecret);
-  const suppressions = createSuppressions(
-    store,
-    suppressionKey(cookieSecret),
-    mail.clock ? { clock: mail.clock } : {},
-  );
+  const suppressions = createSuppressions(store, addressKey, { clock: mailClock });
   const mailOut = startOutbox(
     store,
     config,
