@@ -40,6 +40,12 @@ function rewritten(earlier: CommentEvent, now: CommentEvent): CommentEvent | nul
  * back to replay what a reconnecting stream or instance missed
  * (docs/decisions/003-live-events.md).
  */
+/**
+ * The `changed` topic of the Fediverse blocks (server/fediverse/blocks.ts),
+ * which an import writes too: no item's, so no stream opens it.
+ */
+export const fediverseBlocksTopic = "fediverse:blocks";
+
 export function createEventJournal(store: Store) {
   const { db } = store;
   const postgres = store.kind === "postgres";

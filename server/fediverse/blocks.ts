@@ -3,7 +3,7 @@ import { transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
-import { createEventJournal } from "../events/journal.ts";
+import { fediverseBlocksTopic as blocksTopic, createEventJournal } from "../events/journal.ts";
 import type { Log } from "../lib/log.ts";
 import { nowIso } from "../lib/time.ts";
 
@@ -15,9 +15,7 @@ import { nowIso } from "../lib/time.ts";
  * them in memory for each post, before it reads one.
  */
 
-/** The journal's topic of a change to the blocks: no item's, so no stream opens it. */
-const blocksTopic = "fediverse:blocks";
-/** How old the blocks in memory may be when nothing said they changed (an import adds some). */
+/** How old the blocks in memory may be when nothing said they changed. */
 const rereadAfterMs = 60_000;
 
 /** A server as a block names it: its host name, and with its port when it has one. */
@@ -100,19 +98,6 @@ function namesBlocked(blocks: ReadonlySet<string>, address: string): boolean {
   }
   url.hash = "";
   return blocks.has(url.href) || serverNamesOf(url.href).some((name) => blocks.has(name));
-}
-
-/**
- * The key ids a post's HTTP signature names, as claimed, before anything is
- * checked: draft-cavage's `keyId` in `Signature`, RFC 9421's `keyid` in
- * `Signature-Input`. Read loosely (any such parameter in either header): a key
- * id is only ever used to drop a post, never to take one.
- */
-export function claimedKeyIds(headers: Record<string, string | string[] | undefined>): string[] {
-  const text = [headers.signature, headers["signature-input"]].flat().join(",");
-  return [...text.matchAll(/keyid="((?:[^"\\]|\\.)*)"/gi)].map(([, id = ""]) =>
-    id.replace(/\\(.)/g, "$1"),
-  );
 }
 
 /**

@@ -18,6 +18,18 @@ import type { RemoteFetch } from "./safe-fetch.ts";
  * it is fetched once more, past both caches, and the post checked again. Only
  * once per key and instance every five minutes, so that forged posts naming
  * an honest server's key cannot make the site fetch it for each of them.
+ *
+ * A key id is the sender's to choose (`…/actor?n=1#key`, `?n=2`, …), each a
+ * key never seen: a fetch of a key whose post is then refused counts against
+ * the key's host, for the network that sent it (a few a minute); past that,
+ * that network's posts naming a key there that needs fetching are answered
+ * "busy" (429) unread. A post that holds gives back what its fetch counted, so
+ * an honest server's new account or rotated key is never held back by its own.
+ *
+ * A post whose key names a blocked account or server is stopped as its key is
+ * about to be read (from the cache or its server): every check before that
+ * (the headers, the algorithm, the date, the digest) is the one any post gets,
+ * so a blocked sender is answered as anyone else for a post ill-formed.
  */
 
 /** How often a cached key may be fetched again because a signature failed against it. */
@@ -35,8 +47,83 @@ const unavailableFor = Temporal.Duration.from({
   minutes: 10,
 }) as unknown as globalThis.Temporal.Duration;
 
+/** Fetches of keys at one host whose posts were refused, a minute, from one network. */
+const refusedFetchesPerHostPerMinute = 5;
+/** draft-cavage's `algorithm` values Fedify knows (its `DRAFT_KNOWN_ALGORITHMS`). */
+const draftAlgorithms = new Set([
+  "ecdsa-sha256",
+  "ecdsa-sha384",
+  "ecdsa-sha512",
+  "ed25519",
+  "hs2019",
+  "rsa-sha1",
+  "rsa-sha256",
+  "rsa-sha512",
+]);
+/** RFC 9421's `alg` values Fedify verifies with. */
+const rfc9421Algorithms = new Set([
+  "rsa-v1_5-sha256",
+  "rsa-v1_5-sha512",
+  "rsa-pss-sha512",
+  "ecdsa-p256-sha256",
+  "ecdsa-p384-sha384",
+  "ed25519",
+]);
+
 /** Who signed a post whose signature holds: the key's id and, as the key says, its owner's. */
 export type Signer = { keyId: string; ownerId: string | null };
+/**
+ * The check's answer: who signed; null when the signature does not hold;
+ * "blocked" when its key names a blocked sender (nothing of it read); "busy"
+ * when its key would need fetching and its host's fetches for the sender's
+ * network are spent this minute.
+ */
+export type SignatureCheck = Signer | null | "blocked" | "busy";
+
+/**
+ * The key ids a post's HTTP signature names, as claimed, before anything is
+ * checked: draft-cavage's `keyId` in `Signature`, RFC 9421's `keyid` in
+ * `Signature-Input`. Read loosely (any such parameter in either header), for
+ * a refusal only.
+ */
+export function claimedKeyIds(headers: Record<string, string | string[] | undefined>): string[] {
+  const text = [headers.signature, headers["signature-input"]].flat().join(",");
+  return [...text.matchAll(/keyid="((?:[^"\\]|\\.)*)"/gi)].map(([, id = ""]) =>
+    id.replace(/\\(.)/g, "$1"),
+  );
+}
+
+/**
+ * Whether the signature names an algorithm Fedify does not verify with: it
+ * would check a draft-cavage one as RSA whatever it says, and refuse an RFC
+ * 9421 one only once its key is read.
+ */
+function unknownAlgorithm(headers: Headers): boolean {
+  const input = headers.get("signature-input");
+  if (input !== null) {
+    const named = [...input.matchAll(/;\s*alg="([^"]*)"/g)].map(([, alg = ""]) => alg);
+    return named.some((alg) => !rfc9421Algorithms.has(alg.toLowerCase()));
+  }
+  // Read as Fedify reads the header.
+  for (const pair of headers.get("signature")?.split(",") ?? []) {
+    const [, name, value] = /^\s*([A-Za-z]+)="([^"]*)"\s*$/.exec(pair) ?? [];
+    if (name === "algorithm" && !draftAlgorithms.has(String(value).toLowerCase())) return true;
+  }
+  return false;
+}
+
+/** What a post is checked with beside itself. */
+export type CheckOptions = {
+  /** The loader Fedify reads keys with for a post to the site's own inbox. */
+  loader?: DocumentLoader;
+  /** Whether a key id names a blocked account or server (blocks.ts). */
+  blocked?: (keyId: string) => Promise<boolean>;
+  /** The sender's network, whose refused fetches of a host's keys are counted. */
+  network?: string;
+};
+
+/** Thrown from the key cache's read when the key names a blocked sender. */
+const blockedKey = new Error("the key names a blocked account or server");
 
 export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
   const fresh = documentLoader(remoteFetch);
@@ -45,6 +132,8 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
   const loaders = { documentLoader: cached, contextLoader: cached };
   /** When each key was last fetched again after a failure, by its id. */
   const refetched = new Map<string, number>();
+  /** Fetches of keys whose posts were refused, by host and network, in one-minute windows. */
+  const refusedFetches = new Map<string, { count: number; since: number }>();
 
   /** Fedify's key cache (its `KvKeyCache`, which it does not export), on the same entries. */
   const keys: KeyCache = {
@@ -65,26 +154,43 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
     },
   };
 
-  /** Whether a key that failed may be fetched again now; if so, it counts as fetched. */
-  function mayRefetch(keyId: string): boolean {
-    const now = Date.now();
-    if (now - (refetched.get(keyId) ?? 0) < refetchEveryMs) return false;
+  /** Whether a key that failed may be fetched again now. */
+  const mayRefetch = (keyId: string) => Date.now() - (refetched.get(keyId) ?? 0) >= refetchEveryMs;
+  /** Records that a key that failed is fetched again now. */
+  function refetching(keyId: string) {
     if (refetched.size >= 10_000) refetched.clear();
-    refetched.set(keyId, now);
-    return true;
+    refetched.set(keyId, Date.now());
   }
 
   /**
-   * Who signed the request, or null when its signature does not hold. Fedify verifies against the cached
+   * Counts a fetch of a key at `host` for `network`, unless that network's are
+   * spent this minute: the entry counted (given back if its post holds), or null.
+   */
+  function countFetch(host: string, network: string) {
+    const place = `${host} ${network}`;
+    const now = Date.now();
+    let entry = refusedFetches.get(place);
+    if (!entry || now - entry.since >= 60_000) {
+      if (refusedFetches.size >= 10_000) refusedFetches.clear();
+      entry = { count: 0, since: now };
+      refusedFetches.set(place, entry);
+    }
+    if (entry.count >= refusedFetchesPerHostPerMinute) return null;
+    entry.count += 1;
+    return entry;
+  }
+
+  /**
+   * Who signed the request (SignatureCheck). Fedify verifies against the cached
    * key and, failing, fetches the key again itself, each time: that second
    * fetch is let through only as `mayRefetch` says, past the document cache
-   * (a rotated key's account would be read from it unchanged). `signedLoader`:
-   * the loader Fedify reads keys with for a post to the site's own inbox.
+   * (a rotated key's account would be read from it unchanged).
    */
   return async function signed(
     request: Request,
-    signedLoader?: DocumentLoader,
-  ): Promise<Signer | null> {
+    { loader: signedLoader, blocked, network = "" }: CheckOptions = {},
+  ): Promise<SignatureCheck> {
+    if (unknownAlgorithm(request.headers)) return null;
     // The site's own inbox reads keys signed as the site, uncached, as Fedify's does there.
     const [first, again] = signedLoader ? [signedLoader, signedLoader] : [cached, fresh];
     /** Keys this check found cached: a fetch of one is Fedify's second try. */
@@ -95,29 +201,53 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
      * have the server's own posts refused for ten minutes.
      */
     const held = new Set<string>();
+    /** What this check's fetches counted, given back if the post holds. */
+    const counted: { count: number }[] = [];
+    /** Whether a fetch was not made, its host's fetches for this network spent. */
+    let busy = false;
     const documentLoader: DocumentLoader = async (url, options) => {
-      if (!fromCache.has(url)) return first(url, options);
-      held.add(url);
-      if (!mayRefetch(url)) throw new Error(`the key ${url} was fetched again within five minutes`);
-      const loaded = await again(url, options);
+      const refetch = fromCache.has(url);
+      if (refetch) {
+        held.add(url);
+        if (!mayRefetch(url))
+          throw new Error(`the key ${url} was fetched again within five minutes`);
+      }
+      const entry = countFetch(new URL(url).host, network);
+      if (entry === null) {
+        busy = true;
+        held.add(url);
+        throw new Error(`the keys at ${new URL(url).host} were fetched too often`);
+      }
+      counted.push(entry);
+      if (refetch) refetching(url);
+      const loaded = await (refetch ? again : first)(url, options);
       held.delete(url);
       return loaded;
     };
-    const result = await verifyRequestDetailed(request, {
-      ...loaders,
-      documentLoader,
-      keyCache: {
-        async get(keyId) {
-          const key = await keys.get(keyId);
-          if (key) fromCache.add(keyId.href);
-          return key;
+    let result: Awaited<ReturnType<typeof verifyRequestDetailed>>;
+    try {
+      result = await verifyRequestDetailed(request, {
+        ...loaders,
+        documentLoader,
+        keyCache: {
+          async get(keyId) {
+            // Before the key is read from anywhere: every cheaper check has been made.
+            if (await blocked?.(keyId.href)) throw blockedKey;
+            const key = await keys.get(keyId);
+            if (key) fromCache.add(keyId.href);
+            return key;
+          },
+          set: async (keyId, key) => {
+            if (!held.has(keyId.href)) await keys.set(keyId, key);
+          },
         },
-        set: async (keyId, key) => {
-          if (!held.has(keyId.href)) await keys.set(keyId, key);
-        },
-      },
-    });
-    if (!result.verified) return null;
+      });
+    } catch (error) {
+      if (error === blockedKey) return "blocked";
+      throw error;
+    }
+    if (!result.verified) return busy ? "busy" : null;
+    for (const entry of counted) entry.count = Math.max(0, entry.count - 1);
     const { id, ownerId } = result.key;
     return id ? { keyId: id.href, ownerId: ownerId?.href ?? null } : null;
   };

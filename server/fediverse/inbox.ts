@@ -260,13 +260,11 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     .setInboxListeners(paths.inbox, paths.sharedInbox)
     .on(Follow, async (ctx, follow) => {
       if (!follow.id || follow.objectId?.href !== ctx.getActorUri(siteActor).href) return;
+      // Unanswered, as the inbox drops it unread when it knows the block (docs/fediverse.md).
+      if (await blocked(follow.actorId)) return;
       const follower = await follow.getActor(ctx);
       if (!follower?.id || !follower.inboxId || (await deps.deliverable(follower)) !== "allowed")
         return;
-      if (await blocked(follower.id)) {
-        await answerFollow(ctx, Reject, follower, follow);
-        return;
-      }
       await repository.follow({
         actorId: follower.id.href,
         handle: handleOf(follower),

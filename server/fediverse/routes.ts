@@ -3,11 +3,11 @@ import { Readable } from "node:stream";
 import type { Federation } from "@fedify/fedify";
 import type { DocumentLoader } from "@fedify/fedify/runtime";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import ipaddr from "ipaddr.js";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
-import { claimedKeyIds } from "./blocks.ts";
-import type { Signer } from "./inbox-signature.ts";
+import { type CheckOptions, claimedKeyIds, type SignatureCheck } from "./inbox-signature.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
 import { notePath } from "./sent-records.ts";
@@ -27,8 +27,9 @@ import type { SiteItem } from "./site-items.ts";
  * reaches Fedify only once weighed (activity-json.ts) and its HTTP signature
  * checked (inbox-signature.ts): Fedify reads a post as JSON-LD before it
  * checks the signature itself. A post to an inbox whose signature names a
- * blocked account's or server's key is dropped before any of that
- * (blocks.ts), and so is one whose key, once checked, a blocked account owns.
+ * blocked account's or server's key is dropped once it has passed every check
+ * that needs no key (blocks.ts), and so is one whose key, once checked, a
+ * blocked account owns.
  */
 
 /** Bytes an inbox post may carry. */
@@ -43,6 +44,12 @@ const inboxPostsPerMinute = 300;
  * ten a minute from one address at most.
  */
 const inboxRefusalsPerMinute = 10;
+/**
+ * Inbox posts refused a minute to one IPv6 /48, across its 65,536 /64s (each
+ * one subscriber's, `addressScope`): a site's or a hoster's network, which
+ * ten refusing subscribers would fill.
+ */
+const inboxRefusalsPerNetworkPerMinute = 100;
 /**
  * Characters a signature's key id may have: an address (Mastodon's are under a
  * hundred). Kept in memory a few minutes, for its refetch and its posts, so
@@ -77,6 +84,14 @@ export function perMinuteLimit(max: number): (ip: string, add?: number) => boole
     entry.count += add;
     return entry.count > max;
   };
+}
+
+/** An IPv6 address's /48, or any other address as it is (`addressScope`'s). */
+function networkOf(ip: string): string {
+  const scope = addressScope(ip);
+  if (!scope.endsWith("/64")) return scope;
+  const parts = ipaddr.IPv6.parse(ip).parts.slice(0, 3);
+  return `${parts.map((group) => group.toString(16)).join(":")}::/48`;
 }
 
 /**
@@ -119,8 +134,8 @@ export async function fediverseRoutes(
   }: {
     /** Fedify, loaded on first use. */
     federation: () => Promise<Federation<void>>;
-    /** Who signed a post, if its HTTP signature holds, its keys read with `loader` if given (inbox-signature.ts). */
-    signed: (request: Request, loader?: DocumentLoader) => Promise<Signer | null>;
+    /** Who signed a post, if its HTTP signature holds (inbox-signature.ts). */
+    signed: (request: Request, options?: CheckOptions) => Promise<SignatureCheck>;
     /** Whether any of these addresses (key ids, a key's owner) names a blocked account or server (blocks.ts). */
     blocked: (addresses: readonly (string | null)[]) => Promise<boolean>;
     repository: FediverseRepository;
@@ -134,7 +149,13 @@ export async function fediverseRoutes(
   /** Too many inbox posts from one address this minute. */
   const overLimit = perMinuteLimit(inboxPostsPerMinute);
   /** Too many of one address's inbox posts refused this minute (`add` 0 only asks). */
-  const refusedTooOften = perMinuteLimit(inboxRefusalsPerMinute);
+  const refusedAtAddress = perMinuteLimit(inboxRefusalsPerMinute);
+  /** Too many of one network's inbox posts refused this minute (`add` 0 only asks). */
+  const refusedInNetwork = perMinuteLimit(inboxRefusalsPerNetworkPerMinute);
+  /** Counts a refusal of `ip`'s post, or with `add` 0 only asks: whether its minute's are spent. */
+  const refusedTooOften = (ip: string, add = 1) =>
+    // Both counted: `||` would skip the network's count when the address's is spent.
+    [refusedAtAddress(addressScope(ip), add), refusedInNetwork(networkOf(ip), add)].includes(true);
   /** Too many inbox posts signed with one key this minute. */
   const keyOverLimit = perMinuteLimit(inboxPostsPerKeyPerMinute);
   const inboxes = new Set(["/fediverse/inbox", `${actorPath}/inbox`]);
@@ -214,14 +235,11 @@ export async function fediverseRoutes(
           .code(413)
           .send({ error: { code: "payload_too_large", message: "The activity is too large." } });
       }
-      const scope = addressScope(request.ip);
-      if (overLimit(scope) || refusedTooOften(scope, 0)) return tooMany(reply);
-      // Before the body is read: its key's id is a claim, but one that can only drop it.
-      const keyIds = toInbox ? claimedKeyIds(request.headers) : [];
-      if (toInbox && (await blocked(keyIds))) return dropped(reply);
+      if (overLimit(addressScope(request.ip)) || refusedTooOften(request.ip, 0))
+        return tooMany(reply);
       // A key's id is kept a few minutes in memory (its refetch, its posts): an address's length.
-      if (keyIds.some((id) => id.length > keyIdMax)) {
-        refusedTooOften(scope);
+      if (toInbox && claimedKeyIds(request.headers).some((id) => id.length > keyIdMax)) {
+        refusedTooOften(request.ip);
         return reply.code(401).send({
           error: { code: "unauthorized", message: "The signature's key id is too long." },
         });
@@ -251,10 +269,19 @@ export async function fediverseRoutes(
     /** Whether a post's signature was checked: false when the check threw. */
     let checked = false;
     try {
-      const signer = request.method === "POST" && (await signed(asked(), await keyLoaderOf(url)));
+      const signer =
+        request.method === "POST" &&
+        (await signed(asked(), {
+          loader: await keyLoaderOf(url),
+          // Asked as its key is about to be read: what it is answered before that, anyone is.
+          blocked: toInbox ? (keyId) => blocked([keyId]) : undefined,
+          network: networkOf(request.ip),
+        }));
       checked = true;
+      if (signer === "blocked") return dropped(reply);
+      if (signer === "busy") return tooMany(reply);
       if (signer === null) {
-        refusedTooOften(addressScope(request.ip));
+        refusedTooOften(request.ip);
         return reply.code(401).send({
           error: { code: "unauthorized", message: "The activity's signature does not hold." },
         });
@@ -272,7 +299,7 @@ export async function fediverseRoutes(
       request.log.info({ err: error }, "a Fediverse request could not be read");
       // A post whose signature could not even be checked (a signature that is no base64,
       // read once its key was fetched) is refused as one that does not hold.
-      if (request.method === "POST" && !checked) refusedTooOften(addressScope(request.ip));
+      if (request.method === "POST" && !checked) refusedTooOften(request.ip);
       return reply
         .code(400)
         .send({ error: { code: "validation_failed", message: "The request could not be read." } });
@@ -288,8 +315,7 @@ export async function fediverseRoutes(
       if (item) return reply.redirect(item, 302);
       return false;
     }
-    if (request.method === "POST" && response.status === 401)
-      refusedTooOften(addressScope(request.ip));
+    if (request.method === "POST" && response.status === 401) refusedTooOften(request.ip);
     reply.code(response === fallThrough ? 404 : response.status);
     response.headers.forEach((value, name) => {
       if (name !== "content-length" && name !== "transfer-encoding") reply.header(name, value);

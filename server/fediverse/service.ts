@@ -317,7 +317,7 @@ export function createFediverse(options: FediverseOptions) {
       await webmentions.routes(app);
       await fediverseRoutes(app, {
         federation,
-        signed: async (request, loader) => (await signatureCheck())(request, loader),
+        signed: async (request, options) => (await signatureCheck())(request, options),
         blocked: senders.names,
         repository,
         items,

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from "kysely";
 import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { EventJournal } from "../events/journal.ts";
+import { type EventJournal, fediverseBlocksTopic } from "../events/journal.ts";
 import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { nowIso } from "../lib/time.ts";
 import { restore } from "../outbox/queue.ts";
@@ -271,6 +271,9 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
     const kind = table.name === "science_reactions" ? "science" : "mythology";
     const items = toWrite.map((row) => String(row.post_id ?? row.story_id));
     await announceReactions(trx, run.events, kind, items);
+  } else if (table.name === "fediverse_blocks") {
+    // Every running instance's inbox reads the blocks again at once, as after the owner's block.
+    await run.events.recordChanged(trx, fediverseBlocksTopic);
   }
 }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -17,9 +20,12 @@ import {
  * What a blocked account or server sends is dropped before anything reads it:
  * its post, signed, is answered as a post taken is (202), having fetched
  * neither its key nor a context, and nothing of it is kept. Unblocked, it is
- * taken again. A block from the command line holds at the running server's
- * inbox. One key may post 60 activities a minute. On PostgreSQL, a block made
- * through one instance holds on another.
+ * taken again. A post that fails a check needing no key is answered as anyone's
+ * would be. A block from the command line, or brought in by an import, holds at
+ * the running server's inbox at once. A blocked account's Follow is never
+ * answered; a follower blocked later is told once and removed. One key may post
+ * 60 activities a minute. On PostgreSQL, a block made through one instance holds
+ * on another.
  */
 
 const soap = `${siteUrl}/fediverse/items/science/soap`;
@@ -62,6 +68,22 @@ async function post(t: TestApp, remote: StandIn, name: string, tag: string) {
 }
 
 const hostOf = (remote: StandIn) => new URL(remote.base).host;
+
+/** `name`'s Follow of the site. */
+const follow = (remote: StandIn, name: string, tag: string) => ({
+  id: `${remote.actor(name)}/follows/${tag}`,
+  type: "Follow",
+  actor: remote.actor(name),
+  object: `${siteUrl}/fediverse/actors/site`,
+});
+
+/** The posts the site made to `name`'s inbox (an Accept, a Reject). */
+const toInboxOf = (remote: StandIn, name: string) =>
+  remote.asked.filter((line) => line === `POST /users/${name}/inbox`).length;
+
+/** Whether the Fediverse queue is empty: every activity received, and what it sent, handled. */
+const queueDone = async (t: TestApp) =>
+  (await runSql(t, "select 1 from fediverse_queue")).length === 0;
 
 /**
  * Whether `t`'s inbox takes a post from `remote` now: each probe is a new
@@ -132,6 +154,133 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
     await waitFor(async () => (await likesFrom(t, remote)).length === 2, {
       timeoutMs: 120_000,
       what: "Cy's like and Bo's, once he is unblocked",
+    });
+  });
+
+  it("answers a blocked server's post that fails a check needing no key as anyone's, and its well-formed one 202 unread", {
+    timeout: 240_000,
+  }, async () => {
+    const blockedOne = await standIn();
+    const other = await standIn();
+    expect((await block(hostOf(blockedOne))).statusCode).toBe(204);
+    /** Each of `remote`'s posts, broken one way: its answers, from an address of its own. */
+    const answers = async (remote: StandIn, remoteAddress: string) => {
+      await remote.newKey("gil");
+      const post = await remote.signed("gil", like(remote, "gil", "broken"));
+      const { signature = "", digest: _digest, ...rest } = post.headers;
+      const hoursAgo = new Date(Date.now() - 2 * 3_600_000).toUTCString();
+      const broken = {
+        unsigned: { ...rest, digest: post.headers.digest },
+        "an unknown algorithm": {
+          ...post.headers,
+          signature: signature.replace('algorithm="rsa-sha256"', 'algorithm="rsa-sha999"'),
+        },
+        "a date two hours old": { ...post.headers, date: hoursAgo },
+        "no digest": { ...rest, signature },
+      };
+      const statuses: Record<string, number> = {};
+      for (const [what, headers] of Object.entries(broken)) {
+        statuses[what] = (await t.app.inject({ ...post, headers, remoteAddress })).statusCode;
+      }
+      return statuses;
+    };
+    const refused = {
+      unsigned: 401,
+      "an unknown algorithm": 401,
+      "a date two hours old": 401,
+      "no digest": 401,
+    };
+    expect(await answers(other, "203.0.113.42")).toEqual(refused);
+    expect(await answers(blockedOne, "203.0.113.41")).toEqual(refused);
+    // Well-formed, the blocked server's post is dropped unread: its key is never fetched.
+    expect(await post(t, blockedOne, "gil", "well-formed")).toBe(202);
+    expect(askedAbout(blockedOne, "gil")).toEqual([]);
+  });
+
+  it("leaves a blocked account's Follow unanswered, even once read before the block is heard", {
+    timeout: 240_000,
+  }, async () => {
+    const remote = await standIn();
+    expect(await prober(t, remote)()).toBe(true);
+    // Written past the journal: the inbox, which has read the blocks, has not heard of it.
+    await runSql(t, "insert into fediverse_blocks (target, created_at) values (?, ?)", [
+      remote.actor("jo"),
+      new Date().toISOString(),
+    ]);
+    await remote.newKey("jo");
+    expect(
+      (await t.app.inject(await remote.signed("jo", follow(remote, "jo", "1")))).statusCode,
+    ).toBe(202);
+    expect(fetched(remote, "jo")).toBe(true);
+    await waitFor(() => queueDone(t), { timeoutMs: 120_000, what: "Jo's Follow handled" });
+    expect(toInboxOf(remote, "jo")).toBe(0);
+    expect(
+      await runSql(t, "select 1 from fediverse_followers where actor_id = ?", [remote.actor("jo")]),
+    ).toEqual([]);
+  });
+
+  it("removes a follower blocked later, tells its server once, and answers nothing it sends after", {
+    timeout: 240_000,
+  }, async () => {
+    const remote = await standIn();
+    const kit = remote.actor("kit");
+    const followsSite = async () =>
+      (await runSql(t, "select 1 from fediverse_followers where actor_id = ?", [kit])).length > 0;
+    await remote.newKey("kit");
+    expect(
+      (await t.app.inject(await remote.signed("kit", follow(remote, "kit", "1")))).statusCode,
+    ).toBe(202);
+    // A delivery refused 404 is posted again, signed the other way: counted once handled.
+    await waitFor(async () => (await followsSite()) && (await queueDone(t)), {
+      timeoutMs: 120_000,
+      what: "Kit following, and the Accept sent",
+    });
+    const accepted = toInboxOf(remote, "kit");
+    expect(accepted).toBeGreaterThan(0);
+    expect((await block(kit)).statusCode).toBe(204);
+    expect(await followsSite()).toBe(false);
+    await waitFor(async () => toInboxOf(remote, "kit") > accepted && (await queueDone(t)), {
+      timeoutMs: 120_000,
+      what: "the Reject of Kit's Follow sent to his server",
+    });
+    const told = toInboxOf(remote, "kit");
+    // Following again, or liking, is dropped unread and unanswered.
+    const again = await t.app.inject(await remote.signed("kit", follow(remote, "kit", "2")));
+    expect(again.statusCode).toBe(202);
+    expect(await post(t, remote, "kit", "after")).toBe(202);
+    await waitFor(() => queueDone(t), { timeoutMs: 120_000, what: "the queue emptied" });
+    expect(toInboxOf(remote, "kit")).toBe(told);
+    expect(await followsSite()).toBe(false);
+    expect(await likesFrom(t, remote)).toEqual([]);
+  });
+
+  it("drops at once what a server blocked by an import sends", { timeout: 240_000 }, async () => {
+    const remote = await standIn();
+    const taken = prober(t, remote);
+    // The inbox reads the blocks now, at another server's block and unblock.
+    expect((await block("elsewhere.example")).statusCode).toBe(204);
+    expect((await unblock("elsewhere.example")).statusCode).toBe(204);
+    expect(await taken()).toBe(true);
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-blocks-")), "site.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: "engage-with-engineer-export",
+        version: 1,
+        exportedAt: new Date().toISOString(),
+        settings: {},
+        tables: {
+          fediverse_blocks: [{ target: hostOf(remote), created_at: new Date().toISOString() }],
+        },
+      }),
+    );
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    // Well within the minute after which the blocks in memory are read again anyway.
+    await waitFor(async () => !(await taken()), {
+      timeoutMs: 20_000,
+      what: "the server dropping the imported block's server's posts unread",
     });
   });
 

@@ -22,7 +22,8 @@ import {
  * changed is fetched once more and its post taken; a post with 300 custom
  * emoji, as Misskey sends them, is taken. A forgery checked while its
  * account's server is down leaves the key kept for the account's own posts. A post whose signature cannot be
- * read counts against its address as a refused one.
+ * read counts against its address as a refused one. Keys at one host whose posts are refused are
+ * fetched a few a minute for one network; refusals are counted by an IPv6 /48 too.
  */
 
 const activityJson = "application/activity+json";
@@ -243,6 +244,60 @@ describe.each(backends)("the inbox's signature check, on %s", (backend) => {
     expect(answer.statusCode).toBe(401);
     expect(answer.json().error.message).toMatch(/key id is too long/);
     expect(accountAsked("eve")).toBe(0);
+  });
+
+  it("fetches a few keys a minute at one host for a network whose posts are refused, and takes an honest server's rotated key at once", async () => {
+    await remote.newKey("hal");
+    const variants: number[] = [];
+    for (const at of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      // Hal's own signature, naming a key id of the sender's choosing: each one never seen.
+      const post = await remote.signed("hal", like("hal", `variant-${at}`));
+      const keyId = `${remote.actor("hal")}?n=${at}#main-key`;
+      const signature = post.headers.signature?.replace(/keyId="[^"]*"/, `keyId="${keyId}"`);
+      const answer = await t.app.inject({
+        ...post,
+        headers: { ...post.headers, signature },
+        remoteAddress: "203.0.113.30",
+      });
+      variants.push(answer.statusCode);
+    }
+    expect(variants).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    expect(remote.asked.filter((line) => line.startsWith("GET /users/hal?n=")).length).toBe(5);
+    // Another network's account at the same host, its key new, then rotated: taken each time.
+    const ivy = "ivy";
+    const fromIvy = async (tag: string) =>
+      (
+        await t.app.inject({
+          ...(await remote.signed(ivy, like(ivy, tag))),
+          remoteAddress: "198.51.100.7",
+        })
+      ).statusCode;
+    await remote.newKey(ivy);
+    expect(await fromIvy("first")).toBe(202);
+    await remote.newKey(ivy);
+    expect(await fromIvy("rotated")).toBe(202);
+    expect(accountAsked(ivy)).toBe(2);
+  });
+
+  it("counts refusals by an IPv6 /48 as well as by its /64s", async () => {
+    const unsigned = (remoteAddress: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/fediverse/inbox",
+        headers: { "content-type": activityJson },
+        payload: JSON.stringify(like("nobody", "unsigned")),
+        remoteAddress,
+      });
+    // Ten refusals in each of ten /64s of one /48: a hundred.
+    for (let subnet = 1; subnet <= 10; subnet += 1) {
+      for (let at = 1; at <= 10; at += 1) {
+        expect((await unsigned(`2001:db8:48:${subnet}::${at}`)).statusCode).toBe(401);
+      }
+    }
+    // Past a hundred and one, the rest of its minute is refused unread, whichever /64 it comes from.
+    expect((await unsigned("2001:db8:48:fe::1")).statusCode).toBe(401);
+    expect((await unsigned("2001:db8:48:ff::1")).statusCode).toBe(429);
+    expect((await unsigned("2001:db8:49:1::1")).statusCode).toBe(401);
   });
 
   // Last: it spends the minute's refusals of the tests' one address.
