@@ -201,6 +201,9 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
     timeout: 240_000,
   }, async () => {
     const remote = await standIn();
+    // The inbox reads the blocks now, at another server's block and unblock, and not for a minute.
+    expect((await block("elsewhere.example")).statusCode).toBe(204);
+    expect((await unblock("elsewhere.example")).statusCode).toBe(204);
     expect(await prober(t, remote)()).toBe(true);
     // Written past the journal: the inbox, which has read the blocks, has not heard of it.
     await runSql(t, "insert into fediverse_blocks (target, created_at) values (?, ?)", [
