@@ -81,19 +81,6 @@ export type Signer = { keyId: string; ownerId: string | null };
 export type SignatureCheck = Signer | null | "blocked" | "busy";
 
 /**
- * The key ids a post's HTTP signature names, as claimed, before anything is
- * checked: draft-cavage's `keyId` in `Signature`, RFC 9421's `keyid` in
- * `Signature-Input`. Read loosely (any such parameter in either header), for
- * a refusal only.
- */
-export function claimedKeyIds(headers: Record<string, string | string[] | undefined>): string[] {
-  const text = [headers.signature, headers["signature-input"]].flat().join(",");
-  return [...text.matchAll(/keyid="((?:[^"\\]|\\.)*)"/gi)].map(([, id = ""]) =>
-    id.replace(/\\(.)/g, "$1"),
-  );
-}
-
-/**
  * Whether the signature names an algorithm Fedify does not verify with: it
  * would check a draft-cavage one as RSA whatever it says, and refuse an RFC
  * 9421 one only once its key is read.

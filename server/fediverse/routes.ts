@@ -7,7 +7,7 @@ import ipaddr from "ipaddr.js";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
-import { type CheckOptions, claimedKeyIds, type SignatureCheck } from "./inbox-signature.ts";
+import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
 import { notePath } from "./sent-records.ts";
@@ -84,6 +84,20 @@ export function perMinuteLimit(max: number): (ip: string, add?: number) => boole
     entry.count += add;
     return entry.count > max;
   };
+}
+
+/**
+ * The key ids a post's HTTP signature names, as claimed, before anything is
+ * checked: draft-cavage's `keyId` in `Signature`, RFC 9421's `keyid` in
+ * `Signature-Input`. Read loosely (any such parameter in either header), for
+ * a refusal only. Here, not in inbox-signature.ts: that one brings Fedify,
+ * which the server loads on first use only.
+ */
+function claimedKeyIds(headers: Record<string, string | string[] | undefined>): string[] {
+  const text = [headers.signature, headers["signature-input"]].flat().join(",");
+  return [...text.matchAll(/keyid="((?:[^"\\]|\\.)*)"/gi)].map(([, id = ""]) =>
+    id.replace(/\\(.)/g, "$1"),
+  );
 }
 
 /** An IPv6 address's /48, or any other address as it is (`addressScope`'s). */
