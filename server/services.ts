@@ -268,9 +268,9 @@ export async function startServices({
     approve: async (actor, id) => (await ownerActions.approve(actor, id)) === "approved",
     delete: async (actor, id) => (await ownerActions.remove(actor, id)) === "deleted",
   });
-  const newsletter = createNewsletter(store, config, cookieSecret);
-  const verpKey = verpKeyOf(cookieSecret);
   const suppressions = createSuppressions(store, addressKey, { clock: mailClock });
+  const newsletter = createNewsletter(store, config, cookieSecret, suppressions.fillDigests);
+  const verpKey = verpKeyOf(cookieSecret);
   const mailOut = startOutbox(
     store,
     config,

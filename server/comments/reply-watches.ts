@@ -1,10 +1,11 @@
 import { type ExpressionBuilder, type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { domainsOf, mailboxDigest, mailboxOf } from "../lib/mailbox.ts";
+import { type AddressKey, domainsOf, mailboxDigest, mailboxOf } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
+import { fillDigests } from "../outbox/suppressions.ts";
 import { forgetWatches, watchMailKinds } from "./forget-watches.ts";
 
 /**
@@ -78,7 +79,16 @@ export async function isStopped(trx: Kysely<Database>, mailboxHash: string): Pro
 
 export function createReplyWatches(
   store: Store,
-  { clock, mailboxKey }: { clock: () => Date; mailboxKey: (email: string) => string },
+  {
+    clock,
+    mailboxKey,
+    addressKey,
+  }: {
+    clock: () => Date;
+    mailboxKey: (email: string) => string;
+    /** The key an address is held under beside itself (`heldAddress`, lib/mailbox.ts). */
+    addressKey: AddressKey;
+  },
 ) {
   const { db } = store;
 
@@ -151,7 +161,9 @@ export function createReplyWatches(
         } else {
           // The link came to the mailbox: every record of it goes, whichever
           // browser left it and however spelt, but for a digest that keeps
-          // strangers from asking it mails again.
+          // strangers from asking it mails again. A spelling an older
+          // instance wrote without its digest is given it first.
+          await fillDigests(trx, addressKey, ["reply_addresses"]);
           const { email, email_hash } = await trx
             .selectFrom("reply_addresses")
             .select(["email", "email_hash"])

@@ -17,8 +17,10 @@ const notSuppressed = (eb: ExpressionBuilder<Database, "subscribers">) =>
 /**
  * The newsletter's editions as stored, their queueing in the outbox (one row
  * per confirmed subscriber but the suppressed), and each edition's progress.
+ * `fillDigests` gives subscribers an older instance wrote without their
+ * digest theirs (server/outbox/suppressions.ts): the suppressed are found by it.
  */
-export function createEditionsRepository(store: Store) {
+export function createEditionsRepository(store: Store, fillDigests: () => Promise<unknown>) {
   const { db } = store;
   const nowIso = () => new Date().toISOString();
 
@@ -105,6 +107,7 @@ export function createEditionsRepository(store: Store) {
 
     /** Confirmed subscribers, and of them those an edition leaves out: their address is suppressed. */
     async reach(): Promise<{ confirmed: number; suppressed: number }> {
+      await fillDigests();
       const confirmed = db.selectFrom("subscribers").where("status", "=", "confirmed");
       const [all, reached] = await Promise.all(
         [confirmed, confirmed.where(notSuppressed)].map(async (query) =>
@@ -126,7 +129,8 @@ export function createEditionsRepository(store: Store) {
      * (docs/architecture.md, "The outbox"). Stopped half way, it is resumed by
      * running it again: the unique index on (edition, address) skips those
      * queued before, and a subscriber is never skipped, since each page
-     * starts after the last id the page before it covered. `onPage` runs after
+     * starts after the last id the page before it covered. Each page fills
+     * the digests an older instance left out first. `onPage` runs after
      * each page (the server wakes its outbox worker, which starts sending
      * while the rest is queued).
      */
@@ -153,6 +157,7 @@ export function createEditionsRepository(store: Store) {
           .executeTakeFirst();
         if (page?.last === null || page?.last === undefined) return queued;
         const last = Number(page.last);
+        await fillDigests();
         queued += await enqueueEach(
           db,
           now,

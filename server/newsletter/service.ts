@@ -21,8 +21,10 @@ export function createNewsletter(
     "siteUrl" | "SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR" | "OWNER_EMAIL" | "contactEmail"
   >,
   cookieSecret: string,
+  /** Gives addresses an older instance wrote without their digest theirs (server/outbox/suppressions.ts). */
+  fillDigests: () => Promise<unknown>,
 ) {
-  const editions = createEditionsRepository(store);
+  const editions = createEditionsRepository(store, fillDigests);
   const { siteUrl } = config;
   /** Where readers' answers to an edition go: the owner. */
   const replyTo = config.OWNER_EMAIL ?? config.contactEmail;

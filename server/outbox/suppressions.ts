@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Suppression } from "../../contract/list-pages.ts";
 import { beforePlace, type ListPage, type PageRequest, pageOf } from "../db/list-pages.ts";
 import { transact } from "../db/owner-actor.ts";
@@ -47,7 +47,8 @@ function withoutAddress(detail: string | null, email: string): string | null {
 /**
  * Whether a subscriber's mailbox is suppressed, within a query of
  * `subscribers`: by the digest each keeps beside its address (`heldAddress`,
- * lib/mailbox.ts), an index lookup a row.
+ * lib/mailbox.ts), an index lookup a row. Its caller fills missing digests
+ * first (`fillDigests`).
  */
 export const subscriberSuppressed = ({
   exists,
@@ -58,6 +59,47 @@ export const subscriberSuppressed = ({
       .select("suppressions.email_hash")
       .whereRef("suppressions.email_hash", "=", "subscribers.email_hash"),
   );
+
+/** The tables that hold an address with its digest beside it (`heldAddress`, lib/mailbox.ts). */
+type HeldTable = "subscribers" | "reply_addresses";
+
+/**
+ * Gives each held address written without its digest the digest now, in
+ * `tables`; the count filled. During a rolling upgrade an instance older than
+ * migration 049 writes subscribers and reply addresses without one, which the
+ * lookups by digest would miss (docs/upgrading.md): each server fills them as
+ * it starts and every hour, and whatever looks up by digest fills its table
+ * first (the list below, an edition's queueing, a stop of reply mails). The
+ * digest's index finds them, so with none to fill it is one short read a
+ * table; there are none once every instance is new.
+ */
+export async function fillDigests(
+  db: Kysely<Database>,
+  key: AddressKey,
+  tables: readonly HeldTable[] = ["subscribers", "reply_addresses"],
+): Promise<number> {
+  let filled = 0;
+  for (const table of tables) {
+    for (;;) {
+      const rows = await db
+        .selectFrom(table)
+        .select(["id", "email"])
+        .where("email_hash", "is", null)
+        .limit(500)
+        .execute();
+      for (const { id, email } of rows) {
+        await db
+          .updateTable(table)
+          .set({ email_hash: key(email) })
+          .where("id", "=", id)
+          .execute();
+      }
+      filled += rows.length;
+      if (rows.length < 500) break;
+    }
+  }
+  return filled;
+}
 
 /**
  * A suppressed address as it is kept: the digest of its mailbox, its domain,
@@ -107,7 +149,7 @@ export function createSuppressions(
 
   return {
     suppress,
-    fillDigests,
+    fillDigests: () => fillDigests(db, key),
 
     async isSuppressed(email: string): Promise<boolean> {
       const row = await db
@@ -210,37 +252,6 @@ export function createSuppressions(
   };
 
   /**
-   * Gives each held address written without its digest the digest now, the
-   * count filled: during a rolling upgrade an instance older than migration
-   * 049 writes subscribers and reply addresses without one, which the
-   * lookups by digest would miss (docs/upgrading.md). The digest's index
-   * finds them; there are none once every instance is new.
-   */
-  async function fillDigests(): Promise<number> {
-    let filled = 0;
-    for (const table of ["subscribers", "reply_addresses"] as const) {
-      for (;;) {
-        const rows = await db
-          .selectFrom(table)
-          .select(["id", "email"])
-          .where("email_hash", "is", null)
-          .limit(500)
-          .execute();
-        for (const { id, email } of rows) {
-          await db
-            .updateTable(table)
-            .set({ email_hash: key(email) })
-            .where("id", "=", id)
-            .execute();
-        }
-        filled += rows.length;
-        if (rows.length < 500) break;
-      }
-    }
-    return filled;
-  }
-
-  /**
    * The addresses the site holds (subscribers', reply mails') under the
    * digests of `rows`, looked up by the digest each keeps beside itself
    * (`heldAddress`, lib/mailbox.ts): a subscriber's first.
@@ -250,7 +261,7 @@ export function createSuppressions(
   ): Promise<Map<string, string>> {
     const hashes = rows.map((row) => row.email_hash);
     if (hashes.length === 0) return new Map();
-    await fillDigests();
+    await fillDigests(db, key);
     const held = await db
       .selectFrom("subscribers")
       .select(["email_hash", "email", sql<number>`0`.as("place")])

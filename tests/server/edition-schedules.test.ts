@@ -147,7 +147,7 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
         ? { kind: "postgres", connectionString: t.databaseUrl }
         : { kind: "sqlite", file: path.join(t.dataDir, "engage.sqlite") },
     );
-    const before = await createEditionsRepository(store)
+    const before = await createEditionsRepository(store, async () => 0)
       .queueEdition(Number(edition?.id))
       .finally(() => store.close());
     const later = recipients(2, `taken-later-${backend}`);

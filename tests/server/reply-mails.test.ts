@@ -673,7 +673,11 @@ describe.each(backends)("reply mails on %s", (backend) => {
         ? { kind: "postgres", connectionString: t.databaseUrl }
         : { kind: "sqlite", file: `${t.dataDir}/engage.sqlite` },
     );
-    await createReplyWatches(store, { clock: () => new Date(), mailboxKey: (email) => email })
+    await createReplyWatches(store, {
+      clock: () => new Date(),
+      mailboxKey: (email) => email,
+      addressKey: t.addressKey,
+    })
       .prune()
       .finally(() => store.close());
     const left = await runSql(t, "select email from reply_addresses where email in (?, ?, ?)", [

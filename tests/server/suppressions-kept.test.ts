@@ -99,7 +99,7 @@ describe.each(backends)("suppressions that keep no address, on %s", (backend) =>
           ),
         )
         .execute();
-      const editions = createEditionsRepository(store);
+      const editions = createEditionsRepository(store, suppressions.fillDigests);
       const saved = await editions.saveEdition({
         slug: "spellings",
         subject: "Spellings",

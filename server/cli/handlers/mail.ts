@@ -108,10 +108,12 @@ export const suppressionsLift = ownerAction(
   },
   async (context, which) => {
     const db = await context.store();
+    // A made-up secret would not find the stop the site keyed with its own.
+    const secret = await context.secret();
     const { resume } = createReplyWatches(db, {
       clock: () => new Date(),
-      // A made-up secret would not find the stop the site keyed with its own.
-      mailboxKey: replyStopKey(await context.secret()),
+      mailboxKey: replyStopKey(secret),
+      addressKey: suppressionKey(secret),
     });
     return suppressionActions(await suppressionsOn(context), resume).lift(context.actor, which);
   },

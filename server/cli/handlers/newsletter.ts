@@ -4,6 +4,7 @@ import { emailSchema } from "../../../contract/api.ts";
 import { editionSlugSchema, scheduleRequestSchema } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import type { Config } from "../../config.ts";
+import { suppressionKey } from "../../lib/mailbox.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { type Edition, EditionError, readEdition } from "../../newsletter/editions.ts";
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
@@ -11,6 +12,7 @@ import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions, subscriberActions } from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
 import { signedMailer } from "../../outbox/dkim.ts";
+import { fillDigests } from "../../outbox/suppressions.ts";
 import {
   AdminError,
   agreed,
@@ -98,8 +100,12 @@ function timeOf(value: string): Date {
 }
 
 /** The editions on the configured database. */
-async function editionsOn({ store }: CommandContext) {
-  return createEditionsRepository(await store());
+async function editionsOn({ store, secret }: CommandContext) {
+  const db = await store();
+  // The site's own key: a made-up one would give its subscribers wrong digests.
+  return createEditionsRepository(db, async () =>
+    fillDigests(db.db, suppressionKey(await secret()), ["subscribers"]),
+  );
 }
 
 /** The edition actions on the configured database. */

@@ -129,7 +129,7 @@ export function consoleContext(options: ConsoleDeps & { prefix?: string }): Cons
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
-    editionStore: createEditionsRepository(deps.store),
+    editionStore: createEditionsRepository(deps.store, deps.suppressions.fillDigests),
     editionsDir: path.resolve(deps.config.EDITIONS_DIR),
     sessionOf(request) {
       if (!request.ownerSession) throw signedOut();
