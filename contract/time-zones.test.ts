@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currentZoneName, timeZones } from "./time-zones.ts";
+import { currentZoneName, momentLabel, timeZones } from "./time-zones.ts";
 
 describe("the time zones offered", () => {
   it("name each place as people write it today, once", () => {
@@ -15,5 +15,19 @@ describe("the time zones offered", () => {
     }
     expect(offered[0]).toBe("UTC");
     expect(new Set(offered).size).toBe(offered.length);
+  });
+});
+
+describe("a moment's zone", () => {
+  it('reads "GMT" at no offset from it, never "GMT+0"', () => {
+    const winter = Date.parse("2026-12-07T10:00:00Z");
+    expect(momentLabel(winter, "Europe/London")).toBe(
+      "Monday 7 December 2026, 10:00 (Europe / London, GMT)",
+    );
+    expect(momentLabel(Date.parse("2026-07-06T09:00:00Z"), "Europe/London")).toBe(
+      "Monday 6 July 2026, 10:00 (Europe / London, GMT+1)",
+    );
+    expect(momentLabel(winter, "Atlantic/Reykjavik")).toMatch(/\(Atlantic \/ Reykjavik, GMT\)$/);
+    expect(momentLabel(winter, "UTC")).toMatch(/, 10:00 \(UTC\)$/);
   });
 });

@@ -169,15 +169,17 @@ export function timeLabel(instant: Date | number, zone: string): string {
 
 /**
  * "Monday 30 March 2026, 10:00 (Europe / London, GMT+1)": a whole moment in `zone`, named by
- * its place and its offset from GMT, in every page and mail alike. An offset reads the same
+ * its place and its offset from GMT ("GMT" alone at none, where Intl says "GMT+0"), in every
+ * page and mail alike. An offset reads the same
  * to a reader anywhere and compares with their own; an abbreviation ("CET", "EST") is known
  * where it is used, and "IST" is three zones. Its minus is a non-breaking hyphen, so a narrow
  * line never parts "GMT" from "-5".
  */
 export function momentLabel(instant: Date | number, zone: string): string {
   const named = formatter(zone, "offset", { timeZoneName: "shortOffset" });
-  const offset =
-    named.formatToParts(instant).find((part) => part.type === "timeZoneName")?.value ?? zone;
+  const offset = (
+    named.formatToParts(instant).find((part) => part.type === "timeZoneName")?.value ?? zone
+  ).replace(/^GMT[+-]0$/, "GMT");
   const utc = named.resolvedOptions().timeZone === "UTC";
   return `${dayLabel(instant, zone)}, ${timeLabel(instant, zone)} (${utc ? "UTC" : `${zoneName(zone)}, ${offset.replace("-", "\u2011")}`})`;
 }

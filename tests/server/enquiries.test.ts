@@ -152,6 +152,9 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(berlin.text).toMatch(/\(Europe \/ Berlin, GMT\+[12]\)/);
     const newYork = await ackOf("America/New_York");
     expect(newYork.text).toMatch(/\(America \/ New York, GMT\u2011[45]\)/);
+    // At no offset, "GMT" alone: never "GMT+0".
+    const reykjavik = await ackOf("Atlantic/Reykjavik");
+    expect(reykjavik.text).toMatch(/\(Atlantic \/ Reykjavik, GMT\)/);
     // No zone, or one off the list: UTC, said so, and the enquiry is not refused for it.
     for (const zone of [undefined, "Mars/Olympus_Mons", "+05:30"]) {
       const ack = await ackOf(zone);
