@@ -309,9 +309,16 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
 
     pendingFor: limits.pendingFor,
 
-    /** Calls booked per week (Monday 00:00 UTC, by the call's start), over the last `weeks` and the next 4. */
+    /**
+     * Calls booked per week (Monday 00:00 UTC, by the call's start), over the
+     * last `weeks` and those ahead up to the booking horizon's, at least 4
+     * (30 days from a Saturday reach a fifth week).
+     */
     async perWeek(weeks = 12): Promise<{ week: string; count: number }[]> {
-      const range = weeksAround(clock(), weeks, 4);
+      const now = clock();
+      const { horizonDays } = await repository.availability();
+      const horizon = new Date(now.getTime() + horizonDays * dayMs);
+      const range = weeksAround(now, weeks, Math.max(4, weeksAround(now, 1).indexOf(horizon)));
       const rows = await db
         .selectFrom("bookings")
         .select("starts_at")

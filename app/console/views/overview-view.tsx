@@ -156,7 +156,7 @@ function EnquiryWeeks() {
   );
 }
 
-/** Calls still booked per week, the last 12 weeks and the next 4 (docs/product.md, "Book a call"). */
+/** Calls still booked per week, the last 12 weeks and those ahead to the horizon (docs/product.md, "Book a call"). */
 function CallWeeks() {
   const { loaded } = useConsoleData("GET /admin/bookings/weeks");
   return (
@@ -164,18 +164,19 @@ function CallWeeks() {
       <Loading loaded={loaded}>
         {({ weeks }) => {
           const calls = (some: typeof weeks) => plural(sum(some.map((w) => w.count)), "call");
-          // The last 12 weeks end with this one; the next 4 follow.
-          const thisWeek = weeks.at(-5);
+          // The last 12 weeks end with this one; those up to the booking horizon follow.
+          const thisWeek = weeks[11];
+          const ahead = weeks.slice(12);
           const summary = [
             `This week (from ${thisWeek?.week ?? ""}): ${plural(thisWeek?.count ?? 0, "call")}`,
-            `the 11 weeks before: ${calls(weeks.slice(0, -5))}`,
-            `the next 4 weeks: ${calls(weeks.slice(-4))} booked.`,
+            `the 11 weeks before: ${calls(weeks.slice(0, 11))}`,
+            `the next ${ahead.length} weeks: ${calls(ahead)} booked.`,
           ].join("; ");
           return (
             <Chart
               empty={
                 sum(weeks.map((week) => week.count)) === 0 &&
-                "No calls booked in the last 12 weeks or the next 4."
+                `No calls booked in the last 12 weeks or the next ${ahead.length}.`
               }
               summary={summary}
               kind="bar"

@@ -47,7 +47,7 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
   app.get(
     "/bookings/weeks",
     route(
-      "Calls per week (from Monday, UTC), the last 12 weeks and the next 4",
+      "Calls per week (from Monday, UTC), the last 12 weeks and those ahead to the booking horizon (at least 4)",
       bookingWeeksResponseSchema,
     ),
     async () => ({ weeks: await repository.perWeek(12) }),
