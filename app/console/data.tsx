@@ -62,6 +62,9 @@ export function List<T>({
  * row under it); with `detail`, a row may open one across the table under it.
  * The first cell (an address, a path) may break anywhere; the others only
  * between words, so that on a phone a state or a button's word stays whole.
+ * `stacked`, for a table too wide for a phone: below 640 px each row is a
+ * block, its first cell on a line of its own and each other cell after its
+ * column's heading (shown to the eye; a screen reader has the table's own).
  */
 export function Table({
   caption,
@@ -72,6 +75,7 @@ export function Table({
   detail = () => null,
   className = "",
   empty,
+  stacked = false,
 }: {
   caption: ReactNode;
   captionShown?: boolean;
@@ -81,6 +85,7 @@ export function Table({
   detail?: (key: string) => ReactNode;
   className?: string;
   empty?: ReactNode;
+  stacked?: boolean;
 }) {
   const id = useId();
   if (rows.length === 0 && empty) {
@@ -91,12 +96,23 @@ export function Table({
     );
   }
   const right = (index: number) => (typeof rows[0]?.[index] === "number" ? "text-right" : "");
+  // Below 640 px: block rows, the headings out of sight but read, each cell labelled by its own.
+  const stack = stacked
+    ? {
+        table: "max-sm:block",
+        head: "max-sm:sr-only",
+        body: "max-sm:block",
+        row: "max-sm:flex max-sm:flex-wrap max-sm:gap-x-4 max-sm:py-1",
+        first: "max-sm:basis-full",
+        cell: "max-sm:py-0",
+      }
+    : null;
   return (
-    <table className={`w-full text-left text-sm ${className}`}>
+    <table className={`w-full text-left text-sm ${stack?.table ?? ""} ${className}`}>
       <caption className={captionShown ? "text-left text-xs text-slate-400" : "sr-only"}>
         {caption}
       </caption>
-      <thead className="text-slate-400">
+      <thead className={`text-slate-400 ${stack?.head ?? ""}`}>
         <tr>
           {head.map((heading, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the columns never move
@@ -106,25 +122,38 @@ export function Table({
           ))}
         </tr>
       </thead>
-      <tbody>
+      <tbody className={stack?.body}>
         {rows.map(([key, ...rest], row) => {
           const more = detail(key);
           return (
             <Fragment key={key}>
-              <tr className="border-t border-line align-top">
-                <th scope="row" className="py-1 pr-4 font-normal wrap-anywhere text-slate-100">
+              <tr className={`border-t border-line align-top ${stack?.row ?? ""}`}>
+                <th
+                  scope="row"
+                  className={`py-1 pr-4 font-normal wrap-anywhere text-slate-100 ${stack?.first ?? ""}`}
+                >
                   {first(key, `${id}-${row}`)}
                 </th>
                 {rest.map((cell, index) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: the columns never move
-                  <td key={index} className={`py-1 pr-4 break-words ${right(index + 1)}`}>
+                  <td
+                    // biome-ignore lint/suspicious/noArrayIndexKey: the columns never move
+                    key={index}
+                    className={`py-1 pr-4 break-words ${right(index + 1)} ${stack?.cell ?? ""}`}
+                  >
+                    {stack ? (
+                      <span aria-hidden="true" className="text-slate-400 sm:hidden">
+                        {head[index + 1]}{" "}
+                      </span>
+                    ) : null}
                     {typeof cell === "number" ? number.format(cell) : cell}
                   </td>
                 ))}
               </tr>
               {more ? (
-                <tr id={`${id}-${row}`}>
-                  <td colSpan={head.length}>{more}</td>
+                <tr id={`${id}-${row}`} className={stack ? "max-sm:block" : ""}>
+                  <td colSpan={head.length} className={stack ? "max-sm:block" : ""}>
+                    {more}
+                  </td>
                 </tr>
               ) : null}
             </Fragment>

@@ -64,6 +64,7 @@ function ItemFigures({
       {(item) => (
         <div className="space-y-3 py-2">
           <Table
+            stacked={page}
             caption={`${labelOf(dimension, value)}, day by day`}
             head={["Day", "Visitors", "Views", ...(page ? ["Engaged reads"] : [])]}
             rows={item.days
@@ -103,6 +104,7 @@ function FigureTable({
   return (
     <Panel title={title}>
       <Table
+        stacked={page}
         caption={title}
         empty="Nothing counted in this period."
         head={[
@@ -152,7 +154,8 @@ function ConversionTable({
           No subscription, enquiry, call, comment or question counted in this period.
         </p>
       ) : (
-        // Wider than a phone: the keyboard scrolls it too, from its own stop in the tab order.
+        // On a phone its rows stack; wider than its half of a wide screen, the keyboard
+        // scrolls it too, from its own stop in the tab order.
         <section
           className="overflow-x-auto"
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region with nothing focusable in it needs a tab stop to be scrolled without a mouse
@@ -160,6 +163,7 @@ function ConversionTable({
           aria-label={`${heading} by kind of conversion`}
         >
           <Table
+            stacked
             caption={`${heading} by kind of conversion`}
             head={[heading, ...conversionKinds.map((kind) => kindLabels[kind])]}
             rows={rows.map((row) => [row.value, ...conversionKinds.map((kind) => row[kind])])}
