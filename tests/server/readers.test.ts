@@ -312,6 +312,46 @@ describe.each(backends)("readers on %s", (backend) => {
     expect(today.sources.map((s) => s.value)).toEqual(["mail.example.net"]);
     expect(today.campaigns).toEqual([]);
   });
+
+  it("counts a comment as a conversion, but not one taken for spam", async () => {
+    const comment = (browser: Browser, extra: Record<string, string> = {}) =>
+      t.visitor({ ip: browser.ip }).request(
+        "POST",
+        "/api/items/science/soap/comments",
+        {
+          content: "Does the water's hardness change how well it works?",
+          userName: "Meera",
+          formToken: t.commentToken(),
+          ...extra,
+        },
+        { "user-agent": browser.userAgent },
+      );
+    const reader: Browser = { ip: "192.0.2.60", userAgent: chrome };
+    const program: Browser = { ip: "192.0.2.61", userAgent: firefox };
+    const comments = async () =>
+      Number(
+        (
+          await runSql(
+            t,
+            "select sum(count) as n from reader_conversion_days where kind = 'comment'",
+          )
+        )[0]?.n ?? 0,
+      );
+    const before = await comments();
+    for (const browser of [reader, program]) await view(t, browser, "/science");
+    const published = await comment(reader);
+    expect(published.statusCode, published.body).toBe(201);
+    // Only a program fills the field nobody sees: its comment is kept as spam, shown to no one.
+    const spam = await comment(program, { website: "https://spam.example" });
+    expect(spam.statusCode).toBe(201);
+    expect(
+      await runSql(t, "select status from science_comments where id = ?", [
+        JSON.parse(spam.body).comment.id,
+      ]),
+    ).toEqual([{ status: "spam" }]);
+    await t.app.readers.flush();
+    expect(await comments()).toBe(before + 1);
+  });
 });
 
 describe.each(backends)("readers' writes on %s", (backend) => {

@@ -175,7 +175,8 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       }
       if (typeof comment === "string") throw replyRefused(comment);
       await defences.recordScreening(comment.id, verdict.screening);
-      await readers.attribute(request, "comment");
+      // A comment taken for spam is shown to nobody: it brought no one.
+      if (verdict.status !== "spam") await readers.attribute(request, "comment");
       return reply.code(201).send({ comment });
     },
   );
