@@ -30,6 +30,51 @@ export type ConversionRow = {
 export const num = (value: unknown) => Number(value ?? 0);
 
 /**
+ * Sources and campaigns a day keeps by name: anyone can send a view with a
+ * utm_ value or a referrer of their choosing, and a day's figures are kept for
+ * good, so past these (those with the most visitors first) a day's others are
+ * one row, `others`.
+ */
+export const namedPerDay = 200;
+export const others = "(others)";
+
+/** Each day's sources and campaigns beyond the `namedPerDay` largest, folded into one row. */
+function foldTail(rows: DayRow[]): DayRow[] {
+  const kept: DayRow[] = [];
+  const groups = new Map<string, DayRow[]>();
+  for (const row of rows) {
+    if (row.dimension !== "source" && row.dimension !== "campaign") kept.push(row);
+    else {
+      const key = `${row.day}\u0000${row.dimension}`;
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+  }
+  for (const group of groups.values()) {
+    group.sort(
+      (a, b) => b.visitors - a.visitors || b.views - a.views || a.value.localeCompare(b.value),
+    );
+    const named = group.slice(0, namedPerDay);
+    const tail = group.slice(namedPerDay);
+    kept.push(...named);
+    const first = tail[0];
+    if (!first) continue;
+    // A utm_source that reads "(others)" is among them already: one row of that name.
+    let folded = named.find((row) => row.value === others);
+    if (!folded) {
+      folded = { ...first, value: others, views: 0, visitors: 0, engaged: 0 };
+      kept.push(folded);
+    }
+    for (const row of tail) {
+      folded.views += row.views;
+      folded.visitors += row.visitors;
+    }
+  }
+  return kept;
+}
+
+/**
  * The figures of raw days, as the roll-up keeps them: per day, the total,
  * each page (views, visitors, engaged reads), and each source, campaign,
  * country and device (visits started there, and those visits' views).
@@ -107,5 +152,5 @@ export async function aggregate(db: Kysely<Database>, days: string[]): Promise<D
       each.views += num(combo.views);
     }
   }
-  return [...rows.values()];
+  return foldTail([...rows.values()]);
 }

@@ -354,6 +354,59 @@ describe.each(backends)("readers on %s", (backend) => {
   });
 });
 
+describe.each(backends)("a flood of made-up sources on %s", (backend) => {
+  it("keeps a day's 200 largest sources and campaigns by name and the rest as one row, so made-up utm_ values cannot grow the figures kept for good", async () => {
+    const clock = movableClock();
+    const t = await startReadersApp(backend, clock);
+    try {
+      // Three readers from LinkedIn, and 230 made-up sources and campaigns, each its own address.
+      for (let i = 0; i < 3; i++) {
+        await view(t, { ip: `198.51.100.${i + 1}`, userAgent: chrome }, "/science", {
+          referrer: "https://www.linkedin.com/feed/",
+        });
+      }
+      for (let i = 0; i < 230; i++) {
+        const tag = `made-up-${String(i).padStart(3, "0")}`;
+        await view(t, { ip: `203.0.113.${i}`, userAgent: chrome }, "/science", {
+          query: `?utm_source=${tag}&utm_campaign=${tag}`,
+        });
+      }
+      await t.app.readers.flush();
+      clock.advance(dayMs + 15 * 60_000);
+      expect((await t.app.readers.maintain()).rolled).toHaveLength(1);
+
+      const kept = async (dimension: string) =>
+        (
+          await runSql(t, "select value, visitors from reader_days where dimension = ?", [
+            dimension,
+          ])
+        )
+          .map((row) => [String(row.value), Number(row.visitors)] as const)
+          .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+      const sources = await kept("source");
+      expect(sources).toHaveLength(201);
+      expect(sources.slice(0, 3)).toEqual([
+        ["(others)", 31],
+        ["LinkedIn", 3],
+        ["made-up-000", 1],
+      ]);
+      expect(sources.map(([value]) => value)).not.toContain("made-up-199");
+      const campaigns = await kept("campaign");
+      expect(campaigns).toHaveLength(201);
+      expect(campaigns[0]).toEqual(["(others)", 30]);
+
+      // The day's figures still add up.
+      const owner = new Owner(t);
+      await owner.signIn();
+      const week = json(await owner.get("/api/admin/readers?period=week"), readersReportSchema);
+      expect(week.visitors).toBe(233);
+      expect(week.sources[0]).toMatchObject({ value: "(others)", visitors: 31 });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe.each(backends)("readers' writes on %s", (backend) => {
   const clock = movableClock();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-readers-"));
