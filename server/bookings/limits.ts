@@ -31,14 +31,32 @@ export function bookingLimits(store: Store, clock: () => Date) {
   };
 
   return {
-    /** Whether `max` bookings were made from one connection since `since`. */
-    async connectionFull(trx: Db, ipHash: string, since: Date, max: number): Promise<boolean> {
+    /**
+     * Whether one connection booked `max` calls since `since` ("hour"), or holds `max` calls
+     * still ahead ("ahead"): else an address could fill the calendar, `max` calls an hour.
+     */
+    async connectionFull(
+      trx: Db,
+      ipHash: string,
+      since: Date,
+      max: number,
+    ): Promise<"hour" | "ahead" | null> {
       await takeTurn(store.kind, trx, "booking connection", ipHash);
       const made = await count(
         (eb) => eb.and([eb("ip_hash", "=", ipHash), eb("created_at", ">=", since.toISOString())]),
         trx,
       );
-      return made >= max;
+      if (made >= max) return "hour";
+      const ahead = await count(
+        (eb) =>
+          eb.and([
+            eb("ip_hash", "=", ipHash),
+            eb("status", "=", "booked"),
+            eb("ends_at", ">", clock().toISOString()),
+          ]),
+        trx,
+      );
+      return ahead >= max ? "ahead" : null;
     },
 
     /** Calls still ahead for one mailbox. */

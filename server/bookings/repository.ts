@@ -71,7 +71,7 @@ type NewBooking = {
   /** Where the owner's invitation and reminders go; none without it. */
   ownerEmail: string | undefined;
   links: LinkToken;
-  /** The hour the limits count: one booking in it per mailbox, `perConnection` per connection. */
+  /** The hour the limits count: one booking in it per mailbox, `perConnection` per connection (and as many ahead). */
   hourAgo: Date;
   perConnection: number;
   day: DayLimit;
@@ -121,17 +121,23 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      * because another reader holds that start (the unique index), on this
      * instance or any other, or its day is full; "mailbox" when its mailbox
      * was booked for within the hour; "connection" when its connection made
-     * its most bookings in the hour. The limits are counted in the booking's
+     * its most bookings in the hour, "connection ahead" when it holds that many calls ahead. The limits are counted in the booking's
      * transaction, in turn with the others counting the same.
      */
-    async create(input: NewBooking): Promise<{ id: number } | "taken" | "mailbox" | "connection"> {
+    async create(
+      input: NewBooking,
+    ): Promise<{ id: number } | "taken" | "mailbox" | "connection" | "connection ahead"> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
       try {
         return await db.transaction().execute(async (trx) => {
-          if (await limits.connectionFull(trx, input.ipHash, input.hourAgo, input.perConnection)) {
-            return "connection";
-          }
+          const full = await limits.connectionFull(
+            trx,
+            input.ipHash,
+            input.hourAgo,
+            input.perConnection,
+          );
+          if (full) return full === "hour" ? "connection" : "connection ahead";
           if (await limits.mailboxBooked(trx, input.addressHash, input.hourAgo)) return "mailbox";
           if (await limits.dayFull(trx, input.start, input.day)) return "taken";
           const { id } = await trx

@@ -233,6 +233,14 @@ export function createBookings({
           retryAfterSeconds: 3600,
         });
       }
+      if (created === "connection ahead") {
+        return refuse({
+          status: 409,
+          code: "too_many_pending",
+          message:
+            "Your connection has its most calls booked ahead already. Cancel one from its mail, or write to the contact address.",
+        });
+      }
       if (created === "mailbox") {
         return refuse({
           status: 429,

@@ -1128,8 +1128,10 @@ describe.each(backends)("booking a call on %s", (backend) => {
 
 describe("booking a call from one connection", () => {
   let t: TestApp;
+  const clock = movableClock();
   beforeAll(async () => {
     t = await startTestApp("sqlite", {
+      mail: { clock: clock.now },
       env: { COOKIE_SECRET: cookieSecret, BOOKING_TIMEZONE: ownerZone, BOOKINGS_PER_HOUR: "1" },
       clientFiles: {
         "book/index.html":
@@ -1164,6 +1166,28 @@ describe("booking a call from one connection", () => {
     // Another connection is not held back.
     const elsewhere = t.visitor({ ip: "10.8.0.2" });
     expect((await elsewhere.post("/api/bookings", booking(starts[1] ?? ""))).statusCode).toBe(201);
+  });
+
+  it("holds as many calls ahead from one connection as it may book an hour, so one address cannot fill the calendar hour by hour", async () => {
+    const reader = t.visitor({ ip: "10.8.0.5" });
+    const { starts } = json(await reader.get("/api/bookings/slots"), slotsResponseSchema);
+    const first = await reader.post("/api/bookings", booking(starts.at(-1) ?? ""));
+    expect(first.statusCode).toBe(201);
+    // An hour on, the hour's limit is over, but the call it booked is still ahead.
+    clock.advance(hourMs + 60_000);
+    const next = booking(starts.at(-2) ?? "");
+    const refused = await reader.post("/api/bookings", next);
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused, errorResponseSchema).error).toMatchObject({
+      code: "too_many_pending",
+      message:
+        "Your connection has its most calls booked ahead already. Cancel one from its mail, or write to the contact address.",
+    });
+    expect(await runSql(t, "select id from bookings where email = ?", [next.email])).toEqual([]);
+    // Once the call is over, the connection books again.
+    clock.advance(31 * 24 * hourMs);
+    const later = json(await reader.get("/api/bookings/slots"), slotsResponseSchema).starts;
+    expect((await reader.post("/api/bookings", booking(later[0] ?? ""))).statusCode).toBe(201);
   });
 
   it("answers the 61st page load of a minute from one address with 429, Retry-After and a page that says so", async () => {
