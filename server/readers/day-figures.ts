@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 
 /*
@@ -153,4 +153,42 @@ export async function aggregate(db: Kysely<Database>, days: string[]): Promise<D
     }
   }
   return foldTail([...rows.values()]);
+}
+
+/**
+ * The day's conversions by a source its figures fold into `others` (above), folded
+ * alike, once the day is rolled up: counted as they come, they would otherwise keep a
+ * row for each made-up source a question or a comment came from. Those of no counted
+ * visit ("") stay as they are.
+ */
+export async function foldConversions(
+  db: Kysely<Database>,
+  day: string,
+  rows: DayRow[],
+): Promise<void> {
+  if (!rows.some((row) => row.dimension === "source" && row.value === others)) return;
+  const named = rows
+    .filter((row) => row.dimension === "source" && row.value !== others)
+    .map((row) => row.value);
+  const tail = (eb: ExpressionBuilder<Database, "reader_conversion_days">) =>
+    eb.and([
+      eb("day", "=", day),
+      eb("source", "<>", ""),
+      eb("source", "<>", others),
+      ...(named.length > 0 ? [eb("source", "not in", named)] : []),
+    ]);
+  const sums = await db
+    .selectFrom("reader_conversion_days")
+    .select((eb) => ["kind", "entry_path", eb.fn.sum<number | string>("count").as("count")])
+    .where(tail)
+    .groupBy(["kind", "entry_path"])
+    .execute();
+  if (sums.length === 0) return;
+  await db.deleteFrom("reader_conversion_days").where(tail).execute();
+  for (const sum of sums) {
+    await sql`insert into reader_conversion_days (day, kind, entry_path, source, count)
+      values (${day}, ${sum.kind}, ${sum.entry_path}, ${others}, ${num(sum.count)})
+      on conflict (day, kind, entry_path, source)
+      do update set count = reader_conversion_days.count + excluded.count`.execute(db);
+  }
 }

@@ -4,7 +4,14 @@ import { sql } from "kysely";
 import type { DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
-import { aggregate, type ConversionRow, type DayRow, type Dimension, num } from "./day-figures.ts";
+import {
+  aggregate,
+  type ConversionRow,
+  type DayRow,
+  type Dimension,
+  foldConversions,
+  num,
+} from "./day-figures.ts";
 
 /**
  * The readers' tables (server/db/migrations/021-readers.ts): what the
@@ -286,6 +293,7 @@ export function createReadersRepository(store: Store) {
           const rows = await aggregate(trx, [current]);
           // 500 rows per insert: well under either database's limit on parameters.
           await inSteps(rows, (part) => trx.insertInto("reader_days").values(part).execute(), 500);
+          await foldConversions(trx, current, rows);
           return true;
         });
         if (done) rolled.push(current);

@@ -355,7 +355,7 @@ describe.each(backends)("readers on %s", (backend) => {
 });
 
 describe.each(backends)("a flood of made-up sources on %s", (backend) => {
-  it("keeps a day's 200 largest sources and campaigns by name and the rest as one row, so made-up utm_ values cannot grow the figures kept for good", async () => {
+  it("keeps a day's 200 largest sources and campaigns by name and the rest as one row, so made-up utm_ values cannot grow the figures kept for good, nor the conversions' counts", async () => {
     const clock = movableClock();
     const t = await startReadersApp(backend, clock);
     try {
@@ -372,8 +372,35 @@ describe.each(backends)("a flood of made-up sources on %s", (backend) => {
         });
       }
       await t.app.readers.flush();
+      // An enquiry from a LinkedIn reader, and from ten of the made-up sources.
+      for (const ip of [
+        "198.51.100.1",
+        ...[220, 221, 222, 223, 224, 225, 226, 227, 228, 229].map((i) => `203.0.113.${i}`),
+      ]) {
+        const sent = await enquire(
+          t,
+          { ip, userAgent: chrome },
+          {
+            name: "Asha Rao",
+            email: `asha-${ip}@example.org`,
+            message:
+              "Asha asks for a DFMEA workshop on a fuel pump module, for a team of five engineers.",
+          },
+        );
+        expect(sent.statusCode).toBe(201);
+      }
+      await t.app.readers.flush();
+      expect(await runSql(t, "select source from reader_conversion_days")).toHaveLength(11);
       clock.advance(dayMs + 15 * 60_000);
       expect((await t.app.readers.maintain()).rolled).toHaveLength(1);
+      const conversions = await runSql(
+        t,
+        "select source, count from reader_conversion_days order by source",
+      );
+      expect(conversions.map((row) => [row.source, Number(row.count)])).toEqual([
+        ["(others)", 10],
+        ["LinkedIn", 1],
+      ]);
 
       const kept = async (dimension: string) =>
         (
@@ -401,6 +428,10 @@ describe.each(backends)("a flood of made-up sources on %s", (backend) => {
       const week = json(await owner.get("/api/admin/readers?period=week"), readersReportSchema);
       expect(week.visitors).toBe(233);
       expect(week.sources[0]).toMatchObject({ value: "(others)", visitors: 31 });
+      expect(week.conversions.bySource.map((row) => [row.value, row.enquiry])).toEqual([
+        ["(others)", 10],
+        ["LinkedIn", 1],
+      ]);
     } finally {
       await t.close();
     }
