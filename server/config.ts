@@ -185,6 +185,7 @@ const envSchema = z
     ASSISTANT_LLM_MODEL: optional(z.string().max(200, "must be at most 200 characters")),
     ASSISTANT_LLM_API_KEY: optionalText,
     ASSISTANT_LLM_TIMEOUT_MS: int(10_000, 500, 120_000),
+    ASSISTANT_LLM_ANSWERS_PER_DAY: int(1000, 1, 1_000_000),
     EVENT_STREAMS_MAX: int(10_000),
     EVENT_STREAMS_PER_IP: int(20),
     EVENT_STREAMS_PER_VISITOR: int(10),

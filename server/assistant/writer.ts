@@ -8,8 +8,8 @@ import type { Passage } from "./passages.ts";
  * search found and the question, and is given nothing else: no earlier
  * question, no page, nothing about the reader. Whatever goes wrong (the
  * timeout, a refusal, a broken stream, an empty answer, too many answers
- * being written at once) ends in null, and the assistant keeps its quoted
- * answer. The text is only ever shown as text.
+ * being written at once, the day's answers all asked for) ends in null, and
+ * the assistant keeps its quoted answer. The text is only ever shown as text.
  */
 
 type WriterOptions = {
@@ -19,6 +19,8 @@ type WriterOptions = {
   apiKey?: string | undefined;
   /** The whole answer must be written within this. */
   timeoutMs: number;
+  /** Answers asked of the model a day (UTC) on this instance; past it, the quotes stand. */
+  perDay: number;
   log: { warn(object: unknown, message: string): void };
 };
 
@@ -87,11 +89,26 @@ const contentOf = (chunk: Chunk) => {
   return typeof content === "string" ? content : "";
 };
 
-export function createWriter({ url, model, apiKey, timeoutMs, log }: WriterOptions) {
+export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: WriterOptions) {
   const endpoint = /\/chat\/completions\/?$/.test(new URL(url).pathname)
     ? url
     : `${url.replace(/\/+$/, "")}/chat/completions`;
   let writing = 0;
+  /**
+   * The model's answers asked for today: each may cost the owner (a hosted model bills by
+   * the token), and questions are free to ask from anywhere, 60 a minute from each address.
+   */
+  let today = { day: "", asked: 0 };
+  function withinDay(): boolean {
+    const day = new Date().toISOString().slice(0, 10);
+    if (today.day !== day) today = { day, asked: 0 };
+    if (today.asked >= perDay) return false;
+    today.asked += 1;
+    if (today.asked === perDay) {
+      log.warn({ perDay }, "written answers: the day's ASSISTANT_LLM_ANSWERS_PER_DAY reached");
+    }
+    return true;
+  }
 
   /**
    * The server-sent events of a streamed answer, `data: {…}` lines up to
@@ -141,7 +158,7 @@ export function createWriter({ url, model, apiKey, timeoutMs, log }: WriterOptio
       passages: Passage[],
       { onText = () => {}, signal }: { onText?: (text: string) => void; signal?: AbortSignal } = {},
     ): Promise<string | null> {
-      if (writing >= concurrency) return null;
+      if (writing >= concurrency || !withinDay()) return null;
       writing += 1;
       const timeout = AbortSignal.timeout(timeoutMs);
       try {
@@ -192,6 +209,7 @@ export const writerOf = (config: Config, log: WriterOptions["log"]) =>
         model: config.ASSISTANT_LLM_MODEL,
         apiKey: config.ASSISTANT_LLM_API_KEY,
         timeoutMs: config.ASSISTANT_LLM_TIMEOUT_MS,
+        perDay: config.ASSISTANT_LLM_ANSWERS_PER_DAY,
         log,
       })
     : null;

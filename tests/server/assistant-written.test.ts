@@ -225,3 +225,42 @@ describe.each(backends)("written answers on %s", (backend) => {
     expect(page.body.textContent).toContain("see [7].");
   });
 });
+
+describe("written answers a day", () => {
+  let t: TestApp;
+  let model: ModelStub;
+  beforeAll(async () => {
+    model = await startModelStub();
+    t = await startTestApp("sqlite", {
+      assistantIndex: () => indexJson,
+      env: {
+        ASSISTANT_LLM_URL: model.url,
+        ASSISTANT_LLM_MODEL: "site-writer:8b",
+        ASSISTANT_LLM_ANSWERS_PER_DAY: "2",
+      },
+    });
+    model.behave({ write: written });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await model?.close();
+  });
+
+  it("asks the model for ASSISTANT_LLM_ANSWERS_PER_DAY answers, then quotes, so a flood of questions cannot run up a hosted model's bill", async () => {
+    const answers = [];
+    for (let i = 0; i < 4; i++) {
+      const response = await t.app.inject({
+        method: "POST",
+        url: "/api/assistant",
+        remoteAddress: `10.9.1.${i + 1}`,
+        headers: { origin: siteUrl, "content-type": "application/json" },
+        payload: JSON.stringify({ question: cotton }),
+      });
+      expect(response.statusCode).toBe(200);
+      answers.push(json(response, assistantResponseSchema));
+    }
+    expect(answers.map((answer) => answer.written)).toEqual([true, true, false, false]);
+    expect(answers[3]?.answer).toContain("°C");
+    expect(model.calls).toHaveLength(2);
+  });
+});
