@@ -163,6 +163,7 @@ async function startServer(): Promise<{ url: string; startMs: number; startCpuMs
       EVENT_STREAMS_PER_IP: String(streamCount + 100),
       ASSISTANT_QUESTIONS_PER_MINUTE: "10000",
       ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: "100000",
+      ASSISTANT_QUESTIONS_PER_DAY_PER_IP: "10000000",
       // Every view comes from one address: counted, all of them, as views from many would be.
       ANALYTICS_VIEWS_PER_MINUTE_PER_IP: "100000000",
     },

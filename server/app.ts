@@ -2,6 +2,7 @@ import fastifyRateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyServerOptions } from "fastify";
 import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { siteErrorHandler } from "./api/errors.ts";
+import type { RateCount } from "./api/guards.ts";
 import { engagementApi } from "./api/index.ts";
 import { fastBeacon } from "./api/routes/readers.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
@@ -207,11 +208,21 @@ export async function buildApp({
     // pages) is its own. The questions one address asks the assistant a minute: one
     // count for the API and the question form of pages without JavaScript.
     await app.register(fastifyRateLimit, { global: false });
-    const questionsByIp = app.createRateLimit({
+    const questionsByMinute = app.createRateLimit({
       max: config.ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP,
       timeWindow: 60_000,
       keyGenerator: (request) => `assistant:${addressScope(request.ip)}`,
     });
+    // And a day: each question is kept for ASSISTANT_RETENTION_DAYS, whoever sent it.
+    const questionsByDay = app.createRateLimit({
+      max: config.ASSISTANT_QUESTIONS_PER_DAY_PER_IP,
+      timeWindow: 86_400_000,
+      keyGenerator: (request) => `assistant day:${addressScope(request.ip)}`,
+    });
+    const questionsByIp: RateCount = async (request) => {
+      const minute = await questionsByMinute(request);
+      return !minute.isAllowed && minute.isExceeded ? minute : questionsByDay(request);
+    };
 
     await app.register(engagementApi, {
       prefix: "/api",

@@ -180,6 +180,7 @@ const envSchema = z
     BOOKING_RETENTION_DAYS: int(180, 1, 3650),
     ASSISTANT_QUESTIONS_PER_MINUTE: int(10, 1, 10_000),
     ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: int(60, 1, 100_000),
+    ASSISTANT_QUESTIONS_PER_DAY_PER_IP: int(600, 1, 10_000_000),
     ASSISTANT_RETENTION_DAYS: int(90, 1, 3650),
     ASSISTANT_LLM_URL: url(/^https?$/, "must be an absolute http:// or https:// URL"),
     ASSISTANT_LLM_MODEL: optional(z.string().max(200, "must be at most 200 characters")),

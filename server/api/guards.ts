@@ -121,12 +121,13 @@ export type RateCount = ReturnType<FastifyInstance["createRateLimit"]>;
 /**
  * Counts requests per visitor and per IP address under `name` (each name has
  * counts of its own; the address's may be a count shared with another route,
- * `byIp`); either running out answers 429 with `message` and Retry-After.
+ * `byIp`); either running out answers 429 with `message` (made from the
+ * Retry-After's seconds, when a count's window is longer than a minute) and Retry-After.
  */
 export function createVisitorLimiter(
   app: FastifyInstance,
   limits: Omit<RateLimits, "perIp"> & ({ perIp: number } | { byIp: RateCount }),
-  { name, message }: { name: string; message: string },
+  { name, message }: { name: string; message: string | ((retryAfterSeconds: number) => string) },
 ) {
   const byIp =
     "byIp" in limits
@@ -146,7 +147,9 @@ export function createVisitorLimiter(
     const checks = request.visitorId ? [byIp(request), byVisitor(request)] : [byIp(request)];
     for (const result of await Promise.all(checks)) {
       if (!result.isAllowed && result.isExceeded) {
-        throw new ApiError(429, "rate_limited", message, Math.max(1, result.ttlInSeconds));
+        const retryAfter = Math.max(1, result.ttlInSeconds);
+        const text = typeof message === "string" ? message : message(retryAfter);
+        throw new ApiError(429, "rate_limited", text, retryAfter);
       }
     }
   };

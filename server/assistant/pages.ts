@@ -15,7 +15,7 @@ import {
   renderActionPage,
   sendPage as send,
 } from "../lib/action-page.ts";
-import type { Assistant } from "./service.ts";
+import { type Assistant, tooManyQuestions } from "./service.ts";
 
 /**
  * "Chat with Me" without JavaScript (docs/product.md, "Chat with Me"): the
@@ -161,16 +161,9 @@ export const assistantPages: FastifyPluginAsync<{
     }
     const limited = await limit(request);
     if (!limited.isAllowed && limited.isExceeded) {
-      reply.header("retry-after", String(Math.max(1, limited.ttlInSeconds)));
-      return send(
-        reply,
-        429,
-        problemPage(
-          "You have asked many questions in a short time; wait a minute, then ask again.",
-          request,
-          from,
-        ),
-      );
+      const retryAfter = Math.max(1, limited.ttlInSeconds);
+      reply.header("retry-after", String(retryAfter));
+      return send(reply, 429, problemPage(tooManyQuestions(retryAfter), request, from));
     }
     const form = formFields(request);
     const parsed = questionSchema.safeParse(form.get("question") ?? "");

@@ -615,3 +615,50 @@ describe.each(backends)("the assistant on %s", (backend) => {
     }
   });
 });
+
+describe("questions from one address in a day", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", {
+      assistantIndex: () => indexJson,
+      env: { ASSISTANT_QUESTIONS_PER_DAY_PER_IP: "3" },
+    });
+  });
+  afterAll(() => t.close());
+
+  it("are ASSISTANT_QUESTIONS_PER_DAY_PER_IP at most, through the API and the form together, each kept no more: then 429 until the next day", async () => {
+    const question = "What temperature should I iron cotton at?";
+    const throughApi = (ip: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/assistant",
+        remoteAddress: ip,
+        headers: { origin: siteUrl },
+        payload: { question },
+      });
+    const throughForm = (ip: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/services/assistant",
+        remoteAddress: ip,
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ question }).toString(),
+      });
+    const statuses = [];
+    for (const ask of [throughApi, throughForm, throughApi]) {
+      statuses.push((await ask("10.3.0.1")).statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 200]);
+    const day = "You have asked as many questions as one address may in a day; ask again tomorrow.";
+    const api = await throughApi("10.3.0.1");
+    expect(api.statusCode).toBe(429);
+    expect(Number(api.headers["retry-after"])).toBeGreaterThan(23 * 3600);
+    expect(json(api, errorResponseSchema).error.message).toBe(day);
+    const form = await throughForm("10.3.0.1");
+    expect(form.statusCode).toBe(429);
+    expect(dom(form.body).querySelector("#question-problem")?.textContent).toBe(day);
+    expect(await runSql(t, "select id from assistant_questions")).toHaveLength(3);
+    // Another address asks on.
+    expect((await throughApi("10.3.0.2")).statusCode).toBe(200);
+  });
+});

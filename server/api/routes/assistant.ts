@@ -7,7 +7,7 @@ import {
   assistantResponseSchema,
   type assistantStreamEvents,
 } from "../../../contract/assistant.ts";
-import type { Assistant } from "../../assistant/service.ts";
+import { type Assistant, tooManyQuestions } from "../../assistant/service.ts";
 import { ApiError, routesTagged } from "../errors.ts";
 import { createVisitorLimiter, type RateCount } from "../guards.ts";
 
@@ -29,10 +29,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
   const limit = createVisitorLimiter(
     app,
     { ...limits, windowMs: 60_000 },
-    {
-      name: "assistant",
-      message: "You have asked many questions in a short time; wait a minute, then ask again.",
-    },
+    { name: "assistant", message: tooManyQuestions },
   );
 
   app.post(
