@@ -30,10 +30,12 @@ type SqliteWatch = {
  * The tables whose deleted or overwritten rows must not outlive their
  * deletion in the write-ahead log: comments and what the spam filter kept of
  * them, enquiries, subscribers, reply addresses, reactions (with their names)
- * and the live-update journal. Kysely writes `delete from "t"` and `update "t"`.
+ * and the live-update journal; and the deleted rows of booked calls and of
+ * questions to the assistant, whose updates overwrite nothing a reader gave.
+ * Kysely writes `delete from "t"` and `update "t"`.
  */
 const erasing =
-  /^(?:delete from|update) "(?:science_comments|spam_examples|spam_screening|enquiries|enquiry_answers|enquiry_acknowledgements|subscribers|confirmation_requests|reply_addresses|reply_watches|science_reactions|mythology_reactions|events)"/;
+  /^(?:(?:delete from|update) "(?:science_comments|spam_examples|spam_screening|enquiries|enquiry_answers|enquiry_acknowledgements|subscribers|confirmation_requests|reply_addresses|reply_watches|science_reactions|mythology_reactions|events)"|delete from "(?:bookings|assistant_questions)")/;
 
 class CachedStatement implements SqliteStatement {
   readonly reader: boolean;

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadContent } from "../../content/load.ts";
 import { priceSignal } from "../../content/service-page.ts";
@@ -660,5 +662,33 @@ describe("questions from one address in a day", () => {
     expect(await runSql(t, "select id from assistant_questions")).toHaveLength(3);
     // Another address asks on.
     expect((await throughApi("10.3.0.2")).statusCode).toBe(200);
+  });
+});
+
+describe("a question the owner deletes, alone", () => {
+  it("is in no file of the database soon after, the write-ahead log's included", async () => {
+    const t = await startTestApp("sqlite", { assistantIndex: () => indexJson });
+    try {
+      const marker = "Quillerbyfenwick";
+      const asked = await t.visitor({ ip: "10.4.0.1" }).post("/api/assistant", {
+        question: `My name is ${marker}, at 12 Elm Road: how hot to iron cotton?`,
+      });
+      expect(asked.statusCode).toBe(200);
+      const { id } = json(asked, assistantResponseSchema).feedback;
+      const files = () =>
+        readdirSync(t.dataDir)
+          .filter((name) => name.startsWith("engage.sqlite"))
+          .filter((name) => readFileSync(path.join(t.dataDir, name)).includes(marker));
+      expect(files().length).toBeGreaterThan(0);
+      const owner = new Owner(t);
+      await owner.signIn();
+      expect((await owner.delete(`/api/admin/questions/${id}`)).statusCode).toBe(204);
+      await waitFor(async () => files().length === 0, {
+        timeoutMs: 15_000,
+        what: "the question gone from every file of the database",
+      });
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { brotliDecompressSync } from "node:zlib";
@@ -1188,6 +1188,25 @@ describe("booking a call from one connection", () => {
     clock.advance(31 * 24 * hourMs);
     const later = json(await reader.get("/api/bookings/slots"), slotsResponseSchema).starts;
     expect((await reader.post("/api/bookings", booking(later[0] ?? ""))).statusCode).toBe(201);
+  });
+
+  it("leaves a booking deleted from Your data in no file of the database soon after, the write-ahead log's included", async () => {
+    const reader = t.visitor({ ip: "10.8.0.6" });
+    const { starts } = json(await reader.get("/api/bookings/slots"), slotsResponseSchema);
+    const marker = "Zephyrinwoldsby";
+    const sent = booking(starts.at(-3) ?? "", { note: `Ask for ${marker} at the gate, please.` });
+    expect((await reader.post("/api/bookings", sent)).statusCode).toBe(201);
+    const files = () =>
+      readdirSync(t.dataDir)
+        .filter((name) => name.startsWith("engage.sqlite"))
+        .filter((name) => readFileSync(path.join(t.dataDir, name)).includes(marker));
+    expect(files().length).toBeGreaterThan(0);
+    const deletion = await reader.post("/api/your-data/delete", { confirm: true });
+    expect(json(deletion, deleteYourDataResponseSchema).deleted).toMatchObject({ bookings: 1 });
+    await waitFor(async () => files().length === 0, {
+      timeoutMs: 15_000,
+      what: "the booking gone from every file of the database",
+    });
   });
 
   it("answers the 61st page load of a minute from one address with 429, Retry-After and a page that says so", async () => {
