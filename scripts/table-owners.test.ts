@@ -95,6 +95,29 @@ describe("the server's tables", () => {
     expect(owner("spam_examples")).toEqual(["moderation"]);
   });
 
+  it("have the owners docs/architecture.md's table names, each table once", () => {
+    const architecture = readFileSync(path.join(root, "docs/architecture.md"), "utf8");
+    const documented = [
+      ...architecture.matchAll(/^\| `(\w+)\/` \| (`[a-z_]+`(?:, `[a-z_]+`)*) \|$/gm),
+    ]
+      .flatMap(([, folder = "", tables = ""]) =>
+        [...tables.matchAll(/`([a-z_]+)`/g)].map(([, table]) => `${table} ${folder}`),
+      )
+      .sort();
+    /** The reaction tables are written by name (writesByName); an import writes what it brings. */
+    const byName: Record<string, string> = {
+      mythology_reactions: "engagement",
+      science_reactions: "engagement",
+    };
+    const owners = [...writers]
+      .map(([table, folders]) => {
+        const own = [...folders].filter((folder) => folder !== "portability");
+        return `${table} ${byName[table] ?? own[0] ?? "portability"}`;
+      })
+      .sort();
+    expect(documented).toEqual(owners);
+  });
+
   it("are found however a write is laid out", () => {
     expect(
       tablesWritten(`await trx\n  .insertInto(\n    "outbox"\n  ).values(row);
