@@ -4,6 +4,13 @@ import { describe, expect, it } from "vitest";
 import { errorCodes } from "../contract/api.ts";
 
 const root = path.join(import.meta.dirname, "..");
+/** The README and the pages of docs/, which must say what is true today. */
+const pages = [
+  "README.md",
+  ...readdirSync(path.join(root, "docs"))
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => `docs/${file}`),
+];
 
 /*
  * The README and the pages of docs/ name files and folders of the project,
@@ -13,12 +20,6 @@ const root = path.join(import.meta.dirname, "..");
 describe("the paths and commands the docs name", () => {
   /** Folders the docs tell the owner to make. */
   const toBeMade = new Set(["content/images/owner/"]);
-  const pages = [
-    "README.md",
-    ...readdirSync(path.join(root, "docs"))
-      .filter((file) => file.endsWith(".md"))
-      .map((file) => `docs/${file}`),
-  ];
   const named = pages.flatMap((page) =>
     [
       ...readFileSync(path.join(root, page), "utf8").matchAll(
@@ -49,6 +50,52 @@ describe("the paths and commands the docs name", () => {
       ({ found }) => !toBeMade.has(found) && !existsSync(path.join(root, found)),
     );
     expect(missing).toEqual([]);
+  });
+});
+
+/*
+ * The owner's commands (server/cli/commands/) are each in the table of
+ * docs/command-line.md, and every command the README and docs/ name, as
+ * `npm run admin -- …` or `admin …`, is one the command line has (or a group
+ * of them).
+ */
+describe("the owner's commands the docs name", () => {
+  const folder = path.join(root, "server/cli/commands");
+  const declared = new Set(
+    readdirSync(folder).flatMap((file) =>
+      [...readFileSync(path.join(folder, file), "utf8").matchAll(/^\s*name: "([a-z -]+)",$/gm)].map(
+        ([, name = ""]) => name,
+      ),
+    ),
+  );
+  const groups = new Set([...declared].map((name) => name.split(" ")[0]));
+
+  it("lists each in docs/command-line.md's table", () => {
+    const table = readFileSync(path.join(root, "docs/command-line.md"), "utf8");
+    const rows = new Set(
+      [...table.matchAll(/^\| `([a-z][a-z-]*(?: [a-z][a-z-]*)?)/gm)].map(([, name]) => name),
+    );
+    expect(declared.size).toBeGreaterThan(40);
+    expect([...declared].filter((name) => !rows.has(name))).toEqual([]);
+    expect([...rows].filter((name) => !declared.has(name ?? ""))).toEqual([]);
+  });
+
+  it("names none the command line does not have", () => {
+    const named = pages.flatMap((page) =>
+      [
+        ...readFileSync(path.join(root, page), "utf8").matchAll(
+          /(?:npm run (?:-s |--silent )?admin -- |`admin )([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/g,
+        ),
+      ].map(([, first = "", second]) => ({ page, first, second })),
+    );
+    expect(named.length).toBeGreaterThan(20);
+    const unknown = named.filter(
+      ({ first, second }) =>
+        !declared.has(`${first} ${second}`) &&
+        !declared.has(first) &&
+        !(groups.has(first) && second === undefined),
+    );
+    expect(unknown).toEqual([]);
   });
 });
 
