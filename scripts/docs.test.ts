@@ -45,6 +45,16 @@ describe("the paths and commands the docs name", () => {
     expect([...new Set(commands)].filter((name) => !(name in scripts))).toEqual([]);
   });
 
+  it("each npm script is in docs/testing.md", () => {
+    const scripts = Object.keys(
+      JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts,
+    );
+    const testing = readFileSync(path.join(root, "docs/testing.md"), "utf8");
+    expect(
+      scripts.filter((name) => !new RegExp(`(npm run |npm |\`)${name}\\b`).test(testing)),
+    ).toEqual([]);
+  });
+
   it("each path exists", () => {
     const missing = named.filter(
       ({ found }) => !toBeMade.has(found) && !existsSync(path.join(root, found)),
