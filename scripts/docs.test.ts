@@ -110,6 +110,22 @@ describe("the owner's commands the docs name", () => {
 });
 
 /*
+ * docs/console.md walks through the console's screens in the order of its
+ * nav, one item each: the views of app/console/console-app.tsx.
+ */
+describe("the console's screens in docs/console.md", () => {
+  it("are the nav's, in its order", () => {
+    const app = readFileSync(path.join(root, "app/console/console-app.tsx"), "utf8");
+    const views = /const consoleViews = \{([\s\S]*?)\n\}/.exec(app)?.[1] ?? "";
+    const nav = [...views.matchAll(/title: "([^"]+)"/g)].map(([, title]) => title);
+    const page = readFileSync(path.join(root, "docs/console.md"), "utf8");
+    const listed = [...page.matchAll(/^- \*\*([^*]+):\*\*/gm)].map(([, title]) => title);
+    expect(nav.length).toBeGreaterThan(10);
+    expect(listed).toEqual(nav);
+  });
+});
+
+/*
  * The house's rule for a reply's path from the form to the mail: at most 8
  * product files in at most 4 folders, no module entered twice. The drawing in
  * docs/architecture.md names them; a spine file that imports another spine
