@@ -126,6 +126,70 @@ describe("the console's screens in docs/console.md", () => {
 });
 
 /*
+ * The docs and the code point to a page's section by its title
+ * (`docs/mail.md`, "Signed mail"); each such title is a heading of that page
+ * or the bold lead of one of its paragraphs. The decision records and the
+ * benchmarks are history and are not read.
+ */
+describe("the sections the docs and the code point to", () => {
+  const sources = [
+    "README.md",
+    "app",
+    "bench",
+    "content",
+    "contract",
+    "docs",
+    "scripts",
+    "server",
+    "tests",
+  ]
+    .flatMap((top) =>
+      top.endsWith(".md")
+        ? [top]
+        : readdirSync(path.join(root, top), { recursive: true, encoding: "utf8" }).map(
+            (file) => `${top}/${file}`,
+          ),
+    )
+    .filter((file) => /\.(md|ts|tsx|astro|sh)$/.test(file))
+    .filter((file) => !file.startsWith("docs/decisions/") && file !== "docs/benchmarks.md");
+  const pointers = sources.flatMap((file) =>
+    [
+      ...readFileSync(path.join(root, file), "utf8").matchAll(
+        /(docs\/[\w./-]+\.md|README)`?,?\s+"([^"]+)"/g,
+      ),
+    ].map(([, page = "", title = ""]) => ({
+      file,
+      page: page === "README" ? "README.md" : page,
+      // A title broken across the lines of a code comment reads as one line.
+      title: title
+        .replace(/\s*(?:\*|\/\/)\s+/g, " ")
+        .replace(/\s+/g, " ")
+        .trim(),
+    })),
+  );
+
+  it("name a heading or a bold lead of the page", () => {
+    expect(pointers.length).toBeGreaterThan(100);
+    const read = new Map<string, { headings: string[]; text: string }>();
+    const titlesOf = (page: string) => {
+      let found = read.get(page);
+      if (!found) {
+        const text = readFileSync(path.join(root, page), "utf8");
+        found = { headings: text.split("\n").filter((line) => line.startsWith("#")), text };
+        read.set(page, found);
+      }
+      return found;
+    };
+    const lost = pointers.filter(({ page, title }) => {
+      if (!existsSync(path.join(root, page))) return true;
+      const { headings, text } = titlesOf(page);
+      return !headings.some((line) => line.includes(title)) && !text.includes(`**${title}`);
+    });
+    expect(lost).toEqual([]);
+  });
+});
+
+/*
  * The house's rule for a reply's path from the form to the mail: at most 8
  * product files in at most 4 folders, no module entered twice. The drawing in
  * docs/architecture.md names them; a spine file that imports another spine

@@ -20,8 +20,8 @@ import { backends, siteUrl } from "./support/test-app.ts";
 
 /*
  * The lookups a visitor, a webhook or the Fediverse sets off read the rows
- * they need by an index (migration 041, docs/architecture.md, "Indexed
- * lookups"), not the whole table: among 20,000 rows of each table the plan
+ * they need by an index (migration 041, docs/architecture.md, "Reads"),
+ * not the whole table: among 20,000 rows of each table the plan
  * of every statement the code issues on it names the index.
  */
 
