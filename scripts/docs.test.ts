@@ -155,7 +155,7 @@ describe("the sections the docs and the code point to", () => {
   const pointers = sources.flatMap((file) =>
     [
       ...readFileSync(path.join(root, file), "utf8").matchAll(
-        /(docs\/[\w./-]+\.md|README)`?,?\s+"([^"]+)"/g,
+        /(docs\/[\w./-]+\.md|(?<![\w/])README)`?,?\s+"([^"]+)"/g,
       ),
     ].map(([, page = "", title = ""]) => ({
       file,
