@@ -110,6 +110,28 @@ describe("the owner's commands the docs name", () => {
 });
 
 /*
+ * docs/architecture.md's map of the code and its table of the server's floors
+ * name every folder of server/.
+ */
+describe("the server's folders in docs/architecture.md", () => {
+  const architecture = readFileSync(path.join(root, "docs/architecture.md"), "utf8");
+  const folders = readdirSync(path.join(root, "server"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+
+  it("are each in the map of the code", () => {
+    const map = /## Map of the code[\s\S]*?```\n([\s\S]*?)```/.exec(architecture)?.[1] ?? "";
+    expect(folders.length).toBeGreaterThan(15);
+    expect(folders.filter((folder) => !map.includes(`\n  ${folder}/ `))).toEqual([]);
+  });
+
+  it("are each on a floor of the table", () => {
+    const table = /## Server floors[\s\S]*?(\| floor \|[\s\S]*?)\n\n/.exec(architecture)?.[1] ?? "";
+    expect(folders.filter((folder) => !table.includes(`\`server/${folder}/\``))).toEqual([]);
+  });
+});
+
+/*
  * docs/console.md walks through the console's screens in the order of its
  * nav, one item each: the views of app/console/console-app.tsx.
  */
