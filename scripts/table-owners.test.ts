@@ -46,10 +46,22 @@ function sources(dir: string): string[] {
   });
 }
 
-/** The tables a source writes by name (Kysely's insertInto, updateTable, deleteFrom). */
+/** SQLite's own table of a table's last id, which an import sets past the ids it brings. */
+const notOurs = new Set(["sqlite_sequence"]);
+
+/** The tables a source writes by name: Kysely's insertInto, updateTable, deleteFrom, or in SQL. */
 function tablesWritten(source: string): string[] {
-  const writes = source.matchAll(/\.(?:insertInto|updateTable|deleteFrom)\(\s*"([a-z_]+)"/g);
-  return [...new Set([...writes].map((match) => match[1] as string))];
+  const inSql = [...source.matchAll(/\bsql(?:<[^>]*>)?`([^`]*)`/g)].flatMap(([, text = ""]) => [
+    // Neither "on conflict … do update set" nor a lock "for update" names a table written.
+    ...text.matchAll(/\b(?:insert into|delete from|(?<!for |key )update) (?!set\b)([a-z_]+)/gi),
+  ]);
+  const writes = [
+    ...source.matchAll(/\.(?:insertInto|updateTable|deleteFrom)\(\s*"([a-z_]+)"/g),
+    ...inSql,
+  ];
+  return [...new Set(writes.map((match) => match[1] as string))].filter(
+    (table) => !notOurs.has(table),
+  );
 }
 
 function writersByTable(): Map<string, Set<string>> {
@@ -121,7 +133,9 @@ describe("the server's tables", () => {
   it("are found however a write is laid out", () => {
     expect(
       tablesWritten(`await trx\n  .insertInto(\n    "outbox"\n  ).values(row);
-        db.updateTable("subscribers"); db.deleteFrom("outbox"); db.selectFrom("events");`),
-    ).toEqual(["outbox", "subscribers"]);
+        db.updateTable("subscribers"); db.deleteFrom("outbox"); db.selectFrom("events");
+        sql\`insert into reader_views (day) values (1) on conflict do update set views = 2\`;
+        sql<number>\`with free as (select 1) delete from outbox_marks; update bans set x = 1\`;`),
+    ).toEqual(["outbox", "subscribers", "reader_views", "outbox_marks", "bans"]);
   });
 });
