@@ -55,6 +55,14 @@ describe("the paths and commands the docs name", () => {
     ).toEqual([]);
   });
 
+  it("the README, the front door, links every page of docs/", () => {
+    const readme = readFileSync(path.join(root, "README.md"), "utf8");
+    const unlinked = pages.filter(
+      (page) => page.startsWith("docs/") && !readme.includes(`](${page})`),
+    );
+    expect(unlinked).toEqual([]);
+  });
+
   it("each path exists", () => {
     const missing = named.filter(
       ({ found }) => !toBeMade.has(found) && !existsSync(path.join(root, found)),
