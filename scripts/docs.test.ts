@@ -140,6 +140,45 @@ describe("the server's folders in docs/architecture.md", () => {
 });
 
 /*
+ * A decision record that supersedes or amends an earlier one says so in its
+ * header, and the earlier one points to it (docs/decisions/README.md), or
+ * to a record after it that superseded the earlier one whole.
+ */
+describe("the decision records", () => {
+  const folder = path.join(root, "docs/decisions");
+  const records = new Map(
+    readdirSync(folder)
+      .filter((file) => /^\d{3}-/.test(file))
+      .map((file) => [file.slice(0, 3), readFileSync(path.join(folder, file), "utf8")]),
+  );
+
+  it("that are amended or superseded point to what changed them", () => {
+    const unpointed = [...records].flatMap(([later, text]) => {
+      const header = `${text.split("\n## ")[0] ?? ""}\n\n`;
+      const supersedes =
+        /^- \*\*Supersedes:\*\*([\s\S]*?)(?=\n- \*\*|\n\n)/m.exec(header)?.[1] ?? "";
+      const amends = /^- \*\*Amends:\*\*(.*)/m.exec(header)?.[1] ?? "";
+      const named = [
+        ...(supersedes.trim().startsWith("none")
+          ? [...(supersedes.split("amends")[1] ?? "").matchAll(/\b(\d{3})\b/g)]
+          : [...supersedes.matchAll(/\b(\d{3})\b/g)]),
+        ...amends.matchAll(/\b(\d{3})\b/g),
+      ].map(([, earlier = ""]) => earlier);
+      return named
+        .filter((earlier) => records.has(earlier) && earlier < later)
+        .filter((earlier) => {
+          const text = records.get(earlier) ?? "";
+          const supersededBy = /\*\*Status:\*\* superseded by (\d{3})/.exec(text)?.[1] ?? "";
+          return !new RegExp(`\\b${later}\\b`).test(text) && !(supersededBy >= later);
+        })
+        .map((earlier) => `${earlier} does not point to ${later}`);
+    });
+    expect(records.size).toBeGreaterThan(50);
+    expect(unpointed).toEqual([]);
+  });
+});
+
+/*
  * docs/console.md walks through the console's screens in the order of its
  * nav, one item each: the views of app/console/console-app.tsx.
  */
