@@ -75,8 +75,8 @@ export type ServiceOptions = {
   assistantIndex?: () => string | null;
   /** The private addresses Fediverse deliveries may reach (tests' stand-ins; server/fediverse/service.ts). */
   privateInboxesAllowed?: (address: string) => boolean;
-  /** How Fedify's side of the site is imported (tests fail a load; server/fediverse/service.ts). */
-  importFederation?: Parameters<typeof createFediverse>[0]["importFederation"];
+  /** How Fedify's side of the site is imported (tests fail a load) and a delivery's wait for an answer (server/fediverse/service.ts). */
+  fediverse?: Pick<Parameters<typeof createFediverse>[0], "importFederation" | "answerMs">;
 };
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
@@ -106,7 +106,7 @@ export async function startServices({
   services,
   bookable,
   privateInboxesAllowed,
-  importFederation,
+  fediverse: fediverseOptions,
 }: ServiceOptions & {
   /** Where the prerendered site lives. */
   clientRoot: string;
@@ -246,7 +246,7 @@ export async function startServices({
     profile: profileOf(config.owner, contentRoot),
     allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
     ...(privateInboxesAllowed ? { privateInboxesAllowed } : {}),
-    ...(importFederation ? { importFederation } : {}),
+    ...fediverseOptions,
     softwareVersion: "1.0.0",
     log: log,
     inbox: {

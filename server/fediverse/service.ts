@@ -54,6 +54,8 @@ type FediverseOptions = {
   moderation: "off" | "first" | "all";
   /** The queue's clock: when a message is due, and given up (tests move it). */
   clock?: () => Date;
+  /** How long a delivery's post waits for its answer: 15 s unless given (tests wait less). */
+  answerMs?: number;
 };
 
 export function createFediverse(options: FediverseOptions) {
@@ -76,6 +78,7 @@ export function createFediverse(options: FediverseOptions) {
   // Where a redirect sends a delivery is checked as its inbox was.
   const queue = createMessageQueue(store, log, (message) => replies.sendTakeBack(message), {
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.answerMs ? { answerMs: options.answerMs } : {}),
     postable: async (url) => (await inboxAllowed(url)) === "allowed",
   });
   /**

@@ -116,7 +116,9 @@ export type TestAppOptions = {
   /** The private addresses Fediverse deliveries may reach, as if public. */
   privateInboxesAllowed?: AppOptions["privateInboxesAllowed"];
   /** How the app imports Fedify's side of the site (a test makes a load fail). */
-  importFederation?: AppOptions["importFederation"];
+  importFederation?: NonNullable<AppOptions["fediverse"]>["importFederation"];
+  /** How long a Fediverse delivery's post waits for its answer (the server's 15 s unless given). */
+  fediverseAnswerMs?: number;
 };
 
 export type TestApp = {
@@ -216,7 +218,10 @@ export async function startTestApp(
     ...(options.privateInboxesAllowed
       ? { privateInboxesAllowed: options.privateInboxesAllowed }
       : {}),
-    ...(options.importFederation ? { importFederation: options.importFederation } : {}),
+    fediverse: {
+      ...(options.importFederation ? { importFederation: options.importFederation } : {}),
+      ...(options.fediverseAnswerMs ? { answerMs: options.fediverseAnswerMs } : {}),
+    },
   });
   outboxes.add(app.wakeOutbox);
   const formTokens = createFormTokens(resolveCookieSecret(config));
