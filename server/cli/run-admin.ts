@@ -259,14 +259,14 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       config.DATABASE_URL && !config.COOKIE_SECRET && !existsSync(cookieSecretFileOf(config));
     return missing ? null : resolveCookieSecret(config);
   });
+  const noSecret = () =>
+    new AdminError(
+      "Set COOKIE_SECRET to the secret your instances share: on PostgreSQL a secret made here would not match the site's (return paths, exports, stopped reply mails).",
+    );
   const secret = async ({ throwaway = false } = {}) => {
     const found = await secretOrNull();
     if (found === null && throwaway) return randomBytes(32).toString("hex");
-    if (found === null) {
-      throw new AdminError(
-        "Set COOKIE_SECRET to the secret your instances share: on PostgreSQL a secret made here would not match the site's (return paths, exports, stopped reply mails).",
-      );
-    }
+    if (found === null) throw noSecret();
     return found;
   };
   const engagement = onFirstUse(async (): Promise<Engagement> => {
@@ -286,12 +286,18 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     ]);
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
-    const cookieSecret = await secret({ throwaway: true });
+    const found = await secretOrNull();
+    // Without the site's secret, a write that keeps an address's digest (a
+    // reply's watcher, a stopped mailbox) is refused in its transaction: a
+    // made-up key would write digests that match nothing of the site's.
+    const refused = () => {
+      throw noSecret();
+    };
     return createEngagement(
       db,
       createEventJournal(db),
       { committed() {} },
-      createWriterKeys(cookieSecret),
+      createWriterKeys(found ?? (await secret({ throwaway: true }))),
       forgetExamples,
       undefined,
       // A reply approved here is mailed to its thread's followers: the
@@ -299,8 +305,8 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       {
         clock: () => new Date(),
         maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
-        mailboxKey: replyStopKey(cookieSecret),
-        addressKey: suppressionKey(cookieSecret),
+        mailboxKey: found === null ? refused : replyStopKey(found),
+        addressKey: found === null ? refused : suppressionKey(found),
       },
     );
   });

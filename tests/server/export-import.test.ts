@@ -481,7 +481,9 @@ describe.each(backends)("what an export covers, on %s", (backend) => {
       }
       expect(existsSync(out)).toBe(false);
       // What needs no secret still works, and leaves none behind.
+      // The repositories open too: only a write keeping an address's digest would be refused.
       expect((await admin(shell, "subscribers", "list")).code).toBe(0);
+      expect((await admin(shell, "comments", "pending")).code).toBe(0);
       expect(existsSync(path.join(shell.DATA_DIR, "cookie-secret"))).toBe(false);
       const COOKIE_SECRET = readFileSync(path.join(t.dataDir, "cookie-secret"), "utf8");
       expect((await admin({ ...shell, COOKIE_SECRET }, "export", "--out", out)).code).toBe(0);
