@@ -14,6 +14,12 @@ import { dayMs, toIso } from "../lib/time.ts";
  * (docs/decisions/043-bookings.md).
  */
 
+/**
+ * The booking pages' loads and posts, and the API's lists of free times, one
+ * address may make in a minute: a person needs a few.
+ */
+export const bookingLoadsPerMinute = 60;
+
 /** The most calls one day (in the owner's zone) may hold; a null `max` is no maximum. */
 export type DayLimit = { zone: string; max: number | null };
 

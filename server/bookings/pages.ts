@@ -44,6 +44,7 @@ import {
   rescheduleHtml,
   timesHtml,
 } from "./form-html.ts";
+import { bookingLoadsPerMinute } from "./limits.ts";
 import type { Bookings } from "./service.ts";
 
 /**
@@ -57,8 +58,6 @@ import type { Bookings } from "./service.ts";
  */
 const note = "Engage with Engineer · booking a call";
 const hole = '<ewe-fragment data-part="booking"></ewe-fragment>';
-/** Page loads and posts one address may make in a minute: a person needs a few. */
-const perMinute = 60;
 /** A form sent again (a reload of "You're booked", or of a refusal, sends its post again). */
 const sentAgain =
   "This form was sent already: if it booked your call, the invitation is on its way to your inbox. If it did not, or to book another, choose a time and press Book this time.";
@@ -122,7 +121,7 @@ export async function bookingPages(
   await app.register(async (scope) => {
     acceptForms(scope);
     const limit = scope.createRateLimit({
-      max: perMinute,
+      max: bookingLoadsPerMinute,
       timeWindow: 60_000,
       keyGenerator: (request) => addressScope(request.ip),
     });

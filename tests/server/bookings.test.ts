@@ -1035,18 +1035,23 @@ describe.each(backends)("booking a call on %s", (backend) => {
       .toEqual([]);
   });
 
-  it("counts the booking pages' loads per minute by an IPv6 address's /64", async () => {
-    const load = (n: number) =>
-      t.app.inject({
-        method: "GET",
-        url: "/book/times?zone=UTC",
-        remoteAddress: `2001:db8:5:5::${n}`,
-      });
-    for (let n = 1; n <= 60; n += 1) expect((await load(n)).statusCode).toBe(200);
-    const refused = await load(61);
-    expect(refused.statusCode).toBe(429);
-    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
-  });
+  it.each([
+    ["the booking pages' loads", "/book/times?zone=UTC", "5:5"],
+    ["the API's lists of free times", "/api/bookings/slots?zone=UTC", "6:6"],
+  ])(
+    "counts %s per minute by an IPv6 address's /64, then answers 429 with Retry-After",
+    async (_, url, net) => {
+      const load = (n: number) =>
+        t.app.inject({ method: "GET", url, remoteAddress: `2001:db8:${net}::${n}` });
+      for (let n = 1; n <= 60; n += 1) expect((await load(n)).statusCode).toBe(200);
+      const refused = await load(61);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      // Another address is not held back.
+      const other = await t.app.inject({ method: "GET", url, remoteAddress: "10.9.9.9" });
+      expect(other.statusCode).toBe(200);
+    },
+  );
 
   it("keeps a call that has begun as it is: the reader's links can no longer cancel or move it", async () => {
     const free = (await slots()).starts;

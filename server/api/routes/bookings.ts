@@ -7,9 +7,11 @@ import {
   slotsResponseSchema,
   slotTakenMessage,
 } from "../../../contract/bookings.ts";
+import { bookingLoadsPerMinute } from "../../bookings/limits.ts";
 import type { Bookings } from "../../bookings/service.ts";
+import { addressScope } from "../../lib/address-scope.ts";
 import type { Readers } from "../../readers/service.ts";
-import { routesTagged } from "../errors.ts";
+import { ApiError, routesTagged } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import { formTokenRoute, refusalError } from "./deps.ts";
 
@@ -34,14 +36,30 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
     bookings.formTokens,
   );
 
+  // Counted per address as the booking pages are: each list reads the calendar.
+  const limit = app.createRateLimit({
+    max: bookingLoadsPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `booking slots:${addressScope(request.ip)}`,
+  });
   app.get(
     "/bookings/slots",
     route(
-      "The free times to book a call, in UTC, with the zone to show them in",
+      `The free times to book a call, in UTC, with the zone to show them in; ${bookingLoadsPerMinute} a minute from one address, then 429 with Retry-After`,
       { 200: slotsResponseSchema },
       { querystring: slotsQuerySchema },
     ),
     async (request, reply) => {
+      const allowance = await limit(request);
+      if (!allowance.isAllowed && allowance.isExceeded) {
+        const retryAfter = Math.max(1, allowance.ttlInSeconds);
+        throw new ApiError(
+          429,
+          "rate_limited",
+          "Too many requests from your address; wait a minute and try again.",
+          retryAfter,
+        );
+      }
       reply.header("cache-control", "no-store");
       return bookings.slots(request.query.zone);
     },
