@@ -111,6 +111,12 @@ test("two readers, their sources and the enquiry one sent are counted, and the o
   await expect(sources.getByRole("button", { name: "Newsletter" })).toBeVisible();
   const byPage = owner.getByRole("region", { name: "Conversions by entry page" });
   await expect(byPage.getByRole("row", { name: /^\/science\b/ })).toContainText("1");
+  // At 1280 px its six columns fit the panel: nothing to scroll inside it.
+  expect(owner.viewportSize()?.width).toBe(1280);
+  const byPageTable = byPage.getByRole("table", { name: /^Entry page by kind of conversion/ });
+  expect(
+    await byPageTable.locator("xpath=..").evaluate((e) => e.scrollWidth <= e.clientWidth),
+  ).toBe(true);
   // A row opens its own figures, day by day.
   const page = owner
     .getByRole("region", { name: "Top pages" })

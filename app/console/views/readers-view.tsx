@@ -154,8 +154,8 @@ function ConversionTable({
           No subscription, enquiry, call, comment or question counted in this period.
         </p>
       ) : (
-        // On a phone its rows stack; wider than its half of a wide screen, the keyboard
-        // scrolls it too, from its own stop in the tab order.
+        // On a phone its rows stack; should a long path still widen it past its panel,
+        // the keyboard scrolls it too, from its own stop in the tab order.
         <section
           className="overflow-x-auto"
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region with nothing focusable in it needs a tab stop to be scrolled without a mouse
@@ -231,17 +231,18 @@ export function ReadersView() {
                 times. No cookie is used and no address is kept.
               </p>
             </Panel>
+            {/* Six columns each: the screen's width, where the figures below share it by two. */}
+            <ConversionTable
+              title="Conversions by entry page"
+              heading="Entry page"
+              rows={report.conversions.byEntryPage}
+            />
+            <ConversionTable
+              title="Conversions by source"
+              heading="Source"
+              rows={report.conversions.bySource}
+            />
             <div className="grid grid-cols-1 gap-5 xl:grid-cols-2">
-              <ConversionTable
-                title="Conversions by entry page"
-                heading="Entry page"
-                rows={report.conversions.byEntryPage}
-              />
-              <ConversionTable
-                title="Conversions by source"
-                heading="Source"
-                rows={report.conversions.bySource}
-              />
               <FigureTable title="Top pages" dimension="page" rows={report.pages} query={query} />
               <FigureTable title="Sources" dimension="source" rows={report.sources} query={query} />
               <FigureTable
