@@ -15,7 +15,7 @@ import {
   renderActionPage,
   sendPage as send,
 } from "../lib/action-page.ts";
-import { type Assistant, tooManyQuestions } from "./service.ts";
+import { type Assistant, tooManyQuestions, whileReaderWaits } from "./service.ts";
 
 /**
  * "Chat with Me" without JavaScript (docs/product.md, "Chat with Me"): the
@@ -181,6 +181,7 @@ export const assistantPages: FastifyPluginAsync<{
       parsed.data,
       previous.success ? previous.data : undefined,
       request,
+      { signal: whileReaderWaits(reply.raw).signal },
     );
     if (!answer) {
       return send(

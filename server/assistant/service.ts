@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type {
   AssistantAction,
   AssistantResponse,
@@ -43,6 +43,19 @@ type Streaming = {
   /** Aborted when the reader leaves: the model stops writing. */
   signal?: AbortSignal;
 };
+
+/**
+ * Aborted when the reader's connection closes before the answer has gone:
+ * the model stops writing (JSON, server-sent events or the page without
+ * JavaScript alike), so a reader who leaves runs up no hosted model's bill.
+ */
+export function whileReaderWaits(response: ServerResponse): AbortController {
+  const left = new AbortController();
+  response.on("close", () => {
+    if (!response.writableFinished) left.abort();
+  });
+  return left;
+}
 
 export function createAssistant({
   store,

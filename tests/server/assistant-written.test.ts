@@ -226,19 +226,21 @@ describe.each(backends)("written answers on %s", (backend) => {
   });
 });
 
+/** A site on SQLite whose answers a model stub writes, with these settings besides. */
+async function writingSite(env: Record<string, string>) {
+  const model = await startModelStub();
+  const t = await startTestApp("sqlite", {
+    assistantIndex: () => indexJson,
+    env: { ASSISTANT_LLM_URL: model.url, ASSISTANT_LLM_MODEL: "site-writer:8b", ...env },
+  });
+  return { t, model };
+}
+
 describe("written answers a day", () => {
   let t: TestApp;
   let model: ModelStub;
   beforeAll(async () => {
-    model = await startModelStub();
-    t = await startTestApp("sqlite", {
-      assistantIndex: () => indexJson,
-      env: {
-        ASSISTANT_LLM_URL: model.url,
-        ASSISTANT_LLM_MODEL: "site-writer:8b",
-        ASSISTANT_LLM_ANSWERS_PER_DAY: "2",
-      },
-    });
+    ({ t, model } = await writingSite({ ASSISTANT_LLM_ANSWERS_PER_DAY: "2" }));
     model.behave({ write: written });
   });
   afterAll(async () => {
@@ -262,5 +264,46 @@ describe("written answers a day", () => {
     expect(answers.map((answer) => answer.written)).toEqual([true, true, false, false]);
     expect(answers[3]?.answer).toContain("°C");
     expect(model.calls).toHaveLength(2);
+  });
+});
+
+describe("a reader who leaves", () => {
+  let t: TestApp;
+  let model: ModelStub;
+  let base: string;
+  beforeAll(async () => {
+    // Far past the test: only the reader's leaving can end the model's answer.
+    ({ t, model } = await writingSite({ ASSISTANT_LLM_TIMEOUT_MS: "120000" }));
+    base = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    model.behave({ hangAfter: "Cotton takes " });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await model?.close();
+  });
+
+  it.each([
+    ["as JSON", "/api/assistant", "application/json", JSON.stringify({ question: cotton })],
+    [
+      "without JavaScript",
+      "/services/assistant",
+      "application/x-www-form-urlencoded",
+      new URLSearchParams({ question: cotton }).toString(),
+    ],
+  ])("stops the model writing when the reader asking %s leaves", async (_, url, type, body) => {
+    const before = { calls: model.calls.length, left: model.hung.left };
+    const reader = new AbortController();
+    const asked = fetch(`${base}${url}`, {
+      method: "POST",
+      headers: { origin: siteUrl, "content-type": type },
+      body,
+      signal: reader.signal,
+    }).catch((error: unknown) => error);
+    await waitFor(async () => model.calls.length > before.calls, { what: "the model asked" });
+    reader.abort();
+    expect(await asked).toBeInstanceOf(Error);
+    await waitFor(async () => model.hung.left > before.left, {
+      what: "the model's answer hung up on",
+    });
   });
 });

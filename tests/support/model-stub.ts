@@ -39,6 +39,8 @@ export async function startModelStub() {
   let behaviour: Behaviour = { write: ["An answer."] };
   /** The last flood's bytes sent, and whether its reader hung up. */
   const flooded = { sent: 0, closed: false };
+  /** How many hanging answers their reader hung up on. */
+  const hung = { left: 0 };
 
   const stream = (response: ServerResponse, pieces: string[], done: boolean) => {
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -88,6 +90,9 @@ export async function startModelStub() {
       } else {
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.write(chunk(behaviour.hangAfter));
+        response.on("close", () => {
+          hung.left += 1;
+        });
       }
     });
   });
@@ -102,6 +107,7 @@ export async function startModelStub() {
     url: `http://127.0.0.1:${port}/v1`,
     calls,
     flooded,
+    hung,
     behave(next: Behaviour) {
       behaviour = next;
     },

@@ -7,7 +7,7 @@ import {
   assistantResponseSchema,
   type assistantStreamEvents,
 } from "../../../contract/assistant.ts";
-import { type Assistant, tooManyQuestions } from "../../assistant/service.ts";
+import { type Assistant, tooManyQuestions, whileReaderWaits } from "../../assistant/service.ts";
 import { ApiError, routesTagged } from "../errors.ts";
 import { createVisitorLimiter, type RateCount } from "../guards.ts";
 
@@ -61,13 +61,12 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
       const { question, previous } = request.body;
       reply.header("cache-control", "no-store");
       const sse = reply.sse;
-      if (!sse) return (await assistant.ask(question, previous, request)) as AssistantResponse;
-
-      // The model stops writing when the reader leaves.
-      const left = new AbortController();
-      reply.raw.on("close", () => {
-        if (!reply.raw.writableFinished) left.abort();
-      });
+      const left = whileReaderWaits(reply.raw);
+      if (!sse) {
+        return (await assistant.ask(question, previous, request, {
+          signal: left.signal,
+        })) as AssistantResponse;
+      }
       const event = (name: keyof typeof assistantStreamEvents, data: unknown) => {
         if (sse.isConnected) sse.send({ event: name, data }).catch(() => left.abort());
       };
