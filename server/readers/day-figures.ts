@@ -192,3 +192,22 @@ export async function foldConversions(
       do update set count = reader_conversion_days.count + excluded.count`.execute(db);
   }
 }
+
+/**
+ * The conversions of days not rolled up yet (today's), read as the roll-up will
+ * keep them (`foldConversions`): by a source those days' figures (`rows`, from
+ * `aggregate`) fold into `others`, under `others`.
+ */
+export function foldedAsRolled(conversions: ConversionRow[], rows: DayRow[]): ConversionRow[] {
+  const named = new Map<string, Set<string>>();
+  for (const row of rows) {
+    if (row.dimension !== "source") continue;
+    named.set(row.day, (named.get(row.day) ?? new Set()).add(row.value));
+  }
+  return conversions.map((row) => {
+    const sources = named.get(row.day);
+    return sources?.has(others) && row.source !== "" && !sources.has(row.source)
+      ? { ...row, source: others }
+      : row;
+  });
+}

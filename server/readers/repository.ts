@@ -10,6 +10,7 @@ import {
   type DayRow,
   type Dimension,
   foldConversions,
+  foldedAsRolled,
   num,
 } from "./day-figures.ts";
 
@@ -350,6 +351,7 @@ export function createReadersRepository(store: Store) {
       if (oldest?.day && oldest.day > day) day = oldest.day;
       const rawDays: string[] = [];
       for (; oldest?.day && day <= to; day = addDays(day, 1)) rawDays.push(day);
+      const raw = await aggregate(db, rawDays);
       return {
         rows: [
           ...rolled.map((row) => ({
@@ -359,9 +361,12 @@ export function createReadersRepository(store: Store) {
             visitors: num(row.visitors),
             engaged: num(row.engaged),
           })),
-          ...(await aggregate(db, rawDays)),
+          ...raw,
         ],
-        conversions: conversions.map((row) => ({ ...row, count: num(row.count) })),
+        conversions: foldedAsRolled(
+          conversions.map((row) => ({ ...row, count: num(row.count) })),
+          raw,
+        ),
       };
     },
 
