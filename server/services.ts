@@ -55,8 +55,9 @@ export type ServiceOptions = {
   config: Config;
   /** The outbox worker's timings (tests shorten them). */
   mail?: MailOptions;
-  /** How often scheduled editions are looked for (5 s; tests shorten it). */
+  /** How often scheduled editions are looked for, and how soon the bounce mailbox is first read (5 s each; tests shorten them). */
   scheduleEveryMs?: number;
+  bounceFirstMs?: number;
   /** The clock of the console's links and sessions, comments' times and the Fediverse's queue (tests move it on). */
   clock?: () => Date;
   /**
@@ -88,6 +89,7 @@ export async function startServices({
   config,
   mail = {},
   scheduleEveryMs,
+  bounceFirstMs,
   clock = () => new Date(),
   databaseWaitMs,
   readers: readerOptions = {},
@@ -303,6 +305,7 @@ export async function startServices({
     ? startBounceMailbox({
         url: config.BOUNCE_IMAP_URL,
         everyMs: config.BOUNCE_IMAP_POLL_SECONDS * 1000,
+        firstMs: bounceFirstMs,
         health: listHealth,
         log: log,
       })

@@ -105,6 +105,8 @@ export type TestAppOptions = {
    * editions it never has cost about half of an idle app's CPU.
    */
   scheduleEveryMs?: number;
+  /** How soon the bounce mailbox is first read: the server's 5 s unless given. */
+  bounceFirstMs?: number;
   /** The console's clock (sign-in links and sessions), and the readers' days. */
   clock?: AppOptions["clock"];
   /** The readers' counting: how often it writes. */
@@ -207,6 +209,7 @@ export async function startTestApp(
     // makes due, which tests wait for.
     mail: { pollMs: options.mail?.clock ? 200 : 1000, retryBaseMs: 50, ...options.mail },
     ...(options.scheduleEveryMs ? { scheduleEveryMs: options.scheduleEveryMs } : {}),
+    ...(options.bounceFirstMs ? { bounceFirstMs: options.bounceFirstMs } : {}),
     // Hundreds of requests at once on a loaded 2-core machine queue for the
     // pool's connections longer than the 5 s a request waits in production.
     databaseWaitMs: 30_000,
