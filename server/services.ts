@@ -288,10 +288,8 @@ export async function startServices({
     verpKey,
     suppressions,
   );
-  notifications.onQueued(mailOut.wake);
+  for (const queuing of [notifications, enquiries, bookings]) queuing.onQueued(mailOut.wake);
   engagement.comments.onRepliesQueued(mailOut.wake);
-  enquiries.onQueued(mailOut.wake);
-  bookings.onQueued(mailOut.wake);
   const webhooks = owner.start(mailOut.outbox, log, mail);
   // Bounces and complaints, from the bounce mailbox and providers' webhooks.
   const listHealth = createListHealth({
