@@ -35,17 +35,17 @@ function rewritten(earlier: CommentEvent, now: CommentEvent): CommentEvent | nul
 }
 
 /**
- * The journal of live events (the `events` table): each is recorded in the
- * transaction of the write that caused it, numbered in commit order, and read
- * back to replay what a reconnecting stream or instance missed
- * (docs/decisions/003-live-events.md).
- */
-/**
  * The `changed` topic of the Fediverse blocks (server/fediverse/blocks.ts),
  * which an import writes too: no item's, so no stream opens it.
  */
 export const fediverseBlocksTopic = "fediverse:blocks";
 
+/**
+ * The journal of live events (the `events` table): each is recorded in the
+ * transaction of the write that caused it, numbered in commit order, and read
+ * back to replay what a reconnecting stream or instance missed
+ * (docs/decisions/003-live-events.md).
+ */
 export function createEventJournal(store: Store) {
   const { db } = store;
   const postgres = store.kind === "postgres";
