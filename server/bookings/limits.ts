@@ -19,6 +19,8 @@ import { dayMs, toIso } from "../lib/time.ts";
  * address may make in a minute: a person needs a few.
  */
 export const bookingLoadsPerMinute = 60;
+/** What a load past that allowance is told, as a page or as JSON. */
+export const tooManyLoads = "Too many requests from your address; wait a minute and try again.";
 
 /** The most calls one day (in the owner's zone) may hold; a null `max` is no maximum. */
 export type DayLimit = { zone: string; max: number | null };
@@ -38,21 +40,22 @@ export function bookingLimits(store: Store, clock: () => Date) {
 
   return {
     /**
-     * Whether one connection booked `max` calls since `since` ("hour"), or holds `max` calls
-     * still ahead ("ahead"): else an address could fill the calendar, `max` calls an hour.
+     * Whether one connection booked `max` calls since `since` ("connection"), or holds `max`
+     * calls still ahead ("connection ahead"): else an address could fill the calendar, `max`
+     * calls an hour.
      */
     async connectionFull(
       trx: Db,
       ipHash: string,
       since: Date,
       max: number,
-    ): Promise<"hour" | "ahead" | null> {
+    ): Promise<"connection" | "connection ahead" | null> {
       await takeTurn(store.kind, trx, "booking connection", ipHash);
       const made = await count(
         (eb) => eb.and([eb("ip_hash", "=", ipHash), eb("created_at", ">=", since.toISOString())]),
         trx,
       );
-      if (made >= max) return "hour";
+      if (made >= max) return "connection";
       const ahead = await count(
         (eb) =>
           eb.and([
@@ -62,7 +65,7 @@ export function bookingLimits(store: Store, clock: () => Date) {
           ]),
         trx,
       );
-      return ahead >= max ? "ahead" : null;
+      return ahead >= max ? "connection ahead" : null;
     },
 
     /** Calls still ahead for one mailbox. */

@@ -44,7 +44,7 @@ import {
   rescheduleHtml,
   timesHtml,
 } from "./form-html.ts";
-import { bookingLoadsPerMinute } from "./limits.ts";
+import { bookingLoadsPerMinute, tooManyLoads } from "./limits.ts";
 import type { Bookings } from "./service.ts";
 
 /**
@@ -130,8 +130,7 @@ export async function bookingPages(
       const allowance = await limit(request);
       if (allowance.isAllowed || !allowance.isExceeded) return;
       reply.header("retry-after", String(Math.max(1, allowance.ttlInSeconds)));
-      const tooMany = "Too many requests from your address; wait a minute and try again.";
-      return send(reply, 429, alert(tooMany));
+      return send(reply, 429, alert(tooManyLoads));
     };
 
     errorPages(scope, "booking page failed", storeFailureOf, (status, known) =>

@@ -121,8 +121,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      * because another reader holds that start (the unique index), on this
      * instance or any other, or its day is full; "mailbox" when its mailbox
      * was booked for within the hour; "connection" when its connection made
-     * its most bookings in the hour, "connection ahead" when it holds that many calls ahead. The limits are counted in the booking's
-     * transaction, in turn with the others counting the same.
+     * its most bookings in the hour, "connection ahead" when it holds that
+     * many calls ahead. The limits are counted in the booking's transaction,
+     * in turn with the others counting the same.
      */
     async create(
       input: NewBooking,
@@ -137,7 +138,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
             input.hourAgo,
             input.perConnection,
           );
-          if (full) return full === "hour" ? "connection" : "connection ahead";
+          if (full) return full;
           if (await limits.mailboxBooked(trx, input.addressHash, input.hourAgo)) return "mailbox";
           if (await limits.dayFull(trx, input.start, input.day)) return "taken";
           const { id } = await trx

@@ -7,7 +7,7 @@ import {
   slotsResponseSchema,
   slotTakenMessage,
 } from "../../../contract/bookings.ts";
-import { bookingLoadsPerMinute } from "../../bookings/limits.ts";
+import { bookingLoadsPerMinute, tooManyLoads } from "../../bookings/limits.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import { addressScope } from "../../lib/address-scope.ts";
 import type { Readers } from "../../readers/service.ts";
@@ -53,12 +53,7 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
       const allowance = await limit(request);
       if (!allowance.isAllowed && allowance.isExceeded) {
         const retryAfter = Math.max(1, allowance.ttlInSeconds);
-        throw new ApiError(
-          429,
-          "rate_limited",
-          "Too many requests from your address; wait a minute and try again.",
-          retryAfter,
-        );
+        throw new ApiError(429, "rate_limited", tooManyLoads, retryAfter);
       }
       reply.header("cache-control", "no-store");
       return bookings.slots(request.query.zone);
