@@ -35,12 +35,16 @@ export async function atOnce<T>(
     const answers = Promise.all(requests.map((request) => request()));
     await expect
       .poll(
-        async () =>
-          (
+        async () => {
+          // Within a transaction PostgreSQL shows the sessions as they were at its first
+          // look: the gate's open one would count the same waiters at every poll.
+          await gate.query("select pg_stat_clear_snapshot()");
+          return (
             await gate.query(
               "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
             )
-          ).rows[0]?.n,
+          ).rows[0]?.n;
+        },
         { timeout: 30_000 },
       )
       .toBeGreaterThanOrEqual(requests.length);
