@@ -275,6 +275,7 @@ export async function buildApp({
           replyWatches,
           suppressions: mailOut.suppressions,
           fediverse,
+          editionStore: newsletter.editions,
         }),
     });
 

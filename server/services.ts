@@ -271,7 +271,8 @@ export async function startServices({
     delete: async (actor, id) => (await ownerActions.remove(actor, id)) === "deleted",
   });
   const suppressions = createSuppressions(store, addressKey, { clock: mailClock });
-  const newsletter = createNewsletter(store, config, cookieSecret, suppressions.fillDigests);
+  const fillSubscribers = () => suppressions.fillDigests(["subscribers"]);
+  const newsletter = createNewsletter(store, config, cookieSecret, fillSubscribers);
   const verpKey = verpKeyOf(cookieSecret);
   const mailOut = startOutbox(
     store,

@@ -149,7 +149,7 @@ export function createSuppressions(
 
   return {
     suppress,
-    fillDigests: () => fillDigests(db, key),
+    fillDigests: (tables?: readonly HeldTable[]) => fillDigests(db, key, tables),
 
     async isSuppressed(email: string): Promise<boolean> {
       const row = await db

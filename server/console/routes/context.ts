@@ -15,10 +15,7 @@ import type { Fediverse } from "../../fediverse/service.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
 import type { SpamFilter } from "../../moderation/spam/filter.ts";
-import {
-  createEditionsRepository,
-  type EditionsRepository,
-} from "../../newsletter/editions-repository.ts";
+import type { EditionsRepository } from "../../newsletter/editions-repository.ts";
 import type { Mailer } from "../../outbox/mailer.ts";
 import type { Suppressions } from "../../outbox/suppressions.ts";
 import type { ReadersReports } from "../../readers/report.ts";
@@ -68,6 +65,8 @@ export type ConsoleDeps = {
   suppressions: Suppressions;
   /** Followers, blocks and webmentions (server/fediverse/service.ts). */
   fediverse: Pick<Fediverse, "actions" | "repository" | "webmentions">;
+  /** The newsletter's editions as stored and queued (server/newsletter/service.ts). */
+  editionStore: EditionsRepository;
 };
 
 /** What every resource's routes share: the app's parts, and the console's own helpers. */
@@ -76,8 +75,6 @@ export type ConsoleContext = ConsoleDeps & {
   /** The WebAuthn relying party: the site's host name and origin. */
   rpID: string;
   expectedOrigin: string;
-  /** The newsletter's editions as stored and queued. */
-  editionStore: EditionsRepository;
   editionsDir: string;
   /** The session behind a request that passed the console's guard. */
   sessionOf(request: FastifyRequest): SessionCheck;
@@ -129,7 +126,6 @@ export function consoleContext(options: ConsoleDeps & { prefix?: string }): Cons
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
-    editionStore: createEditionsRepository(deps.store, deps.suppressions.fillDigests),
     editionsDir: path.resolve(deps.config.EDITIONS_DIR),
     sessionOf(request) {
       if (!request.ownerSession) throw signedOut();
