@@ -31,16 +31,17 @@ export function listed<T>(
   header: string[],
   row: (entry: T) => Cell[],
 ): Handler {
-  return async (context) => {
-    const list = await read(context);
-    if (!printedJson(context, list))
-      context.stdout.write(toTsv([header, ...list.map(row).map(text)]));
-  };
+  return listedPages(
+    async (context) => ({ entries: await read(context), next: null }),
+    header,
+    row,
+  );
 }
 
 /**
  * `listed`, for a list read a page at a time (server/db/list-pages.ts): every
  * page in turn, each written as it comes, the whole list as `listed` would.
+ * Nothing is written until the first page is read (a refusal prints nothing).
  */
 export function listedPages<T>(
   read: (context: CommandContext, place: PageRequest) => Promise<ListPage<T>>,
@@ -50,23 +51,19 @@ export function listedPages<T>(
   return async (context) => {
     const json = Boolean(context.values.json);
     const write = (chunk: string) => context.stdout.write(chunk);
-    write(json ? "[" : toTsv([header]));
     let after: ListPlace | undefined;
-    let first = true;
+    let shown = 0;
     do {
       const page = await read(context, { after, limit: limits.ownerPageMax });
+      if (!after) write(json ? "[" : toTsv([header]));
       for (const entry of page.entries) {
-        if (!json) write(toTsv([text(row(entry))]));
         // As JSON.stringify(list, null, 2) writes each entry of a list.
-        else
-          write(
-            `${first ? "" : ","}\n  ${JSON.stringify(entry, null, 2).replaceAll("\n", "\n  ")}`,
-          );
-        first = false;
+        const entryJson = () => JSON.stringify(entry, null, 2).replaceAll("\n", "\n  ");
+        write(json ? `${shown++ ? "," : ""}\n  ${entryJson()}` : toTsv([text(row(entry))]));
       }
       after = page.next === null ? undefined : (decodeListPlace(page.next) ?? undefined);
     } while (after);
-    if (json) write(first ? "]\n" : "\n]\n");
+    if (json) write(shown ? "\n]\n" : "]\n");
   };
 }
 
