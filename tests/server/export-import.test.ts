@@ -478,6 +478,8 @@ describe.each(backends)("what an export covers, on %s", (backend) => {
       ]) {
         expect(run.code).toBe(1);
         expect(run.stderr).toMatch(/^Set COOKIE_SECRET to the secret your instances share/);
+        // Refused before its first row: not even a list's header is printed.
+        expect(run.stdout).toBe("");
       }
       expect(existsSync(out)).toBe(false);
       // What needs no secret still works, and leaves none behind.
