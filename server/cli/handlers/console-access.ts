@@ -15,14 +15,11 @@ export async function login({ config, stdout, stderr, store, actor }: CommandCon
 }
 
 export async function sessionsList({ values, stdout, store }: CommandContext) {
-  const sessions = await createOwnerRepository(await store()).listSessions();
-  if (
-    printedJson(
-      { values, stdout },
-      sessions.map(({ current: _, ...s }) => s),
-    )
-  )
-    return;
+  // Whether a session is the one asking means nothing here: none is.
+  const sessions = (await createOwnerRepository(await store()).listSessions()).map(
+    ({ current: _, ...session }) => session,
+  );
+  if (printedJson({ values, stdout }, sessions)) return;
   stdout.write(
     formatTable(
       ["id", "method", "created_at", "last_seen_at"],

@@ -45,13 +45,8 @@ function checkDatabase(file: string, role: string): void {
     if (check?.quick_check !== "ok") {
       throw new AdminError(`${role} ${file} is damaged: ${check?.quick_check ?? "no answer"}`);
     }
-    const tables = new Set(
-      (
-        db.prepare("select name from sqlite_master where type = 'table'").all() as {
-          name: string;
-        }[]
-      ).map((row) => row.name),
-    );
+    const rows = db.prepare("select name from sqlite_master where type = 'table'").all();
+    const tables = new Set(rows.map((row) => row.name));
     const missing = expectedTables.filter((table) => !tables.has(table));
     if (missing.length > 0) {
       throw new AdminError(
