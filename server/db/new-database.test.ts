@@ -67,3 +67,28 @@ describe("a first start's database, copied from the build's", () => {
     expect(migrationsOf(file).length).toBeGreaterThan(20);
   });
 });
+
+describe("a database a newer version migrated (docs/upgrading.md)", () => {
+  it("stops this version with a message that says what happened and what to do, and changes nothing", async () => {
+    const file = await template();
+    // What an upgrade leaves behind: a migration this version does not know.
+    const db = new DatabaseSync(file);
+    db.prepare("insert into kysely_migration (name, timestamp) values (?, ?)").run(
+      "999_from_a_newer_version",
+      new Date().toISOString(),
+    );
+    db.close();
+    const before = migrationsOf(file);
+
+    const store = await openStore({ kind: "sqlite", file });
+    const failed = await migrateToLatest(store).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    await store.close();
+    expect(failed).toContain("migrated by a newer version of the site");
+    expect(failed).toContain('"999_from_a_newer_version"');
+    expect(failed).toContain("restore the backup taken before the upgrade (docs/upgrading.md)");
+    expect(migrationsOf(file)).toEqual(before);
+  });
+});

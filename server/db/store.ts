@@ -353,6 +353,14 @@ async function migrate(store: Store, addressKey?: (email: string) => string): Pr
     allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
+  // Kysely's words for a database a newer release migrated (an upgrade rolled back).
+  const newer = /previously executed migration (\S+) is missing/.exec(String(error));
+  if (newer) {
+    throw new Error(
+      `This database was migrated by a newer version of the site (its migration "${newer[1]}" is not in this version), so this one cannot run on it. Start the newer version again, or restore the backup taken before the upgrade (docs/upgrading.md). Nothing was changed.`,
+      { cause: error },
+    );
+  }
   if (error) {
     const failed = results?.find((result) => result.status === "Error");
     throw new Error(
