@@ -4,7 +4,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyNewDatabase } from "./new-database.ts";
-import { migrateToLatest, openStore } from "./store.ts";
+import { migrateToLatest, openStore, type StoreOptions } from "./store.ts";
 
 let folder: string;
 beforeEach(() => {
@@ -68,6 +68,19 @@ describe("a first start's database, copied from the build's", () => {
   });
 });
 
+/** What the server's start says when it cannot migrate the database, or null. */
+async function migrationFailure(options: StoreOptions): Promise<string | null> {
+  const store = await openStore(options);
+  try {
+    await migrateToLatest(store);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await store.close();
+  }
+}
+
 describe("a database a newer version migrated (docs/upgrading.md)", () => {
   it("stops this version with a message that says what happened and what to do, and changes nothing", async () => {
     const file = await template();
@@ -80,15 +93,23 @@ describe("a database a newer version migrated (docs/upgrading.md)", () => {
     db.close();
     const before = migrationsOf(file);
 
-    const store = await openStore({ kind: "sqlite", file });
-    const failed = await migrateToLatest(store).then(
-      () => null,
-      (error: Error) => error.message,
-    );
-    await store.close();
+    const failed = await migrationFailure({ kind: "sqlite", file });
     expect(failed).toContain("migrated by a newer version of the site");
     expect(failed).toContain('"999_from_a_newer_version"');
     expect(failed).toContain("restore the backup taken before the upgrade (docs/upgrading.md)");
     expect(migrationsOf(file)).toEqual(before);
+  });
+});
+
+describe("a PostgreSQL database that cannot be opened at start", () => {
+  it("says what to check in DATABASE_URL, without its password", async () => {
+    const failed = await migrationFailure({
+      kind: "postgres",
+      connectionString: "postgres://ewe:the-password@127.0.0.1:1/ewe",
+    });
+    expect(failed).toContain("the database of DATABASE_URL could not be opened (");
+    expect(failed).toContain("ECONNREFUSED 127.0.0.1:1");
+    expect(failed).toContain("Check that PostgreSQL runs there");
+    expect(failed).not.toContain("the-password");
   });
 });

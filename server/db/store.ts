@@ -361,8 +361,15 @@ async function migrate(store: Store, addressKey?: (email: string) => string): Pr
       { cause: error },
     );
   }
+  const failed = results?.find((result) => result.status === "Error");
+  if (error && !failed && store.kind === "postgres") {
+    // No migration ran: the database itself could not be reached or opened.
+    throw new Error(
+      `Database migration failed: the database of DATABASE_URL could not be opened (${String(error)}). Check that PostgreSQL runs there and that the URL's address, user, password and database name are right: the database must exist. Nothing was changed.`,
+      { cause: error },
+    );
+  }
   if (error) {
-    const failed = results?.find((result) => result.status === "Error");
     throw new Error(
       `Database migration ${failed ? `"${failed.migrationName}" ` : ""}failed: ${String(error)}`,
       { cause: error },
