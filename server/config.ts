@@ -292,7 +292,9 @@ export function loadConfig(
   const lines = parsed.success
     ? []
     : parsed.error.issues.map(
-        (issue) => `  ${issue.path.join(".") || "environment"}: ${issue.message}`,
+        (issue) =>
+          // Zod's words for a number that is not one ("received NaN") name no setting's terms.
+          `  ${issue.path.join(".") || "environment"}: ${issue.message.replace(/^Invalid input: expected number, received NaN$/, "must be a number")}`,
       );
   let profile: OwnerProfile | undefined;
   try {

@@ -241,6 +241,13 @@ describe("configuration", () => {
     expect(message.split("\n")).toHaveLength(4);
   });
 
+  it("says a number is wanted where a setting's value is not one", () => {
+    const message = refusal({ PORT: "eighty", MAIL_RATE_PER_MINUTE: "lots" });
+    expect(message).toContain("  PORT: must be a number");
+    expect(message).toContain("  MAIL_RATE_PER_MINUTE: must be a number");
+    expect(message).not.toContain("NaN");
+  });
+
   it("never repeats a secret in its messages", () => {
     const message = refusal({
       COOKIE_SECRET: "hunter2-but-short",
