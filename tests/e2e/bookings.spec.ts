@@ -6,6 +6,7 @@ import { type ReceivedMail, type SmtpSink, startSmtpSink } from "../server/suppo
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { type OwnSite, startOwnSite } from "./support/own-site.ts";
+import { siteEnv } from "./support/site.ts";
 
 /*
  * Booking a call as a new reader does it (docs/product.md, "Book a call"):
@@ -33,7 +34,7 @@ test.beforeAll(async () => {
       SMTP_URL: smtp.url,
       OWNER_EMAIL: owner,
       MAIL_RATE_PER_MINUTE: "0",
-      COMMENT_MIN_SECONDS: "1",
+      COMMENT_MIN_SECONDS: siteEnv.COMMENT_MIN_SECONDS,
       BOOKING_TIMEZONE: ownerZone,
     },
   });

@@ -4,6 +4,7 @@ import { type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
+import { siteEnv } from "./support/site.ts";
 
 /*
  * Enquiries as a new reader and the owner meet them (docs/product.md,
@@ -33,7 +34,7 @@ test.beforeAll(async () => {
       SMTP_URL: smtp.url,
       OWNER_EMAIL: owner,
       MAIL_RATE_PER_MINUTE: "0",
-      COMMENT_MIN_SECONDS: "1",
+      COMMENT_MIN_SECONDS: siteEnv.COMMENT_MIN_SECONDS,
     },
   });
 });

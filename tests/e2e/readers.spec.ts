@@ -3,6 +3,7 @@ import { readersReportSchema } from "../../contract/readers.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { type OwnSite, ownerCli, ownerPage, startOwnSite } from "./support/own-site.ts";
+import { siteEnv } from "./support/site.ts";
 
 /*
  * Readers as the owner meets them (docs/product.md, "Readers"): two readers
@@ -22,7 +23,9 @@ const article = "/science/pressure-cooker";
 let site: OwnSite;
 
 test.beforeAll(async () => {
-  site = await startOwnSite("readers", { env: { COMMENT_MIN_SECONDS: "1" } });
+  site = await startOwnSite("readers", {
+    env: { COMMENT_MIN_SECONDS: siteEnv.COMMENT_MIN_SECONDS },
+  });
 });
 test.afterAll(async () => {
   await site?.stop();

@@ -4,8 +4,9 @@ import { commentResponseSchema, formTokenResponseSchema } from "../../../contrac
 /**
  * Posts a comment through the API as the comment form does: with the form's
  * signed time, sent once the server's minimum time has passed (the browser
- * tests' servers use 1 s). The server says "too fast" until then, changing
- * nothing, so the post is simply repeated until it is taken.
+ * tests' servers use a quarter of a second). The server says "too fast"
+ * until then, changing nothing, so the post is simply repeated until it is
+ * taken.
  */
 export async function postComment(
   request: APIRequestContext,
