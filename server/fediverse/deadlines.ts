@@ -108,12 +108,21 @@ export class Slot {
  * post's address, and whether another (where a redirect sends it) may be posted to.
  */
 type Deadline = {
-  answerMs: number;
+  answerMs: AnswerMs;
+  ms?: number;
   timeout?: AbortSignal;
   cut: () => void;
   first?: string;
   postable: (url: URL) => Promise<boolean>;
 };
+
+/**
+ * The deadline of a delivery's posts; a function of its first post's address lets a test give
+ * its stand-in servers that never answer less time than those that answer at once.
+ */
+export type AnswerMs = number | ((inbox: URL) => number);
+const msFor = (answerMs: AnswerMs, url: string) =>
+  typeof answerMs === "number" ? answerMs : answerMs(new URL(url));
 
 const underway = new AsyncLocalStorage<Deadline>();
 
@@ -131,13 +140,14 @@ function wrapGlobalFetch() {
     if (url !== deadline.first && !(await deadline.postable(new URL(url)))) {
       throw new NoAnswer("the server redirected it to a private address");
     }
-    deadline.timeout ??= AbortSignal.timeout(deadline.answerMs);
-    const { timeout } = deadline;
+    deadline.ms ??= msFor(deadline.answerMs, url);
+    deadline.timeout ??= AbortSignal.timeout(deadline.ms);
+    const { timeout, ms } = deadline;
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     return fetch(input, { ...init, signal }).catch((error: unknown) => {
       if (!timeout.aborted) throw error;
       deadline.cut();
-      const seconds = Math.round(deadline.answerMs / 1000);
+      const seconds = Math.round(ms / 1000);
       throw new NoAnswer(`the server did not answer within ${seconds} seconds`, { cause: error });
     });
   };
@@ -152,7 +162,7 @@ export function createDeliveryDeadline({
   clock,
   postable,
 }: {
-  answerMs: number;
+  answerMs: AnswerMs;
   clock: () => Date;
   postable: Deadline["postable"];
 }) {

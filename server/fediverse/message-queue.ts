@@ -12,6 +12,7 @@ import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
 import {
+  type AnswerMs,
   createDeliveryDeadline,
   giveUpAfterMs,
   longestWaitMs,
@@ -129,7 +130,7 @@ export function createMessageQueue(
     leaseMs?: number;
     runMs?: number;
     /** How long a delivery's post waits for its answer (deadlines.ts). */
-    answerMs?: number;
+    answerMs?: AnswerMs;
     /** Whether a delivery redirected to `url` may be posted there (its inbox was checked before). */
     postable: (url: URL) => Promise<boolean>;
   },
