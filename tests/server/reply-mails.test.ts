@@ -545,7 +545,8 @@ describe.each(backends)("reply mails on %s", (backend) => {
     const { gmail, googlemail } = spellings();
     const local = gmail.slice(0, gmail.indexOf("@"));
     const addresses = [gmail, `${local}+news@gmail.com`, googlemail];
-    // Other readers at Gmail, each sent a confirmation mail today.
+    // Other readers at Gmail, each sent a confirmation mail today, written with their digest as
+    // this version writes them (those an older instance left without one: rolling-upgrade-digests).
     const now = new Date().toISOString();
     const others = Array.from(
       { length: 20_000 },
@@ -555,10 +556,17 @@ describe.each(backends)("reply mails on %s", (backend) => {
       const chunk = others.slice(i, i + 500);
       await runSql(
         t,
-        `insert into reply_addresses (visitor_id, email, status, unsubscribe_token, created_at, confirmation_sent_at) values ${chunk
-          .map(() => "(?, ?, 'confirmed', ?, ?, ?)")
+        `insert into reply_addresses (visitor_id, email, email_hash, status, unsubscribe_token, created_at, confirmation_sent_at) values ${chunk
+          .map(() => "(?, ?, ?, 'confirmed', ?, ?, ?)")
           .join(", ")}`,
-        chunk.flatMap((email) => [crypto.randomUUID(), email, `bulk-${email}`, now, now]),
+        chunk.flatMap((email) => [
+          crypto.randomUUID(),
+          email,
+          t.addressKey(email),
+          `bulk-${email}`,
+          now,
+          now,
+        ]),
       );
     }
     const bulk = async () =>
