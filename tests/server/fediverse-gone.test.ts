@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { healthResponseSchema } from "../../contract/console.ts";
 import { followersResponseSchema } from "../../contract/fediverse.ts";
-import { migrateToLatest } from "../../server/db/store.ts";
 import { removeGoneFollowers } from "../../server/fediverse/gone-inboxes.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
@@ -391,14 +390,13 @@ describe.each(backends)("a shared inbox that answers 410, on %s", (backend) => {
  */
 describe.each(backends)("a shared inbox that answers 410 for many accounts, on %s", (backend) => {
   it("asks at most forty accounts behind it for their documents", async () => {
-    const scratch = await scratchStore(backend);
+    const scratch = await scratchStore(backend, { migrated: true });
     const asked: string[] = [];
     const remote = createServer((request, response) => {
       asked.push(request.url ?? "");
       response.writeHead(410).end();
     });
     try {
-      await migrateToLatest(scratch.store);
       await new Promise<void>((resolve) => remote.listen(0, "127.0.0.1", resolve));
       const base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
       const repository = createFediverseRepository(scratch.store);

@@ -4,7 +4,7 @@ import { createFederation, generateCryptoKeyPair, MemoryKvStore } from "@fedify/
 import { Create, Delete, Update } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { migrateToLatest, type Store } from "../../server/db/store.ts";
+import type { Store } from "../../server/db/store.ts";
 import { retryAfter } from "../../server/fediverse/deadlines.ts";
 import { createMessageQueue, enqueueMessages } from "../../server/fediverse/message-queue.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
@@ -126,8 +126,7 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
       .execute();
 
   beforeAll(async () => {
-    scratch = await scratchStore(backend);
-    await migrateToLatest(scratch.store);
+    scratch = await scratchStore(backend, { migrated: true });
   });
   beforeEach(async () => {
     at = Date.now();

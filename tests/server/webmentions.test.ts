@@ -1,7 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrateToLatest } from "../../server/db/store.ts";
 import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
 import { createWebmentions } from "../../server/fediverse/webmentions.ts";
 import { scratchStore } from "./support/scratch-store.ts";
@@ -26,8 +25,7 @@ describe.each(backends)("a webmention whose check throws, on %s", (backend) => {
   );
 
   beforeAll(async () => {
-    scratch = await scratchStore(backend);
-    await migrateToLatest(scratch.store);
+    scratch = await scratchStore(backend, { migrated: true });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     source = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notes`;
   });
