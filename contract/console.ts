@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { canonicalWholeNumber, commentContentSchema, emailSchema, timestampSchema } from "./api.ts";
 import { listPageFields, nextPageSchema } from "./list-pages.ts";
-import { hasNoHiddenCharacters, hasVisibleCharacter } from "./text.ts";
+import { hasNoHiddenCharacters, hasVisibleCharacter, searchText } from "./text.ts";
 
 /*
  * Request and response shapes of the owner's console API (`/api/admin`,
@@ -157,8 +157,8 @@ const commentStatusSchema = z.enum(["published", "pending", "spam"]);
 export type CommentStatusFilter = z.infer<typeof commentStatusSchema>;
 
 export const commentSearchSchema = z.object({
-  q: z.string().max(200).optional().describe("Words in the text or the name"),
-  post: z.string().max(100).optional().describe("Only this science post"),
+  q: searchText(200).optional().describe("Words in the text or the name"),
+  post: searchText(100).optional().describe("Only this science post"),
   status: commentStatusSchema
     .optional()
     .describe("Only comments in this state; absent: the held queue, then every other comment"),
@@ -260,13 +260,13 @@ export type OwnerTextRequest = z.input<typeof ownerTextRequestSchema>;
  * request log, and a proxy's or a browser's history.
  */
 export const subscriberSearchSchema = z.strictObject({
-  q: z.string().max(254).optional().describe("Part of an address"),
+  q: searchText(254).optional().describe("Part of an address"),
   limit: z.number().int().min(1).max(500).default(100),
 });
 
 /** One address, to remove from the subscribers. */
 export const addressRequestSchema = z.strictObject({
-  email: z.string().min(1).max(254).describe("The address, in any letter case"),
+  email: searchText(254).min(1).describe("The address, in any letter case"),
 });
 
 const consoleSubscriberSchema = z.object({

@@ -7,6 +7,7 @@ import {
   hasNoControlOrDirectionCharacters,
   hasNoHiddenCharacters,
   hasVisibleCharacter,
+  searchText,
 } from "./text.ts";
 import { currentZoneName, isOfferedTimeZone } from "./time-zones.ts";
 
@@ -111,9 +112,9 @@ const enquirySchema = z.object({
 export type Enquiry = z.infer<typeof enquirySchema>;
 
 export const enquiriesQuerySchema = z.strictObject({
-  q: z.string().trim().max(200).optional(),
+  q: searchText(200).trim().optional(),
   status: enquiryStatusSchema.optional(),
-  service: z.string().max(80).optional(),
+  service: searchText(80).optional(),
 });
 
 export const enquiriesResponseSchema = z.object({

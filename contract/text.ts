@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Character rules for user-entered text. Control and format characters (bidi
  * overrides, zero-width characters, NUL…) let one visitor disguise text shown to
@@ -82,3 +84,14 @@ export const withControlsShown = (value: string): string =>
  * return to the line's start, so that what follows hides what came before.
  */
 export const withLineFeeds = (value: string): string => value.replace(/\r\n?/g, "\n");
+
+/**
+ * What the owner types to find something (a search, a filter, an address):
+ * no stored text holds a control character, and PostgreSQL's text cannot hold
+ * a NUL at all, so the query would fail rather than find nothing.
+ */
+export const searchText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine(hasNoControlOrDirectionCharacters, "Search for text without control characters.");

@@ -367,6 +367,59 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(actions).toContainEqual(["subscribers export", "2 addresses"]);
   });
 
+  it.each([
+    [
+      "a subscriber search with a NUL",
+      "POST",
+      "/api/admin/subscribers/search",
+      { q: "reader\u0000" },
+      "body.q",
+    ],
+    [
+      "a removal of an address with a NUL",
+      "POST",
+      "/api/admin/subscribers/remove",
+      { email: "reader@example.com\u0000" },
+      "body.email",
+    ],
+    [
+      "a comment search with a NUL",
+      "GET",
+      "/api/admin/comments?q=hello%00",
+      undefined,
+      "querystring.q",
+    ],
+    [
+      "a comment search by a post with a NUL",
+      "GET",
+      "/api/admin/comments?post=soap%00",
+      undefined,
+      "querystring.post",
+    ],
+    [
+      "a comment search with an escape",
+      "GET",
+      "/api/admin/comments?q=%1B%5B2J",
+      undefined,
+      "querystring.q",
+    ],
+  ] as const)(
+    "refuses %s: 400, changing nothing, on either database",
+    async (_case, method, url, body, path) => {
+      const owner = new Owner(t);
+      await owner.signIn();
+      const subscribers = async () =>
+        json(await owner.post("/api/admin/subscribers/search"), subscribersResponseSchema);
+      const before = await subscribers();
+      const response = await owner.request(method, url, body);
+      expect(response.statusCode).toBe(400);
+      expect(json(response, errorResponseSchema).error.issues).toEqual([
+        expect.objectContaining({ path }),
+      ]);
+      expect(await subscribers()).toEqual(before);
+    },
+  );
+
   it("lists, previews and sends editions from the editions folder", async () => {
     const owner = new Owner(t);
     await owner.signIn();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorResponseSchema } from "../../contract/api.ts";
 import { auditResponseSchema } from "../../contract/console.ts";
 import {
   enquiriesResponseSchema,
@@ -98,6 +99,18 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     const none = json(await me.get("/api/admin/enquiries?q=%25_"), enquiriesResponseSchema);
     expect(none.enquiries).toEqual([]);
     expect((await me.get("/api/admin/enquiries?status=lost")).statusCode).toBe(400);
+  });
+
+  it.each([
+    ["a NUL in the words", "q=kaveri%00"],
+    ["a NUL in the service", "service=dfmea%00"],
+    ["an escape in the words", "q=%1B%5B2J"],
+  ])("refuses a search with %s: 400, on either database", async (_case, query) => {
+    const response = await me.get(`/api/admin/enquiries?${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(json(response, errorResponseSchema).error.issues).toEqual([
+      expect.objectContaining({ path: `querystring.${query.split("=")[0]}` }),
+    ]);
   });
 
   it("tells the sender every time in the zone their browser gave, the owner in UTC", async () => {
