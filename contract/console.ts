@@ -195,7 +195,7 @@ export type ConsoleCommentsResponse = z.infer<typeof consoleCommentsResponseSche
 export const banScopeSchema = z.enum(["browser", "address"]);
 export type BanScope = z.infer<typeof banScopeSchema>;
 
-export const banRequestSchema = z.object({
+export const banRequestSchema = z.strictObject({
   /** Until lifted when absent. */
   days: z.number().int().min(1).max(3650).optional(),
   scope: banScopeSchema.default("browser"),

@@ -757,6 +757,10 @@ describe.each(backends)("moderating from the console on %s", (backend) => {
     expect((await owner.post(`/api/admin/comments/${kept.id}/ban`, { days: 0 })).statusCode).toBe(
       400,
     );
+    // A misspelt field would otherwise be dropped, and the ban last until lifted.
+    const misspelt = await owner.post(`/api/admin/comments/${kept.id}/ban`, { day: 7 });
+    expect(misspelt.statusCode).toBe(400);
+    expect(json(misspelt, errorResponseSchema).error.code).toBe("validation_failed");
     expect((await owner.post(`/api/admin/comments/${kept.id}/ban`, { days: 7 })).statusCode).toBe(
       204,
     );
