@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,6 +44,17 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
   afterAll(async () => {
     await t?.close();
     await smtp?.close();
+  });
+
+  it("names the file a test copy was written to when SMTP_URL is not set", async () => {
+    const file = editionFile("tested-on-disk");
+    const run = await admin(adminEnv(t), "newsletter", "send", file, "--test", "me@example.com");
+    expect(run.code, run.stderr).toBe(0);
+    const written = /Wrote the test copy to (\S+\.eml) \(SMTP_URL is not set\)/.exec(
+      run.stdout,
+    )?.[1];
+    expect(written, run.stdout).toContain(path.join(t.dataDir, "outbox"));
+    expect(readFileSync(written!, "utf8")).toContain("[Test] Edition tested-on-disk");
   });
 
   /** Schedules the edition `slug` an hour from now, from the command line. */

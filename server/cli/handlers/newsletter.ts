@@ -74,8 +74,16 @@ async function sendTestCopy(
 ) {
   const address = emailSchema.safeParse(to);
   if (!address.success) throw usageError("--test ADDRESS must be an email address.");
+  // Without SMTP_URL the copy is a file: say which, so it can be opened.
   const mailer = signedMailer(config, {
-    info: (_object, message) => stdout.write(`${message}\n`),
+    info: (object, message) => {
+      const { file } = object as { file?: string };
+      stdout.write(
+        file
+          ? `Wrote the test copy to ${file} (SMTP_URL is not set): open it in a mail program.\n`
+          : `${message}\n`,
+      );
+    },
   });
   try {
     const sent = await actions.test(actor, edition, address.data, mailer);
