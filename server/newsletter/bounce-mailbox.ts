@@ -57,6 +57,26 @@ export function planBatches(mails: readonly { uid: number; size?: number | undef
   return { tooLarge, batches };
 }
 
+/**
+ * ImapFlow says "Command failed" for a refused password and for a missing
+ * mailbox alike: say which, and what in BOUNCE_IMAP_URL to change.
+ */
+function refusal(error: unknown, mailbox?: string): unknown {
+  const failed = error as { authenticationFailed?: boolean; mailboxMissing?: boolean };
+  const because = (text: string) => new Error(text, { cause: error });
+  if (failed.authenticationFailed) {
+    return because(
+      "the IMAP server refused the user name or password in BOUNCE_IMAP_URL (imap://user:password@host/Mailbox; percent-encode @, : and / in them)",
+    );
+  }
+  if (failed.mailboxMissing) {
+    return because(
+      `the IMAP server has no mailbox "${mailbox}": name an existing one at the end of BOUNCE_IMAP_URL (INBOX when none is named)`,
+    );
+  }
+  return error;
+}
+
 export async function readBounceMailbox(
   url: string,
   health: Pick<ListHealth, "handleMailboxReport">,
@@ -80,9 +100,13 @@ export async function readBounceMailbox(
   // A dropped connection is reported by the command that was waiting on it.
   client.on("error", () => {});
   const round: MailboxRound = { read: 0, acted: 0, ignored: 0, kept: 0 };
-  await client.connect();
+  await client.connect().catch((error: unknown) => {
+    throw refusal(error);
+  });
   try {
-    const lock = await client.getMailboxLock(mailbox);
+    const lock = await client.getMailboxLock(mailbox).catch((error: unknown) => {
+      throw refusal(error, mailbox);
+    });
     try {
       const uids = (await client.search({ all: true }, { uid: true })) || [];
       for (let start = 0; start < uids.length; start += batchSize) {

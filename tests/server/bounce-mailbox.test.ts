@@ -134,6 +134,27 @@ describe("the bounce mailbox's size limit", () => {
   });
 });
 
+describe("a bounce mailbox that cannot be opened", () => {
+  let imap: ImapServer;
+  beforeAll(async () => {
+    imap = await startImapServer();
+  });
+  afterAll(() => imap?.stop());
+  const health = { handleMailboxReport: async () => "ignored" as const };
+
+  it("says whether the password or the mailbox in BOUNCE_IMAP_URL is wrong, not just that a command failed", async () => {
+    const password = /:([^:@]+)@/.exec(imap.url)?.[1] ?? "";
+    await expect(
+      readBounceMailbox(imap.url.replace(`:${password}@`, ":not-the-password@"), health),
+    ).rejects.toThrow("the IMAP server refused the user name or password in BOUNCE_IMAP_URL");
+    await expect(
+      readBounceMailbox(imap.url.replace(/\/INBOX$/, "/Bounces"), health),
+    ).rejects.toThrow(
+      'the IMAP server has no mailbox "Bounces": name an existing one at the end of BOUNCE_IMAP_URL',
+    );
+  });
+});
+
 describe("the bounce mailbox's batches", () => {
   it("hold at most 50 mails and 4 MB by the sizes the server reports; a mail over 1 MB is no report", () => {
     const mails = (sizes: number[]) => sizes.map((size, uid) => ({ uid, size }));
