@@ -237,6 +237,10 @@ describe.each(backends)("a removed subscriber's complaint, on %s", (backend) => 
     expect(await runSql(t, "select 1 from suppressions")).toEqual([]);
     const both = await admin(env, "suppressions", "lift", email, "--id", id);
     expect(both.code).toBe(2);
+    // A mistyped address is named as the reason, not taken for a missing one.
+    const typo = await admin(env, "suppressions", "lift", "a@b.c");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('"a@b.c" is not an email address the site would mail.');
   });
 
   it("names an internationalised domain as the owner types it, and lifts it typed either way", async () => {

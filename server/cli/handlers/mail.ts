@@ -100,9 +100,14 @@ export const suppressionsLift = ownerAction(
   ({ positionals, values }): { email: string } | { id: string } => {
     if (typeof values.id === "string" && positionals.length === 0) return { id: values.id };
     // Typed as the list shows it ("leser@bücher.example") or in punycode: the same mailbox.
-    const email = emailSchema.safeParse(plainAddress(positionals[0] ?? ""));
+    const typed = positionals[0];
+    const email = emailSchema.safeParse(plainAddress(typed ?? ""));
     if (!email.success || values.id !== undefined) {
-      throw usageError("Give EMAIL, an email address, or --id ID from suppressions list.");
+      // A typed address the forms refuse was never mailed, so never suppressed: say so.
+      const refused = typed !== undefined && !email.success && values.id === undefined;
+      throw usageError(
+        `${refused ? `"${typed}" is not an email address the site would mail. ` : ""}Give EMAIL, an email address, or --id ID from suppressions list.`,
+      );
     }
     return { email: email.data };
   },
