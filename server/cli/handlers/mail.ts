@@ -21,6 +21,9 @@ import { listedPages } from "../table.ts";
 
 export async function mailDkim({ values, config, stdout }: CommandContext) {
   const file = dkimKeyFileOf(config);
+  // Run again, it shows the key made before, whatever MAIL_FROM says now.
+  let key = values.replace ? null : readDkimKey(file);
+  const made = key === null;
   const algorithm = (values.algorithm ?? "rsa") as string;
   if (algorithm !== "rsa" && algorithm !== "ed25519") {
     throw usageError(`--algorithm must be rsa or ed25519, not "${algorithm}".`);
@@ -29,7 +32,7 @@ export async function mailDkim({ values, config, stdout }: CommandContext) {
     typeof values.domain === "string"
       ? values.domain
       : (/@([^>\s]+)>?$/.exec(config.mailFrom)?.[1] ?? "");
-  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(domain)) {
+  if (made && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(domain)) {
     throw usageError(
       `The signing domain "${domain}" is not a domain name: set MAIL_FROM, or give --domain.`,
     );
@@ -42,8 +45,6 @@ export async function mailDkim({ values, config, stdout }: CommandContext) {
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(selector)) {
     throw usageError(`--selector must be a DNS label (letters, digits, -), not "${selector}".`);
   }
-  let key = values.replace ? null : readDkimKey(file);
-  const made = key === null;
   if (!key) {
     key = createDkimKey({ algorithm: algorithm as DkimAlgorithm, domain, selector });
     writeDkimKey(file, key, { replace: Boolean(values.replace) });
