@@ -87,13 +87,13 @@ export async function fillDigests(
         .where("email_hash", "is", null)
         .limit(500)
         .execute();
-      for (const { id, email } of rows) {
-        await db
-          .updateTable(table)
-          .set({ email_hash: key(email) })
-          .where("id", "=", id)
-          .execute();
-      }
+      if (rows.length === 0) break;
+      // One statement a page, as migration 049 filled them: a row a statement took about
+      // ten times as long on PostgreSQL (docs/benchmarks.md).
+      const given = rows.map(({ id, email }) => sql`(cast(${id} as integer), ${key(email)})`);
+      await sql`update ${sql.table(table)} set email_hash = given.column2
+        from (values ${sql.join(given)}) as given
+        where ${sql.ref(`${table}.id`)} = given.column1`.execute(db);
       filled += rows.length;
       if (rows.length < 500) break;
     }
