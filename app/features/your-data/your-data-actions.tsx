@@ -1,5 +1,5 @@
 import { AlertDialog } from "radix-ui";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { plural } from "../../../contract/plural.ts";
 import type { DeleteYourDataResponse } from "../../../contract/your-data.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
@@ -68,6 +68,7 @@ export function YourDataActions() {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const statusRef = useRef<HTMLParagraphElement>(null);
 
   useEffect(() => {
     api("GET /your-data").then(
@@ -116,7 +117,7 @@ export function YourDataActions() {
 
   return (
     <div className="not-prose mt-4 space-y-4">
-      <p role="status" className="text-slate-300">
+      <p ref={statusRef} role="status" tabIndex={-1} className="text-slate-300 outline-none">
         {deleted
           ? `Deleted ${plural(deleted.comments, "comment", "comments")} and ${plural(deleted.reactions, "reaction", "reactions")}${calls(deleted.bookings)}. Pages open elsewhere update within a second.`
           : state.phase === "known"
@@ -132,7 +133,17 @@ export function YourDataActions() {
           </AlertDialog.Trigger>
           <AlertDialog.Portal>
             <AlertDialog.Overlay className="fixed inset-0 z-50 animate-fade-in bg-black/60 backdrop-blur-sm" />
-            <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 animate-fade-in rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl shadow-black/60">
+            <AlertDialog.Content
+              // Once everything went, the button that opened the dialog is
+              // disabled and cannot take the focus back: the sentence that
+              // says what was deleted takes it, rather than the page's body.
+              onCloseAutoFocus={(event) => {
+                if (!deleted) return;
+                event.preventDefault();
+                statusRef.current?.focus();
+              }}
+              className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 animate-fade-in rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl shadow-black/60"
+            >
               <AlertDialog.Title className="text-xl font-semibold text-slate-100">
                 Delete all your comments and reactions?
               </AlertDialog.Title>
