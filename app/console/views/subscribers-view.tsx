@@ -106,7 +106,11 @@ export function SubscribersView() {
           </div>
           <Table
             caption="Subscribers, newest first"
-            empty="No addresses match."
+            empty={
+              search
+                ? 'No addresses match. A reader who unsubscribed is listed no more: "npm run admin -- subscribers remove ADDRESS" forgets the mails sent to them.'
+                : "No addresses match."
+            }
             head={head("State")}
             rows={subscribers.map(({ email, status, suppressed, confirmedAt, createdAt }) => [
               email,
