@@ -118,6 +118,25 @@ describe("published dates, with the whole history", () => {
     const film = loadContent(root, { now }).science.find((post) => post.id === "soap-film");
     expect(film?.published).toBe("2026-12-01");
   });
+
+  it("refuse a file not committed yet dated before today, which its first commit would refuse", () => {
+    cpSync(path.join(root, "science/soap.md"), path.join(root, "science/soap-film.md"));
+    edit("science/soap-film.md", (source) =>
+      setPublished("2026-11-25")(source).replace(/^id: .*$/m, "id: soap-film"),
+    );
+    expect(() => loadContent(root, { now })).toThrow(
+      /science\/soap-film\.md: published \(2026-11-25\) is before today, and the file is not committed yet/,
+    );
+    edit("science/soap-film.md", (source) => source.replace(/^order:.*$/m, "$&\nimported: true"));
+    expect(
+      loadContent(root, { now }).science.find((post) => post.id === "soap-film")?.published,
+    ).toBe("2026-11-25");
+    // Today, wherever the author's calendar shows it, stands.
+    edit("science/soap-film.md", setPublished("2026-12-01"));
+    expect(
+      loadContent(root, { now }).science.find((post) => post.id === "soap-film")?.published,
+    ).toBe("2026-12-01");
+  });
 });
 
 describe("published dates without the whole history", () => {

@@ -14,6 +14,8 @@ const day = (date: Date) => date.toISOString().slice(0, 10);
 
 /** The latest calendar day anywhere on Earth (UTC+14): later than that is the future. */
 const latestToday = (now: Date) => day(new Date(now.getTime() + 14 * 3600_000));
+/** The earliest calendar day anywhere on Earth (UTC-12): a commit made now is dated no earlier. */
+const earliestToday = (now: Date) => day(new Date(now.getTime() - 12 * 3600_000));
 
 export function resolveDates(
   file: string,
@@ -34,6 +36,16 @@ export function resolveDates(
       throw new ContentError(
         `${file}: published (${published}) is earlier than the file's first commit (${first}). ` +
           "Use that date or a later one, or remove published to take it from git; " +
+          "if the piece appeared elsewhere first, add imported: true",
+      );
+    }
+    // Not committed yet: its first commit will be today or later, and refuse this date then.
+    const uncommitted = first === undefined && history.kind !== "none";
+    if (uncommitted && published < earliestToday(now) && fields.imported !== true) {
+      throw new ContentError(
+        `${file}: published (${published}) is before today, and the file is not committed yet: ` +
+          "its first commit will be today or later, and the build refuses a date before it. " +
+          "Use today's date, or remove published to take it from git; " +
           "if the piece appeared elsewhere first, add imported: true",
       );
     }
