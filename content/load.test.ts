@@ -164,6 +164,14 @@ describe("content", () => {
     expect(() => loadContent(copy.root)).toThrow(/science\/wifi\.md: image "science\/wifi\.svg"/);
   });
 
+  it("names the file whose image's width and height are not the picture's own", () => {
+    // A story's 800×300 copied onto a science picture, which is 800×400.
+    edit("science/wifi.md", (source) => source.replace(/^ {2}height: 400$/m, "  height: 300"));
+    expect(() => loadContent(copy.root)).toThrow(
+      /science\/wifi\.md: image "science\/wifi\.svg" is 800×400, but width and height say 800×300/,
+    );
+  });
+
   it("requires every item's publication date, written as a real day, where git cannot give it", () => {
     edit("non-technical/soft-skills/teamwork.md", (source) =>
       source.replace(/^published:.*\n/m, ""),

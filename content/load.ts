@@ -60,9 +60,18 @@ export function assembleContent(raw: RawCollections, reading: Reading, problems 
           value = { ...value, ...resolveDates(file, value as DateFields, history, now) };
         }
         for (const image of [value.image ?? [], value.images ?? []].flat()) {
-          if (!existsSync(path.join(root, "images", image.src))) {
+          const picture = path.join(root, "images", image.src);
+          if (!existsSync(picture)) {
             problems.add(
               `${file}: image "${image.src}" is not in content/images/; add it there or correct the path`,
+            );
+            continue;
+          }
+          const size = svgSize(readFileSync(picture, "utf8"));
+          if (size && (size.width !== image.width || size.height !== image.height)) {
+            problems.add(
+              `${file}: image "${image.src}" is ${size.width}×${size.height}, but width and height say ` +
+                `${image.width}×${image.height}; write the picture's own size`,
             );
           }
         }
@@ -186,3 +195,15 @@ export function exitOnContentError<T>(run: () => T, prefix = ""): T {
 }
 
 export type SiteContent = ReturnType<typeof assembleContent>;
+
+/** An SVG's intrinsic size: its root's width and height, else its viewBox's. */
+function svgSize(svg: string): { width: number; height: number } | undefined {
+  const root = /<svg\b[^>]*>/.exec(svg)?.[0] ?? "";
+  const attribute = (name: string) =>
+    new RegExp(`\\s${name}="\\s*([\\d.]+)(?:px)?\\s*"`).exec(root)?.[1];
+  const box = /\sviewBox="([^"]*)"/.exec(root)?.[1] ?? "";
+  const [, , boxWidth, boxHeight] = box.trim().split(/[\s,]+/);
+  const width = Number(attribute("width") ?? boxWidth);
+  const height = Number(attribute("height") ?? boxHeight);
+  return width > 0 && height > 0 ? { width, height } : undefined;
+}
