@@ -72,6 +72,32 @@ describe("the paths and commands the docs name", () => {
 });
 
 /*
+ * A share image the docs give as an example is one the build draws: one per
+ * item, at /og/<section>/<id>.png (content/items.ts), the item's file being
+ * content/<section>/…/<id>.md.
+ */
+describe("the share images the docs name", () => {
+  const named = pages.flatMap((page) =>
+    [...readFileSync(path.join(root, page), "utf8").matchAll(/\/og\/[\w./-]*\.png/g)].map(
+      ([found]) => ({ page, found }),
+    ),
+  );
+  const items = (section: string) =>
+    existsSync(path.join(root, "content", section))
+      ? readdirSync(path.join(root, "content", section), { recursive: true, encoding: "utf8" })
+      : [];
+
+  it("are each an item's, at /og/<section>/<id>.png", () => {
+    expect(named.length).toBeGreaterThan(0);
+    const unknown = named.filter(({ found }) => {
+      const [, section = "", id = ""] = /^\/og\/([\w-]+)\/([\w-]+)\.png$/.exec(found) ?? [];
+      return !items(section).some((file) => path.basename(file) === `${id}.md`);
+    });
+    expect(unknown).toEqual([]);
+  });
+});
+
+/*
  * The owner's commands (server/cli/commands/) are each in the table of
  * docs/command-line.md, and every command the README and docs/ name, as
  * `npm run admin -- …` or `admin …`, is one the command line has (or a group
