@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { configureSync, type LogRecord } from "@logtape/logtape";
 import type { Log } from "../lib/log.ts";
 
@@ -31,6 +32,9 @@ export function sendFedifyLogsTo(log: Logger): void {
   const verbose = log.level === "debug" || log.level === "trace";
   configureSync({
     reset: true,
+    // Fedify reads each request's context from here; without it LogTape warns
+    // "Context-local storage is not configured" on every ActivityPub request.
+    contextLocalStorage: new AsyncLocalStorage(),
     sinks: {
       server: (record: LogRecord) => {
         const where = { fedify: record.category.join(".") };

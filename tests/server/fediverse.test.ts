@@ -337,6 +337,8 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     );
     expect((await get("/science/soap", "text/html")).body).toContain("<title>Soap</title>");
     expect((await get("/fediverse/items/science/nothing", activityJson)).statusCode).toBe(404);
+    // Serving them warns of nothing the owner must act on (LogTape's own setup included).
+    expect(logs.lines.filter((line) => line.fedify === "logtape.meta")).toEqual([]);
   });
 
   it("refuses unsigned and wrongly signed inbox posts with 401", async () => {
