@@ -1,9 +1,9 @@
 import { Problems } from "../content/frontmatter.ts";
 import { exitOnContentError, loadContent } from "../content/load.ts";
 import { findSamplePassages, writingFolders } from "../content/sample-voice.ts";
-import { collectionShortfalls } from "./content-minimums.ts";
+import { collectionShortfalls, pieceShortfalls } from "./content-minimums.ts";
 
-// Every problem in one run: the content's, the editions' and the collections' sizes.
+// Every problem in one run: the content's, the editions', the collections' and the pieces' sizes.
 exitOnContentError(() => {
   const problems = new Problems();
   const loaded = problems.attempt(() => loadContent(), undefined);
@@ -13,7 +13,10 @@ exitOnContentError(() => {
     ({ label }) => loaded !== undefined || label !== "content",
   );
   const passages = problems.attempt(() => findSamplePassages(folders), []);
-  for (const shortfall of loaded ? collectionShortfalls(loaded) : []) problems.add(shortfall);
+  for (const shortfall of loaded
+    ? [...collectionShortfalls(loaded), ...pieceShortfalls(loaded)]
+    : [])
+    problems.add(shortfall);
   problems.throwAny();
   const content = loaded as NonNullable<typeof loaded>;
   const count =

@@ -33,20 +33,27 @@ export function collectionShortfalls(content: SiteContent): string[] {
     .map((row) => `${row.folder}/: at least ${row.minimum} files are needed, found ${row.files}`);
 }
 
-type WordRow = { group: string; name: string; words: number; minimum: number };
+type WordRow = { group: string; name: string; file: string; words: number; minimum: number };
 
 /** Word counts of the writing against each piece's minimum (0: no minimum). */
 export function wordRows(content: SiteContent): WordRow[] {
-  const each = <T extends { words: number }>(
+  const each = <T extends { words: number; file: string }>(
     group: string,
     entries: T[],
     name: (entry: T) => string,
     minimum: number,
-  ) => entries.map((entry) => ({ group, name: name(entry), words: entry.words, minimum }));
+  ) =>
+    entries.map((entry) => ({
+      group,
+      name: name(entry),
+      file: entry.file,
+      words: entry.words,
+      minimum,
+    }));
   const id = (entry: { id: string }) => entry.id;
   return [
-    { group: "about", name: "About Me", words: content.about.words, minimum: 600 },
-    { group: "home", name: "intro", words: content.home.words, minimum: 0 },
+    ...each("about", [content.about], () => "About Me", 600),
+    ...each("home", [content.home], () => "intro", 0),
     ...each("story", content.stories, id, 250),
     ...each("science", content.science, id, 150),
     ...each("technical", content.technical.articles, id, 300),
@@ -56,4 +63,14 @@ export function wordRows(content: SiteContent): WordRow[] {
     ...each("service", content.services, id, 500),
     ...each("growth", content.growth, id, 0),
   ];
+}
+
+/** One message per piece below its minimum of words, naming its file. */
+export function pieceShortfalls(content: SiteContent): string[] {
+  return wordRows(content)
+    .filter((row) => row.words < row.minimum)
+    .map(
+      (row) =>
+        `${row.file}: ${row.words} words, and pieces here need at least ${row.minimum}; write more (npm run content:stats counts every piece)`,
+    );
 }
