@@ -92,8 +92,13 @@ export function readFrontmatter(root: string, relative: string): { data: unknown
 export function validate<S extends z.ZodType>(schema: S, data: unknown, file: string): z.output<S> {
   const result = schema.safeParse(data);
   if (result.success) return result.data;
+  // A field from another site's format (draft, tags, date…) is named, with where ours are listed.
   const problems = result.error.issues.map(
-    (issue) => `  ${issue.path.join(".") || "frontmatter"}: ${issue.message}`,
+    (issue) =>
+      `  ${issue.path.join(".") || "frontmatter"}: ${issue.message}` +
+      (issue.code === "unrecognized_keys"
+        ? "; this kind of file has no such field (content/FORMAT.md lists its fields)"
+        : ""),
   );
   throw new ContentError(`${file}: invalid content\n${problems.join("\n")}`);
 }

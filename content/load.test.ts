@@ -90,10 +90,15 @@ describe("content", () => {
     );
   });
 
-  it("names the file with an unknown field", () => {
+  it("names the file with an unknown field, and where the fields are listed", () => {
     edit("services/dfmea.md", (source) => source.replace(/^---\n/, "---\ncolour: green\n"));
     expect(() => loadContent(copy.root)).toThrow(
       /services\/dfmea\.md: invalid content[\s\S]*colour/,
+    );
+    // A draft flag, as other sites' formats have, is one: the message says what to do.
+    edit("science/soap.md", (source) => source.replace(/^---\n/, "---\ndraft: true\n"));
+    expect(() => loadContent(copy.root)).toThrow(
+      /science\/soap\.md: invalid content\n {2}frontmatter: Unrecognized key: "draft"; this kind of file has no such field \(content\/FORMAT\.md lists its fields\)/,
     );
   });
 
