@@ -61,10 +61,16 @@ export function readEdition(file: string, siteUrl: string): Edition {
   }
   const parsed = frontmatterSchema.safeParse(data ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join(".") || "frontmatter"} ${issue.message}`,
-    );
-    throw new EditionError(`${file}: ${problems.join("; ")}`);
+    // Zod's own words for a missing subject or another field say nothing of the fix.
+    const problems = parsed.error.issues.map((issue) => {
+      if (issue.code === "unrecognized_keys") {
+        return `${issue.keys.join(", ")}: an edition's frontmatter holds its subject alone`;
+      }
+      const wording =
+        issue.code === "invalid_type" ? "is required, one line of text" : issue.message;
+      return `${issue.path.join(".") || "frontmatter"} ${wording}`;
+    });
+    throw new EditionError(`${file}: ${problems.join("; ")} (--- subject: … ---).`);
   }
   if (markdown.trim() === "") throw new EditionError(`${file}: the edition has no text.`);
   return { slug, ...renderEdition(parsed.data.subject, markdown, siteUrl) };

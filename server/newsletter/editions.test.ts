@@ -1,0 +1,22 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { readEdition } from "./editions.ts";
+
+/* An edition's frontmatter written wrong says what to write instead. */
+const folder = mkdtempSync(path.join(tmpdir(), "editions-"));
+const edition = (frontmatter: string) => {
+  const file = path.join(folder, "04-kettle-noise.md");
+  writeFileSync(file, `---\n${frontmatter}\n---\nHello.\n`);
+  return () => readEdition(file, "https://ewe.test");
+};
+
+describe("an edition's frontmatter", () => {
+  it("without a subject, or with another field, says that it holds the subject alone", () => {
+    expect(edition("title: Why a kettle goes quiet")).toThrow(
+      "04-kettle-noise.md: subject is required, one line of text; title: an edition's frontmatter holds its subject alone (--- subject: … ---).",
+    );
+    expect(edition("subject: Why a kettle goes quiet")().subject).toBe("Why a kettle goes quiet");
+  });
+});
