@@ -30,8 +30,10 @@ const email = optional(z.email("must be an email address"));
 const matching = (pattern: RegExp, message: string) => optional(z.string().regex(pattern, message));
 const secret = (min: number) =>
   optional(z.string().min(min, `must be at least ${min} characters long`));
+/** A setting read as a number: "eighty" is refused in words, not as Zod's "received NaN". */
+const number = () => z.coerce.number({ error: "must be a number" });
 const int = (fallback: number, min = 1, max?: number) => {
-  const count = z.coerce.number().int().min(min);
+  const count = number().int().min(min);
   return (max === undefined ? count : count.max(max)).default(fallback);
 };
 const onOff = (fallback: "on" | "off") =>
@@ -40,7 +42,7 @@ const onOff = (fallback: "on" | "off") =>
     .default(fallback)
     .transform((value) => value === "on" || value === "true" || value === "1");
 /** A duration in seconds; fractions are allowed (tests use short ones). */
-const seconds = (fallback: number) => z.coerce.number().positive().max(3600).default(fallback);
+const seconds = (fallback: number) => number().positive().max(3600).default(fallback);
 
 /**
  * `news@example.com` or `Name <news@example.com>`: no line breaks, quotes or
@@ -95,7 +97,7 @@ const envSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     HOST: z.string().min(1).default("0.0.0.0"),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PORT: number().int().min(0).max(65535).default(3000),
     DATA_DIR: z.string().min(1).default("./data"),
     // Relative to the project's folder; the tests build into a folder of their own.
     BUILD_DIR: optionalText.transform((value) => value ?? "build"),
@@ -148,7 +150,7 @@ const envSchema = z
     POSTMARK_WEBHOOK_SECRET: secret(24),
     SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: int(5),
     MODERATION: z.enum(["off", "first", "all"]).default("off"),
-    COMMENT_MIN_SECONDS: z.coerce.number().min(0).max(600).default(3),
+    COMMENT_MIN_SECONDS: number().min(0).max(600).default(3),
     COMMENT_MAX_LINKS: int(2, 0, 50),
     COMMENT_DUPLICATE_MINUTES: int(10, 0, 10_080),
     HOLD_LINKS_FROM_NEW: onOff("on"),
@@ -292,9 +294,7 @@ export function loadConfig(
   const lines = parsed.success
     ? []
     : parsed.error.issues.map(
-        (issue) =>
-          // Zod's words for a number that is not one ("received NaN") name no setting's terms.
-          `  ${issue.path.join(".") || "environment"}: ${issue.message.replace(/^Invalid input: expected number, received NaN$/, "must be a number")}`,
+        (issue) => `  ${issue.path.join(".") || "environment"}: ${issue.message}`,
       );
   let profile: OwnerProfile | undefined;
   try {
