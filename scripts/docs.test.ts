@@ -98,44 +98,36 @@ describe("the share images the docs name", () => {
 });
 
 /*
- * The owner's commands (server/cli/commands/) are each in the table of
- * docs/command-line.md, and every command the README and docs/ name, as
- * `npm run admin -- …` or `admin …`, is one the command line has (or a group
- * of them).
- */
-/*
  * The owner's commands refuse to write into a folder that is not there
  * ("There is no folder …: create it first"), so a shell block that writes into
  * a folder of the machine's (`--out /var/backups/ewe/…`) makes it first.
  */
 describe("the shell blocks of the docs", () => {
   it("make each folder of the machine a command writes into before the command", () => {
-    const unmade = pages.flatMap((page) =>
-      [...readFileSync(path.join(root, page), "utf8").matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(
-        ([, block = ""]) => {
-          const lines = block.split("\n");
-          return lines.flatMap((line, at) =>
-            [...line.matchAll(/--out (\/\S+)\/[^\s/]+/g)]
-              .map(([, folder = ""]) => folder)
-              .filter(
-                (folder) =>
-                  !lines
-                    .slice(0, at)
-                    .some(
-                      (before) =>
-                        /^\s*(mkdir|install -d)\b/.test(before) &&
-                        before.split(/\s+/).includes(folder),
-                    ),
-              )
-              .map((folder) => `${page}: ${folder}`),
-          );
-        },
-      ),
-    );
+    const unmade: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(path.join(root, page), "utf8");
+      for (const [, block = ""] of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
+        const made = new Set<string>();
+        for (const line of block.split("\n")) {
+          for (const [, folder = ""] of line.matchAll(/--out (\/\S+)\/[^\s/]+/g)) {
+            if (!made.has(folder)) unmade.push(`${page}: ${folder}`);
+          }
+          if (/^\s*(mkdir|install -d)\b/.test(line))
+            for (const word of line.split(/\s+/)) made.add(word);
+        }
+      }
+    }
     expect(unmade).toEqual([]);
   });
 });
 
+/*
+ * The owner's commands (server/cli/commands/) are each in the table of
+ * docs/command-line.md, and every command the README and docs/ name, as
+ * `npm run admin -- …` or `admin …`, is one the command line has (or a group
+ * of them).
+ */
 describe("the owner's commands the docs name", () => {
   const folder = path.join(root, "server/cli/commands");
   const declared = new Set(
