@@ -409,6 +409,20 @@ test("subscribers: counts, search, removal after confirmation, the screen axe cl
   await expect(row).toHaveCount(0);
   // The last row gone, the line that says none match takes the focus.
   await expect(page.getByText("No addresses match.")).toBeFocused();
+  // The whole address typed: none subscribed has it, and the screen offers to
+  // forget the mails sent to it; Remove forgot them already, so the server says so.
+  await page.getByLabel("Search addresses").fill("reader-0@example.com");
+  await expect(
+    page.getByText(/^No subscriber has this address\. A reader who unsubscribed/),
+  ).toBeVisible();
+  await page.getByRole("button", { name: "Forget this address" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Forget reader-0@example.com?" })
+    .getByRole("button", { name: "Forget" })
+    .click();
+  await expect(
+    page.getByText("No subscriber has this address, and no mail sent to it is kept."),
+  ).toBeVisible();
   const download = page.waitForEvent("download");
   await page.getByRole("link", { name: "Export CSV" }).click();
   expect((await download).suggestedFilename()).toMatch(/^subscribers-\d{4}-\d{2}-\d{2}\.csv$/);

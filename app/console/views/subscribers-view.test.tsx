@@ -1,27 +1,33 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { render, screen } from "@testing-library/react";
+import { render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
+import { Toaster } from "sonner";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SubscribersView } from "./subscribers-view.tsx";
 
 /*
  * A reader who unsubscribed and then asks to be forgotten: the search finds
  * no subscriber (an unsubscription deletes the row), but the records of the
- * mails sent stay until the command line forgets them
- * (docs/privacy-requests.md). The empty list says so, rather than only that
- * nothing matched.
+ * mails sent stay until they are forgotten (docs/privacy-requests.md). The
+ * empty list says so, and offers to forget the address typed.
  */
+const removals: unknown[] = [];
 beforeEach(() => {
-  vi.stubGlobal("fetch", async (url: string) =>
-    url.endsWith("/suppressions/search")
+  removals.length = 0;
+  vi.stubGlobal("fetch", async (url: string, init?: RequestInit) => {
+    if (url.endsWith("/subscribers/remove")) {
+      removals.push(JSON.parse(String(init?.body)));
+      return new Response(null, { status: 204 });
+    }
+    return url.endsWith("/suppressions/search")
       ? Response.json({ suppressions: [], next: null })
-      : Response.json({ counts: { confirmed: 0, pending: 0 }, subscribers: [] }),
-  );
+      : Response.json({ counts: { confirmed: 0, pending: 0 }, subscribers: [] });
+  });
 });
 afterEach(() => vi.unstubAllGlobals());
 
 describe("SubscribersView", () => {
-  it("tells the owner how to forget an address no subscriber has", async () => {
+  it("offers to forget an address no subscriber has, typed whole", async () => {
     // happy-dom does not know the <search> element the screen's search sits
     // in (browsers do); React's warning of it is the one complaint let pass.
     vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
@@ -37,6 +43,7 @@ describe("SubscribersView", () => {
     render(
       <QueryClientProvider client={new QueryClient()}>
         <SubscribersView />
+        <Toaster />
       </QueryClientProvider>,
     );
     expect(await screen.findByText("No addresses match.")).toBeTruthy();
@@ -45,9 +52,18 @@ describe("SubscribersView", () => {
       "left@example.com",
     );
     expect(
-      await screen.findByText(/^No addresses match\. A reader who unsubscribed/, undefined, {
-        timeout: 10_000,
-      }),
-    ).toHaveTextContent('"npm run admin -- subscribers remove ADDRESS" forgets the mails sent');
+      await screen.findByText(
+        /^No subscriber has this address\. A reader who unsubscribed/,
+        undefined,
+        {
+          timeout: 10_000,
+        },
+      ),
+    ).toHaveTextContent("the records of the mails sent to them stay until you forget the address");
+    await user.click(screen.getByRole("button", { name: "Forget this address" }));
+    const dialog = await screen.findByRole("alertdialog", { name: "Forget left@example.com?" });
+    await user.click(within(dialog).getByRole("button", { name: "Forget" }));
+    expect(await screen.findByText("Forgot left@example.com")).toBeTruthy();
+    expect(removals).toEqual([{ email: "left@example.com" }]);
   });
 });

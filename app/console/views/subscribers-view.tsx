@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { emailSchema } from "../../../contract/api.ts";
 import { shownAddress } from "../../../contract/console-endpoints.ts";
 import { useConsoleData, useSettled } from "../console-api.ts";
 import { Figures, Pager, Table, usePages } from "../data.tsx";
@@ -86,6 +87,9 @@ export function SubscribersView() {
   const { loaded, reload } = useConsoleData("POST /admin/subscribers/search", {
     body: search ? { q: search } : {},
   });
+  // An address typed whole that no subscriber has: a reader who left, whose
+  // mails' records stay until forgotten (docs/privacy-requests.md).
+  const typedAddress = emailSchema.safeParse(search).success;
   return (
     <Loading loaded={loaded}>
       {({ counts, subscribers }) => (
@@ -107,8 +111,8 @@ export function SubscribersView() {
           <Table
             caption="Subscribers, newest first"
             empty={
-              search
-                ? 'No addresses match. A reader who unsubscribed is listed no more: "npm run admin -- subscribers remove ADDRESS" forgets the mails sent to them.'
+              typedAddress
+                ? "No subscriber has this address. A reader who unsubscribed is listed no more, but the records of the mails sent to them stay until you forget the address."
                 : "No addresses match."
             }
             head={head("State")}
@@ -127,6 +131,17 @@ export function SubscribersView() {
               />,
             ])}
           />
+          {typedAddress && subscribers.length === 0 ? (
+            <ConfirmButton
+              label="Forget this address"
+              title={`Forget ${search}?`}
+              description="The records of the confirmations and editions mailed to it are deleted; past editions' figures count those copies no more. A suppression of the address stays."
+              confirmLabel="Forget"
+              call={["POST /admin/subscribers/remove", { body: { email: search } }]}
+              done={`Forgot ${search}`}
+              after={reload}
+            />
+          ) : null}
           <Suppressions />
         </div>
       )}

@@ -38,14 +38,18 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.post(
     "/subscribers/remove",
-    route("Remove one address (any letter case)", noContent, {
-      description:
-        "The address is in the body, never in a URL; the audit trail records the removal without it.",
-      body: addressRequestSchema,
-    }),
+    route(
+      "Remove one address (any letter case), or forget the mails sent to one that left",
+      noContent,
+      {
+        description:
+          "The address is in the body, never in a URL; the audit trail records the removal without it.",
+        body: addressRequestSchema,
+      },
+    ),
     async (request) => {
       if (!(await actions.remove(actor(request), request.body.email))) {
-        throw notFound("No subscriber has this address.");
+        throw notFound("No subscriber has this address, and no mail sent to it is kept.");
       }
     },
   );
