@@ -11,8 +11,8 @@ import type { Env } from "./config.ts";
  * reader searched for on the search page, which the privacy page promises the
  * logs do not hold, and the page the readers' beacon says a reader came from
  * (`r`), which is the address of the page before, token and all
- * (`/unsubscribe?token=…`), and the question to the assistant that its
- * enquiry link carries to the form (`message`), kept with no IP address, and
+ * (`/unsubscribe?token=…`), a `message` (the assistant's enquiry link once
+ * carried the reader's question so, and old links and bookmarks still may), and
  * the place in a long console list a page starts after (`after`), which names
  * a follower's account.
  */

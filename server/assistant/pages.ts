@@ -74,9 +74,11 @@ function answerPage(question: string, response: AssistantResponse, from: AskedFr
   const includes = response.service
     ? `<p>${escapeHtml(response.service.title)} includes:</p><ul>${response.service.includes.map((item) => `<li>${escapeHtml(item)}</li>`).join("")}</ul>`
     : "";
-  const actions = response.actions
+  const links = response.actions
+    .filter((action) => action.kind !== "enquiry")
     .map((action) => `<a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a>`)
     .join(" · ");
+  const enquiry = response.actions.find((action) => action.kind === "enquiry");
   return renderActionPage({
     note,
     title: "Chat with Me",
@@ -86,11 +88,22 @@ function answerPage(question: string, response: AssistantResponse, from: AskedFr
 ${response.written ? `<p>${writtenAnswer(response)}</p>` : `<blockquote>${escapeHtml(response.answer)}</blockquote>`}
 ${includes}
 ${sources ? (response.written ? `<ol>${sources}</ol>` : `<ul>${sources}</ul>`) : ""}
-${actions ? `<p>${actions}</p>` : ""}
+${enquiry ? enquiryForm(question, response.service?.id ?? null, enquiry.label) : ""}
+${links ? `<p>${links}</p>` : ""}
 ${questionForm(question, from)}
 <p>${from ? backTo(from) : `<a href="/services">Back to the services</a>`}</p>`,
   });
 }
+
+/**
+ * "Send an enquiry" as a button that posts the question (and the service) to the
+ * enquiry form, which comes back filled in: the question is never put in an address.
+ */
+const enquiryForm = (question: string, service: string | null, label: string) =>
+  `<form method="post" action="/services/enquiry">
+${hidden("message", question)}${service ? hidden("service", service) : ""}
+<button type="submit" name="draft" value="yes">${escapeHtml(label)}</button>
+</form>`;
 
 const backTo = ({ id, title }: NonNullable<AskedFrom>) =>
   `<a href="/services/${escapeHtml(id)}">Back to ${escapeHtml(title)}</a>`;

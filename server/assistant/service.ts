@@ -18,8 +18,9 @@ import type { Writer } from "./writer.ts";
  * question from the passages the build indexed, records the question without
  * who asked it, takes the reader's verdict on the answer, and deletes
  * questions after the retention period. Every link in an answer is built here,
- * from the site's own paths; the reader's words only ever travel as text or
- * as a query parameter's encoded value.
+ * from the site's own paths; the reader's words travel only as text, never
+ * in a link (an address is kept in the browser's history, access logs and the
+ * Referer).
  */
 
 const notFoundAnswer =
@@ -103,15 +104,16 @@ export function createAssistant({
     url: passage.url,
   });
 
-  function actionsFor(question: string, service: ServiceRef | null): AssistantAction[] {
-    const message = encodeURIComponent(question);
+  /**
+   * What the answer offers. The enquiry link names no question: the island hands the
+   * question to the form in the browser, the page without JavaScript posts it.
+   */
+  function actionsFor(service: ServiceRef | null): AssistantAction[] {
     const actions: AssistantAction[] = [
       {
         kind: "enquiry",
         label: "Send an enquiry",
-        url: service
-          ? `/services/ask/${service.id}?message=${message}#send-enquiry`
-          : `/services?message=${message}#send-enquiry`,
+        url: service ? `/services/ask/${service.id}#send-enquiry` : "/services#send-enquiry",
       },
     ];
     if (bookings()) {
@@ -171,7 +173,7 @@ export function createAssistant({
           known: false,
           written: false,
           service: null,
-          actions: actionsFor(question, null),
+          actions: actionsFor(null),
           feedback,
         };
       }
@@ -184,7 +186,7 @@ export function createAssistant({
         service: service
           ? { id: service.id, title: service.title, includes: service.includes }
           : null,
-        actions: service ? actionsFor(question, service) : [],
+        actions: service ? actionsFor(service) : [],
         feedback,
       };
       // A service is answered with what it is; the model writes only from the writing.

@@ -43,6 +43,8 @@ import type { Enquiries } from "./service.ts";
  *   through every check of the API and leads to the thank-you page. A
  *   refusal at either step shows the form again, as typed, each message
  *   beside its field (the booking form's fields, server/lib/form-html.ts).
+ *   The assistant's answer page posts a draft here (`draft`, the question as
+ *   the message), which comes back as the form filled in.
  * - `GET|POST /enquiries/delete?token=`: the sender's deletion link from the
  *   acknowledgement. Opening it changes nothing (mail scanners open links);
  *   only the button's POST, from this site's page, deletes.
@@ -83,6 +85,7 @@ function formPage(
   typed: Typed,
   problems: [field: unknown, message: string][],
   enquiries: Pick<Enquiries, "services" | "retentionDays">,
+  draft = false,
 ): string {
   const form = formFieldsHtml({
     id: "enquiry",
@@ -93,7 +96,11 @@ function formPage(
   });
   const optional = (label: string) => `${label} <span class="note">(optional)</span>`;
   return page(
-    problems.length ? "Your enquiry was not sent" : "Change your enquiry",
+    problems.length
+      ? "Your enquiry was not sent"
+      : draft
+        ? "Send an enquiry"
+        : "Change your enquiry",
     `${problems.length ? problemList([...new Set(problems.map(([, message]) => message))]) : ""}
 <form method="post" action="${formPath}">
 ${honeypotHtml("honeypot")}
@@ -182,7 +189,10 @@ export const enquiryPages: FastifyPluginAsync<{
     const typed = typedIn(form);
     // What it answers holds only what the reader sent: their browser may keep it for Back.
     const answer = (status: number, html: string) => send(reply, status, html, { forBack: true });
-    if (form.has("change")) return answer(200, formPage(typed, [], enquiries));
+    // A draft (the assistant's answer page, without JavaScript) or a review to change: the form, filled in.
+    if (form.has("change") || form.has("draft")) {
+      return answer(200, formPage(typed, [], enquiries, form.has("draft")));
+    }
     const parsed = enquiryRequestSchema.safeParse({
       ...typed,
       website: form.get("website") ?? "",

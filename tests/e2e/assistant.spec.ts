@@ -76,6 +76,16 @@ test("declines an off-topic question and offers the enquiry form with the questi
   await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
     "Who won the football world cup in 2018?",
   );
+  // The question went to the form in the browser: the address holds none of it.
+  expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/services");
+
+  // Asked again, the form already live, the new question replaces the one handed over.
+  await ask(page, "Who won the rugby world cup in 2019?");
+  await expect(log.getByRole("link", { name: "Send an enquiry" })).toHaveCount(2);
+  await log.getByRole("link", { name: "Send an enquiry" }).last().click();
+  await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
+    "Who won the rugby world cup in 2019?",
+  );
 });
 
 test("a refused question says what to change, in words, and stays in the box", async ({ page }) => {
@@ -111,6 +121,7 @@ test("answers a question about a service, and its enquiry comes with the service
   await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
     "Can you review our tolerance stack-up?",
   );
+  await expect(page).toHaveURL(/\/services\/ask\/tolerance-stackups#send-enquiry$/);
 });
 
 test("a service's own page offers the chat with a first question about that service, asked by keyboard", async ({
@@ -229,6 +240,24 @@ test.describe("without JavaScript", () => {
     await page.getByRole("textbox", { name: "Ask a question" }).fill("What does DFMEA include?");
     await page.getByRole("button", { name: "Ask" }).click();
     await answersAboutDfmea();
+  });
+
+  test("an answer's enquiry is the form filled in with the question, which no address holds", async ({
+    page,
+  }) => {
+    const addresses: string[] = [];
+    page.on("request", (request) => addresses.push(request.url()));
+    await page.goto("/services");
+    const question = "Who won the football world cup in 2018?";
+    await ask(page, question, { live: false });
+    await expect(page.getByRole("blockquote").first()).toContainText(question);
+    await page.getByRole("button", { name: "Send an enquiry" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Send an enquiry" })).toBeVisible();
+    await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue(question);
+    await expect(page).toHaveURL(/\/services\/enquiry$/);
+    expect(addresses.filter((url) => /football|message=/i.test(decodeURIComponent(url)))).toEqual(
+      [],
+    );
   });
 
   test("a refused follow-up comes back in the box, its message beside it, and the question before it kept", async ({

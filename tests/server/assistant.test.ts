@@ -87,7 +87,7 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(answer.sources[0]?.url).toMatch(/^\/science\/ironing/);
   });
 
-  it("declines what the site does not hold, and offers the enquiry form with the question", async () => {
+  it("declines what the site does not hold, and offers the enquiry form", async () => {
     const response = await t.visitor({ ip: "10.1.0.3" }).post("/api/assistant", {
       question: "What is the capital of Australia?",
     });
@@ -99,9 +99,51 @@ describe.each(backends)("the assistant on %s", (backend) => {
       {
         kind: "enquiry",
         label: "Send an enquiry",
-        url: "/services?message=What%20is%20the%20capital%20of%20Australia%3F#send-enquiry",
+        url: "/services#send-enquiry",
       },
     ]);
+  });
+
+  it("carries the question to the enquiry form without JavaScript in a post, never in an address", async () => {
+    const form = (payload: Record<string, string>, url = "/services/assistant") =>
+      t.app.inject({
+        method: "POST",
+        url,
+        remoteAddress: "10.1.0.30",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(payload).toString(),
+      });
+    for (const [question, service] of [
+      ["Can Priya Nair of 12 Elm Road ask what the capital of Australia is?", ""],
+      ["Can you review our tolerance stack-up?", "tolerance-stackups"],
+    ] as const) {
+      const answer = dom((await form({ question })).body);
+      // No link of the answer names the question.
+      for (const link of answer.querySelectorAll("a")) {
+        expect(link.getAttribute("href")).not.toMatch(/message|Priya|stack-up/);
+      }
+      const send = [...answer.querySelectorAll("button")].find(
+        (button) => button.textContent === "Send an enquiry",
+      );
+      const enquiry = send?.closest("form");
+      expect(enquiry?.getAttribute("method")).toBe("post");
+      expect(enquiry?.getAttribute("action")).toBe("/services/enquiry");
+      const fields = new URLSearchParams();
+      for (const input of enquiry?.querySelectorAll("input") ?? []) {
+        fields.set(input.getAttribute("name") ?? "", input.getAttribute("value") ?? "");
+      }
+      fields.set(send?.getAttribute("name") ?? "", send?.getAttribute("value") ?? "");
+      // Pressed, it answers with the enquiry form, the question its message.
+      const filled = await form(Object.fromEntries(fields), "/services/enquiry");
+      expect(filled.statusCode).toBe(200);
+      const page = dom(filled.body);
+      expect(page.querySelector("h1")?.textContent).toBe("Send an enquiry");
+      expect(page.querySelector("textarea[name=message]")?.textContent).toBe(question);
+      expect(
+        page.querySelector("select[name=service] option[selected]")?.getAttribute("value"),
+      ).toBe(service);
+      expect(page.querySelector("[aria-invalid]")).toBeNull();
+    }
   });
 
   it("answers a question about help with the service, what it includes and the enquiry form", async () => {
@@ -115,7 +157,7 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(answer.sources[0]?.url).toBe("/services#tolerance-stackups");
     // No booking page in this build: no "Book a call".
     expect(answer.actions.map((action) => action.url)).toEqual([
-      "/services/ask/tolerance-stackups?message=Can%20you%20review%20our%20tolerance%20stack-up%3F#send-enquiry",
+      "/services/ask/tolerance-stackups#send-enquiry",
     ]);
   });
 

@@ -3,6 +3,7 @@ import type { AssistantResponse, AssistantSource } from "../../../contract/assis
 import { citedParts } from "../../../contract/citations.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError, api, formRefusal } from "../../lib/api-client.ts";
+import { offerDraft } from "../../lib/enquiry-draft.ts";
 
 type Exchange = {
   key: number;
@@ -329,7 +330,17 @@ function Answer({
       {answer.actions.length > 0 ? (
         <p className="flex flex-wrap gap-3 pt-1">
           {answer.actions.map((action) => (
-            <a key={action.kind} href={action.url} className="font-semibold text-accent underline">
+            <a
+              key={action.kind}
+              href={action.url}
+              className="font-semibold text-accent underline"
+              // The question goes to the enquiry form in the browser, never in the address.
+              onClick={
+                action.kind === "enquiry"
+                  ? () => offerDraft(exchange.question, action.url)
+                  : undefined
+              }
+            >
               {action.label}
             </a>
           ))}

@@ -8,6 +8,7 @@ import {
   type ServiceChoice,
 } from "../../components/ui/form-field.tsx";
 import { api, formRefusal } from "../../lib/api-client.ts";
+import { onDraft, takeDraft } from "../../lib/enquiry-draft.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 
 type Fields = {
@@ -78,6 +79,8 @@ export function EnquiryForm({
   const guard = useFormGuard("GET /enquiries/form-token");
   const id = useId();
 
+  /** The question the assistant last handed over, which a newer one replaces. */
+  const drafted = useRef("");
   // What the reader typed before hydration stays; a card's link chooses the service.
   useEffect(() => {
     const element = form.current;
@@ -87,14 +90,30 @@ export function EnquiryForm({
       (Object.keys(empty) as FieldName[]).map((name) => [name, String(data.get(name) ?? "")]),
     ) as Fields;
     const chosen = serviceFromAddress(services);
-    // The assistant's "Send an enquiry" brings the reader's question along.
-    const asked = new URLSearchParams(window.location.search).get("message") ?? "";
+    // The assistant's "Send an enquiry" hands the reader's question over in the browser.
+    const asked = takeDraft().slice(0, limits.enquiryMessageMax);
+    drafted.current = asked;
     setFields({
       ...typed,
       service: chosen ?? typed.service,
-      message: typed.message || asked.slice(0, limits.enquiryMessageMax),
+      message: typed.message || asked,
     });
   }, [services]);
+
+  // Pressed again once the form is live on the same page: the new question, unless the reader wrote their own.
+  useEffect(
+    () =>
+      onDraft((asked) => {
+        const message = asked.slice(0, limits.enquiryMessageMax);
+        const before = drafted.current;
+        drafted.current = message;
+        setFields((current) =>
+          current.message === "" || current.message === before ? { ...current, message } : current,
+        );
+        setStatus((current) => (current === "sent" ? "idle" : current));
+      }),
+    [],
+  );
 
   /** "Send another enquiry" was pressed: it is gone, and the form's first field takes the focus. */
   const again = useRef(false);
