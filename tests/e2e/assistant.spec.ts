@@ -196,6 +196,41 @@ test.describe("with a model that writes the answers", () => {
     });
     await expect(log).not.toContainText("Silk is ironed");
   });
+
+  test("shows a hostile model's words as words: nothing runs, nothing is fetched from elsewhere", async ({
+    page,
+  }) => {
+    const elsewhere: string[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).origin !== new URL(site.siteUrl).origin)
+        elsewhere.push(request.url());
+    });
+    page.on("dialog", (dialog) => {
+      elsewhere.push(`a dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    model.behave({
+      write: [
+        '<img src="https://tracker.example/p.gif" onerror="alert(1)"><script>alert(2)</script> ',
+        "![pixel](https://tracker.example/p.gif) [see](javascript:alert(3)) ",
+        "Cotton \u202eevil.exe\u202c takes 180–200°C [1].",
+      ],
+    });
+    await page.goto(`${site.siteUrl}/services`);
+    const log = chat(page).getByRole("log", { name: "Conversation" });
+    await ask(page, "What temperature should I iron cotton at?");
+    await expect(log).toContainText(
+      "<script>alert(2)</script> ![pixel](https://tracker.example/p.gif)",
+    );
+    await expect(log).toContainText("Cotton evil.exe takes 180–200°C");
+    await expect(log.locator("img, script")).toHaveCount(0);
+    for (const href of await log
+      .locator("a")
+      .evaluateAll((links) => links.map((a) => a.getAttribute("href")))) {
+      expect(href).toMatch(/^\/(?!\/)/);
+    }
+    expect(elsewhere).toEqual([]);
+  });
 });
 
 test.describe("without JavaScript", () => {

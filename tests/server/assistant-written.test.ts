@@ -208,6 +208,69 @@ describe.each(backends)("written answers on %s", (backend) => {
     expect(model.calls.length).toBe(before);
   });
 
+  it("shows a hostile model's answer as text, fetching nothing and linking nowhere but the site", async () => {
+    const hostile = [
+      '<script>alert("x")</script><img src=https://tracker.example/p.gif> ',
+      "![pixel](https://tracker.example/p.gif) [the source](javascript:alert(1)) ",
+      "[1](https://evil.example/science/ironing) ",
+      "\u202eevil.exe\u202c, \u2066hidden\u2069 and a\u200bzero width. ",
+      "Cotton takes 180–200°C [1].",
+    ];
+    model.behave({ write: hostile });
+    const answer = json(await ask(cotton), assistantResponseSchema);
+    expect(answer.written).toBe(true);
+    // Bidi and invisible characters are dropped: what the reader sees is what it says.
+    expect(answer.answer).not.toMatch(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069]/);
+    const events = frames((await streamed(cotton)).body);
+    for (const { data } of events) {
+      expect(JSON.stringify(data)).not.toMatch(/\\u202e|\u202e|\u2066/);
+    }
+    const response = await t.app.inject({
+      method: "POST",
+      url: "/services/assistant",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ question: cotton }).toString(),
+    });
+    expect(response.statusCode).toBe(200);
+    const page = dom(response.body);
+    expect(
+      page.querySelectorAll("script, img, iframe, object, embed, link[rel=preload]"),
+    ).toHaveLength(0);
+    for (const element of page.querySelectorAll("[href], [src], [action]")) {
+      const address = ["href", "src", "action"]
+        .map((name) => element.getAttribute(name))
+        .find(Boolean);
+      expect(address, element.outerHTML).toMatch(/^\/(?!\/)/);
+    }
+    expect(page.body.textContent).toContain("![pixel](https://tracker.example/p.gif)");
+    expect(page.body.textContent).toContain('<script>alert("x")</script>');
+  });
+
+  it("falls back to the quoted answer on a redirect, a line or a body that is not JSON, and no answer", async () => {
+    const sse = { "content-type": "text/event-stream" };
+    const behaviours = [
+      { status: 307, headers: { location: `${model.url}/chat/completions` }, body: "" },
+      { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data" }, body: "" },
+      { status: 200, headers: sse, body: "data: {not json\n\ndata: [DONE]\n\n" },
+      { status: 200, headers: sse, body: "" },
+      { status: 200, headers: { "content-type": "application/json" }, body: '{"choices": [' },
+      { status: 200, headers: { "content-type": "application/json" }, body: "{}" },
+      { status: 200, headers: { "content-type": "text/html" }, body: "<h1>Welcome to nginx</h1>" },
+    ];
+    for (const raw of behaviours) {
+      model.behave({ raw });
+      const before = model.calls.length;
+      for (const response of [await ask(cotton), await streamed(cotton)]) {
+        expect(response.statusCode, JSON.stringify(raw)).toBe(200);
+      }
+      const answer = json(await ask(cotton), assistantResponseSchema);
+      expect(answer, JSON.stringify(raw)).toMatchObject({ known: true, written: false });
+      expect(answer.answer).toMatch(/cotton 180–200°C/);
+      // A redirect is not followed.
+      expect(model.calls.length - before, JSON.stringify(raw)).toBe(3);
+    }
+  });
+
   it("shows a written answer without JavaScript as text, its citations links to its sources", async () => {
     model.behave({ write: ["Cotton <b>takes</b> 180–200°C [1]; see [7]."] });
     const response = await t.app.inject({

@@ -8,7 +8,8 @@ import type { AddressInfo, Socket } from "node:net";
  * server-sent events, one `data: {"choices":[{"delta":{"content":…}}]}` per
  * piece of the answer, then `data: [DONE]`. What it does next is the test's
  * to say (`behave`): write an answer, hang after its first piece, refuse with
- * 500, end the stream before [DONE], or send an answer that never ends. It keeps every request it was sent.
+ * 500, end the stream before [DONE], send an answer that never ends, or
+ * answer with exactly the status, headers and body it is given. It keeps every request it was sent.
  */
 
 export type ModelCall = { path: string; headers: IncomingHttpHeaders; body: unknown };
@@ -23,7 +24,9 @@ export type Behaviour =
   /** Streams the pieces and closes without [DONE]. */
   | { cutAfter: string[] }
   /** Answers with this type an answer that never ends: 256 kB every 10 ms, no line break. */
-  | { flood: string };
+  | { flood: string }
+  /** Answers with exactly this: a redirect, a body that is not what it says. */
+  | { raw: { status: number; headers: Record<string, string>; body: string } };
 
 const chunk = (content: string) =>
   `data: ${JSON.stringify({
@@ -69,6 +72,9 @@ export async function startModelStub() {
       } else if ("status" in behaviour) {
         response.writeHead(behaviour.status, { "content-type": "application/json" });
         response.end(JSON.stringify({ error: { message: "the model is not loaded" } }));
+      } else if ("raw" in behaviour) {
+        response.writeHead(behaviour.raw.status, behaviour.raw.headers);
+        response.end(behaviour.raw.body);
       } else if ("write" in behaviour) {
         stream(response, behaviour.write, true);
       } else if ("cutAfter" in behaviour) {
