@@ -16,7 +16,14 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  capturedLogs,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 /*
  * The site's own assistant (docs/product.md, "Chat with Me"): answers quoted
@@ -730,6 +737,64 @@ describe("a question the owner deletes, alone", () => {
         what: "the question gone from every file of the database",
       });
     } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("a question past its retention", () => {
+  it("is in no table, no file of the database, no export and no log line once the retention has run", async () => {
+    const marker = "Quillerbyretained";
+    const logs = capturedLogs("info");
+    const t = await startTestApp("sqlite", { assistantIndex: () => indexJson });
+    let again: TestApp | undefined;
+    try {
+      // A question asked, then made 91 days old.
+      const asked = await t.visitor({ ip: "10.5.0.1" }).post("/api/assistant", {
+        question: `My name is ${marker}: how hot to iron cotton?`,
+      });
+      const { id } = json(asked, assistantResponseSchema).feedback;
+      await runSql(t, "update assistant_questions set asked_at = ? where id = ?", [
+        new Date(Date.now() - 91 * 86_400_000).toISOString(),
+        id,
+      ]);
+      const files = () =>
+        readdirSync(t.dataDir)
+          .filter((name) => name.startsWith("engage.sqlite"))
+          .filter((name) => readFileSync(path.join(t.dataDir, name)).includes(marker));
+      expect(files().length).toBeGreaterThan(0);
+      // The retention runs when a server starts, and hourly after.
+      again = await startTestApp("sqlite", {
+        dataDir: t.dataDir,
+        assistantIndex: () => indexJson,
+        logger: logs.logger,
+      });
+      await waitFor(async () => files().length === 0, {
+        timeoutMs: 15_000,
+        what: "the old question gone from every file of the database",
+      });
+      const tables = await runSql(
+        t,
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%'",
+      );
+      for (const { name } of tables) {
+        const rows = await runSql(t, `select * from "${String(name)}"`);
+        expect(JSON.stringify(rows), String(name)).not.toContain(marker);
+      }
+      const out = path.join(t.dataDir, "export.json");
+      const exported = await admin(adminEnv(t), "export", "--out", out);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(readFileSync(out, "utf8")).not.toContain(marker);
+      expect(readFileSync(out, "utf8")).toContain("assistant_questions");
+      expect(JSON.stringify(logs.lines)).not.toContain(marker);
+      // The reader's verdict on it finds it gone.
+      const verdict = await t.visitor({ ip: "10.5.0.1" }).post("/api/assistant/feedback", {
+        ...json(asked, assistantResponseSchema).feedback,
+        helpful: true,
+      });
+      expect(verdict.statusCode).toBe(404);
+    } finally {
+      await again?.close();
       await t.close();
     }
   });
