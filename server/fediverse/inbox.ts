@@ -166,6 +166,9 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
   async function receiveNote(ctx: InboxContext<void>, activity: Create, note: Note) {
     const actorId = activity.actorId;
     if (!actorId || note.attributionId?.href !== actorId.href || !note.id) return;
+    // A post's address is its server's: one claiming another's would take the place of
+    // that server's post here (its later reply dropped as a repeat, its replies in this thread).
+    if (note.id.origin !== actorId.origin) return;
     if (await repository.replyByNote(note.id.href)) return;
     const place = await placeOf(ctx, note.replyTargetId);
     if (!place) {
@@ -344,6 +347,8 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
   async function react(ctx: Context<void>, activity: Like | Announce, kind: "like" | "announce") {
     const actorId = activity.actorId;
     if (!activity.id || !actorId || (await blocked(actorId))) return;
+    // An id at another server would take the place of that server's like (ids are kept once).
+    if (activity.id.origin !== actorId.origin) return;
     const path = itemPathOf(ctx, activity.objectId);
     if (!path) return;
     const reaction = { activityId: activity.id.href, kind, path, actorId: actorId.href };

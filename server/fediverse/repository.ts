@@ -208,6 +208,16 @@ export function createFediverseRepository(store: Store) {
       path: string;
       actorId: string;
     }): Promise<boolean> {
+      // One like and one boost of an item per account, as on its server: each new
+      // activity id is the sender's to choose, and each would have counted again.
+      const already = await db
+        .selectFrom("fediverse_reactions")
+        .select("activity_id")
+        .where("actor_id", "=", reaction.actorId)
+        .where("kind", "=", reaction.kind)
+        .where("path", "=", reaction.path)
+        .executeTakeFirst();
+      if (already) return false;
       const result = await db
         .insertInto("fediverse_reactions")
         .values({
@@ -236,7 +246,8 @@ export function createFediverseRepository(store: Store) {
     async reactionCounts(path: string): Promise<{ likes: number; boosts: number }> {
       const rows = await db
         .selectFrom("fediverse_reactions")
-        .select(["kind", (eb) => eb.fn.countAll().as("count")])
+        // Accounts, not rows: two likes an account's server sent at once are both kept.
+        .select(["kind", (eb) => eb.fn.count("actor_id").distinct().as("count")])
         .where("path", "=", path)
         .groupBy("kind")
         .execute();
