@@ -52,9 +52,18 @@ export function quoted(text: string): string {
     .join("\n");
 }
 
-/** Header values we build never carry a line break, whatever a file says. */
+/**
+ * A header value we build (a subject, a display name), from what a file says or a
+ * reader typed: never a line break, and never an encoded word. nodemailer sends a
+ * valid "=?utf-8?B?…?=" as it is, and a name of ASCII as a quoted string, in which
+ * mail programs decode one all the same: it would show what the forms refuse (a line
+ * break, a bidi override, a NUL). Its "=?" parted, it reads as typed.
+ */
 export function oneLine(text: string): string {
-  return text.replace(/[\r\n\t]+/g, " ").trim();
+  return text
+    .replace(/[\r\n\t]+/g, " ")
+    .replaceAll("=?", "= ?")
+    .trim();
 }
 
 type Layout = {
@@ -103,7 +112,11 @@ ${bodyHtml}
  * text, paragraphs a blank line apart) before the rest of its body: each written once.
  */
 export function laidOut(given: OutgoingMail & { footer: string; lead?: string }) {
-  const { footer, lead = "", html, text, ...mail } = given;
+  const { footer, lead = "", html, text, replyTo, ...rest } = given;
+  const mail =
+    typeof replyTo === "object"
+      ? { ...rest, replyTo: { ...replyTo, name: oneLine(replyTo.name) } }
+      : { ...rest, ...(replyTo ? { replyTo } : {}) };
   const paragraphs = lead.split("\n\n").filter(Boolean);
   const bodyHtml = `${paragraphs.map((line) => `${paragraph(escapeHtml(line))}\n`).join("")}${html}`;
   const bodyText = lead ? `${lead}\n\n${text}` : text;

@@ -129,6 +129,27 @@ describe.each(backends)("enquiries on %s", (backend) => {
     await expect.poll(ackToken, { timeout: 20_000 }).toBeNull();
   });
 
+  it("shows the owner a name that spells an encoded word as typed, never what it decodes to", async () => {
+    // What the name check refuses, hidden in an encoded word: mail programs decode one even
+    // in a quoted display name, so the owner's Reply-To would show it.
+    const hidden = `=?utf-8?B?${Buffer.from("ceo@bank.test\u202egnp.exe\u0000\r\nBcc: x@evil.test").toString("base64")}?=`;
+    const sent = enquiry({ name: hidden });
+    expect((await browser().post("/api/enquiries", sent)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(owner).some((m) => m.parsed.text?.includes(sent.email)));
+    const notice = smtp.to(owner).find((m) => m.parsed.text?.includes(sent.email));
+    const [replyTo] = notice?.parsed.replyTo?.value ?? [];
+    expect(replyTo?.address).toBe(sent.email);
+    expect(replyTo?.name).toBe(hidden.replaceAll("=?", "= ?"));
+    expect(notice?.parsed.subject).toBe(`Enquiry: DFMEA, from ${hidden.replaceAll("=?", "= ?")}`);
+    for (const header of [notice?.parsed.subject, replyTo?.name]) {
+      expect(header).not.toMatch(/[\u202e\r\n]|ceo@bank/);
+      expect(header).not.toContain("\0");
+    }
+    expect(notice?.parsed.bcc).toBeUndefined();
+    // The body shows it exactly as typed.
+    expect(notice?.parsed.text).toContain(`Name: ${hidden}`);
+  });
+
   it("gives the acknowledgement's time in the zone the sender's browser gave, else in UTC, and names it", async () => {
     const ackOf = async (zone: string | undefined) => {
       const sent = enquiry(zone === undefined ? {} : { zone });

@@ -256,6 +256,22 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
   });
 
+  it("names a replier whose name spells an encoded word as typed in the subject, never what it decodes to", async () => {
+    const postId = freshItem("science");
+    const email = inbox();
+    const question = await ask(t.visitor(), postId, email);
+    await confirm(email);
+    // A bidi override and a line break, which the name check refuses, hidden in an encoded word.
+    const name = `=?utf-8?B?${Buffer.from("Bank\u202e\r\nX").toString("base64")}?=`;
+    const replied = await t.visitor().reply(postId, question, "Keep it half charged.", name);
+    expect(replied.statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    const subject = smtp.to(email)[1]?.parsed.subject ?? "";
+    // Shown as typed, its "=?" parted (a word in the name's padding too: "==?=").
+    expect(subject.startsWith(`${name.replaceAll("=?", "= ?")} replied on "`)).toBe(true);
+    expect(subject).not.toMatch(/[\u202e\r\n]|Bank/);
+  });
+
   it("mails the first reply at once and the next ones in the ten minutes after as one digest", async () => {
     const postId = freshItem("science");
     const email = inbox();
