@@ -4,7 +4,7 @@ import type { SubscribersRepository } from "../engagement/subscribers-repository
 import { dayMs, toIso } from "../lib/time.ts";
 import { markReported } from "../outbox/marks.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
-import { verpRow } from "../outbox/verp.ts";
+import { verpRow, verpSigned } from "../outbox/verp.ts";
 import { type ReportKind, readReport } from "./reports.ts";
 
 /**
@@ -60,17 +60,28 @@ export function createListHealth({
       if (!bounceAddress) return "ignored";
       const report = await readReport(source);
       if (!report?.kind) return "ignored";
-      const rowId = report.returnPaths
-        .map((address) => verpRow(address, bounceAddress, verpKey))
-        .find((id) => id !== null);
-      if (rowId === undefined || rowId === null) return "ignored";
-      const row = await db
+      // A report may name any number of addresses: the first few that read as ours are looked up.
+      const named = report.returnPaths
+        .map((address) => verpRow(address, bounceAddress))
+        .filter((path) => path !== null)
+        .slice(0, 10);
+      if (named.length === 0) return "ignored";
+      const rows = await db
         .selectFrom("outbox")
         .select(["id", "email"])
-        .where("id", "=", rowId)
-        .executeTakeFirst();
-      if (!row?.email) return "ignored";
-      await act(row.email, report.kind, {
+        .where("id", "in", [...new Set(named.map((path) => path.rowId))])
+        .execute();
+      const sentTo = new Map(rows.map((row) => [Number(row.id), row.email]));
+      // Signed for the row and the address it holds: a row that holds another under a
+      // reused id (a restored backup, a move) is not the one the report is about.
+      const path = named.find(({ rowId, signature }) => {
+        const email = sentTo.get(rowId);
+        return email ? verpSigned(verpKey, rowId, email, signature) : false;
+      });
+      const email = path && sentTo.get(path.rowId);
+      if (!path || !email) return "ignored";
+      const { rowId } = path;
+      await act(email, report.kind, {
         source: "mailbox",
         ref: `outbox ${rowId}`,
         detail: report.detail,

@@ -317,7 +317,7 @@ export function startMailWorker({
     }
     const composed = await compose(row, db, batch);
     if ("outcome" in composed) return composed;
-    const returnPath = health?.returnPath?.(Number(row.id));
+    const returnPath = health?.returnPath?.(Number(row.id), row.email ?? composed.to);
     try {
       await mailer.send(
         returnPath ? { ...composed, envelope: { from: returnPath, to: [composed.to] } } : composed,

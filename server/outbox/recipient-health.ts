@@ -19,8 +19,8 @@ export type RecipientHealth = {
     failure: { hard: boolean; reason: string },
     db: Parameters<Deliver>[1],
   ): Promise<void>;
-  /** The return path of the row's mail, when BOUNCE_ADDRESS is set. */
-  returnPath?: (rowId: number) => string;
+  /** The return path of the row's mail to `email`, when BOUNCE_ADDRESS is set. */
+  returnPath?: (rowId: number, email: string) => string;
 };
 
 export function createRecipientHealth(
@@ -42,7 +42,10 @@ export function createRecipientHealth(
       await recordFeedback(db, Number(row.id), "bounce");
     },
     ...(bounceAddress
-      ? { returnPath: (rowId: number) => verpAddress(bounceAddress, rowId, verpKey) }
+      ? {
+          returnPath: (rowId: number, email: string) =>
+            verpAddress(bounceAddress, rowId, email, verpKey),
+        }
       : {}),
   };
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planBatches, readBounceMailbox } from "../../server/newsletter/bounce-mailbox.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { type ImapServer, startImapServer } from "./support/imap.ts";
+import { editionFile } from "./support/newsletter.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -302,6 +303,36 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
       { email: reader("angry"), feedback: "complaint" },
       { email: reader("full"), feedback: "bounce" },
       { email: reader("gone"), feedback: "bounce" },
+    ]);
+  });
+
+  it("ignores a return path whose row now holds another address, as after a restored backup", async () => {
+    const reader = (name: string) => `${name}.${backend}@example.org`;
+    await seedConfirmed(t, [reader("restored")]);
+    const sent = await admin(adminEnv(t), "newsletter", "send", editionFile("restored"), "--yes");
+    expect(sent.code, sent.stderr).toBe(0);
+    await smtp.waitFor(() => smtp.to(reader("restored")).length === 1, 30_000);
+    const returnPath = smtp.to(reader("restored"))[0]?.from as string;
+    const rowId = Number(/\+(\d+)-/.exec(returnPath)?.[1]);
+    // The row's id, come again for a mail to someone else: a backup restored from before
+    // the mail, or a move to a new database under the same secret, starts its ids anew.
+    await runSql(t, "update outbox set email = ? where id = ?", [reader("bystander"), rowId]);
+    const before = await runSql(t, "select email_hash, reason from suppressions order by 1");
+    // A late report of the old mail, or a reader's forged one, to the return path they were sent.
+    await imap.deliver(deliveryReport(returnPath, reader("restored"), "5.1.1"));
+    await imap.deliver(feedbackReport(returnPath, reader("restored")));
+    const run = await admin(
+      { ...adminEnv(t), ...env, BOUNCE_IMAP_URL: imap.url },
+      "mail",
+      "bounces",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    await expect.poll(() => imap.count(), { timeout: 20_000 }).toBe(0);
+    expect(await runSql(t, "select email_hash, reason from suppressions order by 1")).toEqual(
+      before,
+    );
+    expect(await runSql(t, "select email from subscribers where email like 'restored.%'")).toEqual([
+      { email: reader("restored") },
     ]);
   });
 
