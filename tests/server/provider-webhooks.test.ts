@@ -198,6 +198,31 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     expect(certificatesFetched.filter((url) => url.includes("foreign"))).toEqual([]);
   });
 
+  it("fetches a subscription's confirmation from the provider's hosts alone, however well signed", async () => {
+    const port = new URL(origin).port;
+    const before = subscriptionsConfirmed.length;
+    for (const address of [
+      `http://127.0.0.1:${port}/confirm?Token=plain-http`,
+      `https://169.254.169.254/latest/meta-data/?Token=metadata`,
+      `https://127.0.0.1:${port}.evil.example/confirm?Token=suffix`,
+      `https://user:pass@127.0.0.1:${port}/confirm?Token=credentials`,
+      "file:///etc/passwd",
+      "not an address",
+    ]) {
+      const answer = await postSns(
+        snsMessage({
+          Type: "SubscriptionConfirmation",
+          Message: "You have chosen to subscribe to the topic.",
+          SubscribeURL: address,
+          Token: "abc",
+        }),
+      );
+      expect(answer.statusCode, address).toBe(400);
+      expect(answer.json().error.message).toMatch(/not Amazon's/);
+    }
+    expect(subscriptionsConfirmed.length).toBe(before);
+  });
+
   it("refuses a signed message from long ago, as a replay, and one from the future", async () => {
     const hard = (email: string, at: Date) =>
       snsMessage({
