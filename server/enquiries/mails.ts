@@ -20,7 +20,7 @@ import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
  * copy, with Reply-To set to the sender so that Reply in any mail program
  * answers them; the sender's acknowledgement, which names the service and
  * carries the link that deletes it, and nothing the sender typed; and the owner's answer from the
- * console, threaded under the acknowledgement. What the sender typed is only
+ * console, threaded under the acknowledgement, which quotes nothing the sender typed either. What the sender typed is only
  * ever text: escaped in HTML, quoted in plain text. Header values come from
  * fields that cannot hold a line break (contract/enquiries.ts), and nodemailer
  * encodes the names it is given as address objects.
@@ -159,14 +159,10 @@ export function answerMail(
   return laidOut({
     to: enquiry.email,
     subject: `Re: ${acknowledgementSubject(context.serviceTitle)}`,
-    html: `<div style="margin:0 0 20px;white-space:pre-wrap;word-break:break-word;color:#f8fafc">${escapeHtml(answer.body)}</div>
-<p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Your enquiry:</p>
-${messageBox(enquiry.message)}`,
-    text: `${answer.body}
-
-Your enquiry:
-
-${quoted(enquiry.message)}`,
+    // The owner's words alone: the address is still not confirmed, so the mail quotes
+    // nothing the sender typed, as the acknowledgement it answers does not.
+    html: `<div style="margin:0 0 20px;white-space:pre-wrap;word-break:break-word;color:#f8fafc">${escapeHtml(answer.body)}</div>`,
+    text: answer.body,
     footer: `In answer to your enquiry of ${sentLabel(enquiry)} on ${context.siteUrl}/services. Reply to this mail to continue the conversation.`,
     messageId: `<enquiry-answer.${answer.id}.${enquiry.threadId.slice(1, -1).split("@")[0]}@${context.messageIdHost}>`,
     inReplyTo: enquiry.threadId,

@@ -131,6 +131,12 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     expect(answer?.text).toContain(`In answer to your enquiry of ${kolkata} on`);
     expect(answer?.html).toContain(`In answer to your enquiry of ${kolkata} on`);
     expect(answer?.text).not.toContain(" UTC");
+    // Sent to an address nobody confirmed, the answer carries the owner's words, not the
+    // sender's: else the form and one answer would relay a stranger's text from the site.
+    for (const typed of [sent.message.slice(0, 30), sent.message.slice(-20), sent.name]) {
+      expect(answer?.text).not.toContain(typed);
+      expect(answer?.html || "").not.toContain(typed);
+    }
     // The owner's copy keeps the console's UTC, and the owner's API does not carry the zone.
     await smtp.waitFor(() => smtp.to(owner).some((m) => m.parsed.text?.includes(sent.message)));
     const notice = smtp.to(owner).find((m) => m.parsed.text?.includes(sent.message));
