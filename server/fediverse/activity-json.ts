@@ -57,3 +57,24 @@ export function tooHeavyJsonLd(text: string): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a signed post's activity has an id at another server than its
+ * signer's (`owner`, the key's owner or the key itself): Fedify takes an
+ * activity's id once a day whoever sends it, so such a post, were it read,
+ * would drop that server's own activity of that id when it came. An activity
+ * without an id is not one of these.
+ */
+export function idElsewhere(text: string, owner: string): boolean {
+  let document: { id?: unknown; "@id"?: unknown };
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const id = document?.id ?? document?.["@id"];
+  return (
+    id !== undefined &&
+    (typeof id !== "string" || URL.parse(id)?.origin !== URL.parse(owner)?.origin)
+  );
+}

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import ipaddr from "ipaddr.js";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
-import { tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
+import { idElsewhere, tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
 import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
@@ -265,12 +265,14 @@ export async function fediverseRoutes(
       else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
     }
     let body = {};
+    let text = "";
     if (request.method === "POST" || request.method === "PUT") {
       // Read whole (256 kB at most) and weighed before Fedify processes any of it, signed or not.
       const bytes = await new Response(limitedBody(request, inboxBytesMax))
         .arrayBuffer()
         .catch(() => null);
-      if (bytes === null || tooHeavyJsonLd(Buffer.from(bytes).toString())) {
+      text = bytes === null ? "" : Buffer.from(bytes).toString();
+      if (bytes === null || tooHeavyJsonLd(text)) {
         return reply.code(400).send({
           error: { code: "validation_failed", message: "The activity could not be read." },
         });
@@ -303,6 +305,7 @@ export async function fediverseRoutes(
       if (signer && toInbox) {
         if (await blocked([signer.ownerId])) return dropped(reply);
         if (keyOverLimit(signer.keyId)) return tooMany(reply);
+        if (idElsewhere(text, signer.ownerId ?? signer.keyId)) return dropped(reply);
       }
       response = await (await federation()).fetch(asked(), {
         contextData: undefined,
