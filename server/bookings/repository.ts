@@ -371,8 +371,12 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       return deleteWhere(mine, true);
     },
 
+    /**
+     * The owner's deletion of a past or cancelled call: a cancellation still queued
+     * (the reader's server said "later") stays and goes, or the call stays in their calendar.
+     */
     delete: async (id: number, within?: Db): Promise<boolean> =>
-      (await deleteWhere([{ id }], false, within)) > 0,
+      (await deleteWhere([{ id }], true, within)) > 0,
 
     /** Retention: bookings whose call ended more than `days` ago go, with their mails, in `within`. */
     async prune(days: number, within: Db = db): Promise<number> {

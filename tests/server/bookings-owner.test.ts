@@ -264,6 +264,43 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect((await upcoming()).map((b) => b.id)).not.toContain(later.id);
   });
 
+  it("still sends the reader's cancellation when the owner deletes the call before it went", async () => {
+    const call = await book(10);
+    // The reader's mail server says "try later" until the call is deleted.
+    let later = true;
+    smtp.answer = (to) =>
+      later && to.includes(call.email)
+        ? { code: 451, message: "4.3.0 Try again later" }
+        : undefined;
+    try {
+      expect(
+        (await ownerBrowser.post(`/api/admin/bookings/${call.id}/cancel`, {})).statusCode,
+      ).toBe(200);
+      // Tried and refused a few times: queued, its next try over a second away.
+      const cancellation = () =>
+        runSql(t, "select status, attempts from outbox where kind = ? and email = ?", [
+          "booking_cancellation",
+          call.email,
+        ]);
+      await expect
+        .poll(async () => (await cancellation()).map((row) => Number(row.attempts) >= 6), {
+          timeout: 20_000,
+        })
+        .toEqual([true]);
+      expect((await ownerBrowser.delete(`/api/admin/bookings/${call.id}`)).statusCode).toBe(204);
+      expect(await cancellation()).toHaveLength(1);
+    } finally {
+      later = false;
+    }
+    // It goes once the reader's server takes mail, and takes the call out of their calendar.
+    await smtp.waitFor(() => smtp.to(call.email).some((m) => method(m) === "CANCEL"), 30_000);
+    expect((await admin(env, "bookings", "show", String(call.id))).code).toBe(3);
+    // Sent, it leaves nothing of the reader behind.
+    await expect
+      .poll(() => runSql(t, "select kind from outbox where email = ?", [call.email]))
+      .toEqual([]);
+  });
+
   it("sets when calls can be booked from either side, and refuses what is wrong with nothing changed", async () => {
     const saturdays = {
       ...defaultAvailability,
