@@ -8,6 +8,7 @@ import {
 } from "kysely";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
+import { withoutAddresses } from "../lib/log.ts";
 import * as rules from "./delivery-rules.ts";
 import type { OnOutboxDeleted } from "./mail-files.ts";
 import { takeMarks } from "./marks.ts";
@@ -191,6 +192,7 @@ export function createOutboxRepository(
     const retry = delivery.outcome === "retry" && attempts < rules.retryPolicy.maxAttempts;
     const status = retry ? "queued" : delivery.outcome === "retry" ? "failed" : delivery.outcome;
     const forgotten = !retry && rules.rowUntilDone.has(row.kind);
+    const reason = delivery.outcome === "sent" ? null : delivery.reason;
     if (forgotten && status !== "failed") {
       const gone = trx.deleteFrom("outbox").where("id", "=", row.id as number);
       await deleted(trx, await gone.returning("id").execute());
@@ -201,7 +203,8 @@ export function createOutboxRepository(
       .set({
         status,
         attempts,
-        last_error: delivery.outcome === "sent" ? null : delivery.reason,
+        // A row that outlives what it is about keeps no address, not even in the answer.
+        last_error: reason && forgotten ? withoutAddresses(reason) : reason,
         ...(status === "sent" ? { sent_at: nowIso() } : {}),
         ...(retry
           ? {

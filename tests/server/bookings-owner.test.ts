@@ -301,6 +301,45 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
       .toEqual([]);
   });
 
+  it("keeps no address of a deleted call's reader when their server refuses the cancellation for good", async () => {
+    const call = await book(11);
+    await smtp.waitFor(() => smtp.to(call.email).length > 0);
+    // "Later" until the call is deleted, then "no", in Postfix's words: the address in the answer.
+    let answer = { code: 451, message: "4.3.0 Try again later" };
+    smtp.answer = (to) => (to.includes(call.email) ? answer : undefined);
+    const cancellation = () =>
+      runSql(t, "select status, attempts, last_error from outbox where kind = ? and email = ?", [
+        "booking_cancellation",
+        call.email,
+      ]);
+    try {
+      expect(
+        (await ownerBrowser.post(`/api/admin/bookings/${call.id}/cancel`, {})).statusCode,
+      ).toBe(200);
+      await expect
+        .poll(async () => (await cancellation()).map((row) => Number(row.attempts) >= 6), {
+          timeout: 20_000,
+        })
+        .toEqual([true]);
+      expect((await ownerBrowser.delete(`/api/admin/bookings/${call.id}`)).statusCode).toBe(204);
+      answer = { code: 550, message: `5.1.1 <${call.email}>: Recipient address rejected` };
+      const failed = () =>
+        runSql(t, "select last_error from outbox where kind = ? and status = ?", [
+          "booking_cancellation",
+          "failed",
+        ]);
+      await expect
+        .poll(async () => (await failed()).map((row) => String(row.last_error).includes("5.1.1")), {
+          timeout: 20_000,
+        })
+        .toEqual([true]);
+      // Failed for good, it stays counted, without the address it could not reach.
+      expect(JSON.stringify(await runSql(t, "select * from outbox"))).not.toContain(call.email);
+    } finally {
+      smtp.answer = () => undefined;
+    }
+  });
+
   it("sets when calls can be booked from either side, and refuses what is wrong with nothing changed", async () => {
     const saturdays = {
       ...defaultAvailability,
