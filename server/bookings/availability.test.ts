@@ -222,4 +222,52 @@ describe("across a change of the clocks", () => {
     ]);
     expect(overlapping(day, 60).map(iso)).toEqual([]);
   });
+
+  it("offers a 45-minute zone's late hours across the year's end, each reader on their own date", () => {
+    const none = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
+    const late: [string, string][] = [["22:00", "24:00"]];
+    // 23:50 on Wednesday 30 December in Kathmandu (GMT+5:45): that day's last call has begun.
+    const starts = free("Asia/Kathmandu", "2026-12-30T18:05:00Z", {
+      weekly: { ...none, wed: late, thu: late },
+      noticeHours: 0,
+      horizonDays: 3,
+    });
+    expect(starts.map(iso)).toEqual([
+      "2026-12-31T16:15:00.000Z",
+      "2026-12-31T16:45:00.000Z",
+      "2026-12-31T17:15:00.000Z",
+      "2026-12-31T17:45:00.000Z",
+    ]);
+    const days = (zone: string) =>
+      slotsByDay(starts.map(iso), zone).map((d) => [d.date, d.slots.map((s) => s.label)]);
+    expect(days("Asia/Kathmandu")).toEqual([["2026-12-31", ["22:00", "22:30", "23:00", "23:30"]]]);
+    expect(days("America/New_York")).toEqual([
+      ["2026-12-31", ["11:15", "11:45", "12:15", "12:45"]],
+    ]);
+    expect(days("Pacific/Kiritimati")).toEqual([
+      ["2027-01-01", ["06:15", "06:45", "07:15", "07:45"]],
+    ]);
+  });
+
+  it("offers 01:30 once where New York's clocks go back, at its first occurrence", () => {
+    const starts = free("America/New_York", "2026-10-30T12:00:00Z", {
+      weekly: { ...defaultAvailability.weekly, sun: [["00:30", "03:00"]] },
+      noticeHours: 0,
+      horizonDays: 3,
+    });
+    expect(starts.filter((s) => iso(s).startsWith("2026-11-01")).map(iso)).toEqual([
+      "2026-11-01T04:30:00.000Z",
+      "2026-11-01T05:00:00.000Z",
+      "2026-11-01T05:30:00.000Z", // 01:30 EDT; the repeated hour (EST) is not offered
+      "2026-11-01T07:00:00.000Z",
+      "2026-11-01T07:30:00.000Z",
+    ]);
+    expect(wallTimesOn(starts, "America/New_York", "2026-11-01")).toEqual([
+      "00:30",
+      "01:00",
+      "01:30",
+      "02:00",
+      "02:30",
+    ]);
+  });
 });
