@@ -185,7 +185,7 @@ export async function queueCancellations(
 
 /**
  * The mails about bookings about to be deleted, gone with them; with
- * `keepQueuedCancellations`, a cancellation still queued stays and goes out.
+ * `keepQueuedCancellations`, a cancellation still queued or being sent stays and goes out.
  */
 export async function forgetMails(trx: Db, ids: number[], keepQueuedCancellations: boolean) {
   const payloadsLike = ids.map(payloadLike);
@@ -194,6 +194,7 @@ export async function forgetMails(trx: Db, ids: number[], keepQueuedCancellation
   await forget(trx, {
     kinds: ["booking_cancellation"],
     payloadsLike,
-    statuses: ["sending", "sent", "failed", "cancelled"],
+    // One being sent stays too: a "later" from the reader's server puts it back in the queue.
+    statuses: ["sent", "failed", "cancelled"],
   });
 }

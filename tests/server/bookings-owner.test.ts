@@ -17,7 +17,7 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
-import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { type Answer, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -299,6 +299,36 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     await expect
       .poll(() => runSql(t, "select kind from outbox where email = ?", [call.email]))
       .toEqual([]);
+  });
+
+  it("still sends the reader's cancellation when the call is deleted while it is being sent and the server says later", async () => {
+    const call = await book(12);
+    await smtp.waitFor(() => smtp.to(call.email).length > 0);
+    // The reader's server holds its answer to the cancellation, then says "later" once.
+    let release = (_answer: Answer) => {};
+    const held = new Promise<Answer>((resolve) => {
+      release = resolve;
+    });
+    let asked = false;
+    smtp.answer = (to) => {
+      if (!to.includes(call.email) || asked) return undefined;
+      asked = true;
+      return held;
+    };
+    try {
+      expect(
+        (await ownerBrowser.post(`/api/admin/bookings/${call.id}/cancel`, {})).statusCode,
+      ).toBe(200);
+      await expect.poll(() => asked).toBe(true);
+      expect((await ownerBrowser.delete(`/api/admin/bookings/${call.id}`)).statusCode).toBe(204);
+    } finally {
+      release({ code: 451, message: "4.3.0 Try again later" });
+    }
+    await smtp.waitFor(() => smtp.to(call.email).some((m) => method(m) === "CANCEL"), 30_000);
+    await expect
+      .poll(() => runSql(t, "select kind from outbox where email = ?", [call.email]))
+      .toEqual([]);
+    smtp.answer = () => undefined;
   });
 
   it("keeps no address of a deleted call's reader when their server refuses the cancellation for good", async () => {
