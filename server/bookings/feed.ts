@@ -16,7 +16,7 @@ export async function calendarFeed(bookings: Bookings): Promise<string> {
     prodId: { company: "Engage with Engineer", product: "Bookings", language: "EN" },
     ttl: 15 * 60,
   });
-  const from = new Date(Date.now() - 30 * dayMs);
+  const from = new Date(bookings.clock().getTime() - 30 * dayMs);
   for (const booking of await bookings.repository.since(from)) {
     const about = bookings.serviceTitle(booking.service);
     calendar.createEvent({

@@ -8,6 +8,7 @@ import {
   bookingsResponseSchema,
   bookingWeeksResponseSchema,
   defaultAvailability,
+  feedResponseSchema,
   slotsResponseSchema,
 } from "../../contract/bookings.ts";
 import { auditEntrySchema, healthResponseSchema } from "../../contract/console.ts";
@@ -584,5 +585,21 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect(late.statusCode).toBe(409);
     expect(json(late, errorResponseSchema).error.message).toContain("has begun");
     expect(await linesFor("booking cancel", `booking ${call.id}`)).toHaveLength(0);
+  });
+
+  it("keeps a call in the calendar feed for a month after it, by the site's clock", async () => {
+    const call = await book(1);
+    const made = await ownerBrowser.post("/api/admin/bookings/feed");
+    expect(made.statusCode).toBe(200);
+    const path = json(made, feedResponseSchema).url.slice(siteUrl.length);
+    const starts = async () =>
+      Object.values(nodeIcal.sync.parseICS((await t.visitor().get(path)).body)).flatMap((e) =>
+        e?.type === "VEVENT" ? [e.start.toISOString()] : [],
+      );
+    expect(await starts()).toContain(call.start);
+    clock.advance(Date.parse(call.end) - clock.now().getTime() + 29 * 86_400_000);
+    expect(await starts()).toContain(call.start);
+    clock.advance(2 * 86_400_000);
+    expect(await starts()).not.toContain(call.start);
   });
 });
