@@ -33,6 +33,32 @@ describe("a mentioning page nested without end", () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 
+  it("is refused however its tags are written, as the parser reads them", async () => {
+    // A `<` inside an attribute hid each `<div>` from a count of tags by pattern.
+    const html = `<a href="https://ewe.test/science/soap">soap</a>${'<div title="<">'.repeat(5000)}`;
+    await expect(
+      readEntry(html, new URL("https://eve.example/"), new URL("https://ewe.test/science/soap")),
+    ).rejects.toThrow("its elements nest deeper than 1000");
+  });
+
+  it("is refused when a few kilobytes would make the parser build a hundred thousand elements", async () => {
+    // Bold elements left open in a block are made anew in each block after it:
+    // 34 kB of this made millions of elements, 8 seconds and 750 MB.
+    const bold = Array.from({ length: 300 }, (_, i) => `<b id=${i}>`).join("");
+    const html = `<a href="https://ewe.test/science/soap">soap</a><div>${bold}</div>${"<div>x</div>".repeat(400)}`;
+    await expect(
+      readEntry(html, new URL("https://eve.example/"), new URL("https://ewe.test/science/soap")),
+    ).rejects.toThrow("it makes over 100000 elements");
+  });
+
+  it("is refused with thousands of microformats, which the h-entry reader reads in quadratic time", async () => {
+    // 340 kB of properties held the event loop 33 seconds.
+    const html = `<div class="h-entry"><a href="https://ewe.test/science/soap">soap</a>${'<i class="p-x"></i>'.repeat(2001)}</div>`;
+    await expect(
+      readEntry(html, new URL("https://eve.example/"), new URL("https://ewe.test/science/soap")),
+    ).rejects.toThrow("it has over 2000 elements with microformats classes");
+  });
+
   it("reads a page nested as deep as real ones are, unclosed paragraphs and all", async () => {
     const html = `${"<div><section>".repeat(100)}<p>one<p>two${"<li>x".repeat(3000)}<article class="h-entry"><p class="p-content">See <a href="https://ewe.test/science/soap">soap</a></article>`;
     const entry = await readEntry(
