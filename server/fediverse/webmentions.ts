@@ -315,7 +315,8 @@ export function createWebmentions({
             .insertInto("webmentions")
             .values({
               source: source.href,
-              target: target.href,
+              // The item's own address: one mention of it from a page, however it was written.
+              target: new URL(path, site).href,
               path,
               status: "unverified",
               kind: "mention",
