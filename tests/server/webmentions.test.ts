@@ -12,7 +12,8 @@ import { backends, siteUrl } from "./support/test-app.ts";
  * against a source page on loopback that links to the item but whose check
  * throws: its `<base href>` is no address, and the h-entry's parser throws
  * on resolving the picture's relative address against it; and one that
- * links to it plainly (`/linking`).
+ * links to it plainly (`/linking`). And sending: the endpoints remote pages
+ * advertise, on loopback, where only the stand-in's 127.0.0.1 is let through.
  */
 
 const target = `${siteUrl}/science/soap`;
@@ -20,7 +21,7 @@ const unreadable = `<!doctype html><base href="http://[::1"><article class="h-en
 <p class="p-content">Soap, <a href="${target}">explained</a>.</p><img src="soap.png" alt=""></article>`;
 const linking = `<!doctype html><article class="h-entry"><p class="p-content">Soap, <a href="${target}/">explained</a>.</p></article>`;
 
-describe.each(backends)("a webmention whose check throws, on %s", (backend) => {
+describe.each(backends)("webmentions received, on %s", (backend) => {
   let scratch: Awaited<ReturnType<typeof scratchStore>>;
   let source = "";
   const server = createServer((request, response) =>
@@ -121,5 +122,80 @@ describe.each(backends)("a webmention whose check throws, on %s", (backend) => {
     // One mention under the item, not one for each way of writing its address.
     expect(rows).toEqual([{ target, status: "pending" }]);
     await app.close();
+  });
+});
+
+describe("webmentions sent", () => {
+  let scratch: Awaited<ReturnType<typeof scratchStore>>;
+  let base = "";
+  const posted: string[] = [];
+  const server = createServer((request, response) => {
+    const port = (server.address() as AddressInfo).port;
+    const endpoints: Record<string, string> = {
+      "/to-loopback": `http://[::1]:${port}/endpoint`,
+      "/to-metadata": "http://169.254.169.254/latest/meta-data/",
+      "/mapped": `http://[::ffff:10.0.0.1]:${port}/endpoint`,
+      "/elsewhere": `gopher://127.0.0.1:${port}/endpoint`,
+      "/relative": "/endpoint",
+    };
+    const endpoint = endpoints[request.url ?? ""];
+    if (request.method === "POST") {
+      posted.push(request.url ?? "");
+      response.writeHead(202).end();
+    } else if (request.url === "/loop") {
+      response.writeHead(302, { location: "/loop" }).end();
+    } else {
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<link rel="webmention" href="${endpoint}">`);
+    }
+  });
+
+  beforeAll(async () => {
+    scratch = await scratchStore("sqlite", { migrated: true });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.close();
+    await scratch.drop();
+  });
+
+  it("posts to no endpoint on a private address, whatever the page advertises", async () => {
+    const webmentions = createWebmentions({
+      store: scratch.store,
+      siteUrl,
+      remoteFetch: createRemoteFetch({
+        allowPrivate: (address) => address === "127.0.0.1",
+        userAgent: "test",
+      }),
+      allowPrivateAddresses: true,
+      items: () => new Map(),
+      moderation: () => "all",
+      log: { info: () => {}, warn: () => {} },
+      changed: () => {},
+    });
+    const pages = ["/to-loopback", "/to-metadata", "/mapped", "/elsewhere", "/loop", "/relative"];
+    await webmentions.send({
+      path: "/science/soap",
+      html: pages.map((page) => `<a href="${base}${page}">${page}</a>`).join(" "),
+    });
+    const sent = await scratch.store.db
+      .selectFrom("webmentions_sent")
+      .select(["target", "outcome"])
+      .orderBy("target")
+      .execute();
+    expect(
+      Object.fromEntries(sent.map(({ target, outcome }) => [new URL(target).pathname, outcome])),
+    ).toEqual({
+      "/to-loopback": "failed: ::1 is a private address",
+      "/to-metadata": "failed: 169.254.169.254 is a private address",
+      "/mapped": "failed: ::ffff:a00:1 is a private address",
+      "/elsewhere": "no endpoint",
+      "/loop": "failed: too many redirects",
+      "/relative": "sent",
+    });
+    // Only the page's own host, let through as a public one would be, was posted to.
+    expect(posted).toEqual(["/endpoint"]);
   });
 });
