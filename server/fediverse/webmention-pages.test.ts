@@ -20,6 +20,18 @@ on\u0085<a href="https://ewe.test/science/soap">so\uFEFFap</a></p>
       content: "Read this[2J: on soap",
     });
   });
+  it("cuts a long name and text between characters, not through an emoji", async () => {
+    const name = `${"a".repeat(98)}\u{1F469}${"b".repeat(1000)}`;
+    const html = `<article class="h-entry"><a class="p-author h-card" href="https://eve.example/">${name}</a>
+<p class="p-content">${"c".repeat(998)}\u{1F52C} <a href="https://ewe.test/science/soap">soap</a></p></article>`;
+    const entry = await readEntry(
+      html,
+      new URL("https://eve.example/notes/1"),
+      new URL("https://ewe.test/science/soap"),
+    );
+    expect(entry.authorName).toBe(`${"a".repeat(98)}…`);
+    expect(entry.content).toBe(`${"c".repeat(998)}…`);
+  });
 });
 
 describe("a mentioning page nested without end", () => {

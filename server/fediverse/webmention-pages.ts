@@ -52,7 +52,8 @@ export function linksOf(html: string, base: string): URL[] {
 /** Another site's words as one line: nothing to disguise them, or to command a terminal. */
 const oneLine = (text: string, max: number) => {
   const flat = withoutHiddenCharacters(text);
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  // Cut, then cleaned again: a cut through an emoji leaves half of it, shown as "�".
+  return flat.length > max ? `${withoutHiddenCharacters(flat.slice(0, max - 1))}…` : flat;
 };
 
 type Mf2Item = { type?: string[]; properties?: Record<string, unknown[]>; children?: Mf2Item[] };
