@@ -296,6 +296,10 @@ export function createWebmentions({
           if (source.origin === site.origin) {
             return invalid("The source must be a page of another site.");
           }
+          // Never fetched (the guarded fetch refuses it): refused now, not queued.
+          if (!allowPrivateAddresses && !isPublicHost(source.hostname)) {
+            return invalid("The source must be a page on the public web.");
+          }
           const path = itemOf(target);
           if (!path) return invalid("The target is not a page of this site that takes mentions.");
           if (overLimit(addressScope(request.ip))) {

@@ -41,12 +41,12 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   });
 
   const logged: string[] = [];
-  const webmentionsOf = () =>
+  const webmentionsOf = (allowPrivateAddresses = true) =>
     createWebmentions({
       store: scratch.store,
       siteUrl,
       remoteFetch: createRemoteFetch({ allowPrivate: true, userAgent: "test" }),
-      allowPrivateAddresses: true,
+      allowPrivateAddresses,
       items: () => new Map([["/science/soap", {}]]),
       moderation: () => "all",
       log: { info: (_object, message) => logged.push(message), warn: () => {} },
@@ -121,6 +121,29 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       .execute();
     // One mention under the item, not one for each way of writing its address.
     expect(rows).toEqual([{ target, status: "pending" }]);
+    await app.close();
+  });
+
+  it("refuses at once a source on a private address or a name that is not on the internet", async () => {
+    const app = Fastify();
+    await webmentionsOf(false).routes(app);
+    for (const from of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://2130706433/",
+      "http://0x0a.0.0.1/",
+      "http://localhost:6379/",
+      "http://metadata.google.internal/computeMetadata/v1/",
+    ]) {
+      const response = await app.inject({
+        method: "POST",
+        url: "/webmention",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ source: from, target }).toString(),
+      });
+      expect(response.statusCode, from).toBe(400);
+      expect(response.json().error.message).toBe("The source must be a page on the public web.");
+    }
     await app.close();
   });
 });
