@@ -10,7 +10,7 @@ import { type WeekdayName, weekdayNames } from "./booking-hours.ts";
 import { enquiryNameSchema } from "./enquiries.ts";
 import { limits } from "./limits.ts";
 import { hasFewMarksPerCharacter, hasNoControlOrDirectionCharacters } from "./text.ts";
-import { isOfferedTimeZone, isTimeZone } from "./time-zones.ts";
+import { isOfferedTimeZone, isTimeZone, offeredZoneName } from "./time-zones.ts";
 
 /*
  * Booking a call (docs/product.md, "Book a call"): the free times a reader
@@ -22,8 +22,10 @@ import { isOfferedTimeZone, isTimeZone } from "./time-zones.ts";
 const zoneSchema = (valid: (zone: string) => boolean) =>
   z.string().trim().max(64).refine(valid, "Choose a time zone from the list.");
 const timeZoneSchema = zoneSchema(isTimeZone);
-/** A reader's zone: one of the form's list (isOfferedTimeZone). */
-const readerZoneSchema = zoneSchema(isOfferedTimeZone);
+/** A reader's zone: one of the form's list (isOfferedTimeZone), in any case, kept by its name there (offeredZoneName). */
+const readerZoneSchema = zoneSchema(isOfferedTimeZone).transform(
+  (zone) => offeredZoneName(zone) ?? zone,
+);
 
 export { type WeekdayName, weekdayNames };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currentZoneName, momentLabel, timeZones } from "./time-zones.ts";
+import { currentZoneName, momentLabel, offeredZoneName, timeZones } from "./time-zones.ts";
 
 describe("the time zones offered", () => {
   it("name each place as people write it today, once", () => {
@@ -15,6 +15,23 @@ describe("the time zones offered", () => {
     }
     expect(offered[0]).toBe("UTC");
     expect(new Set(offered).size).toBe(offered.length);
+  });
+
+  it("keep a zone written in any case, or in another spelling, by the list's name", () => {
+    const offered = timeZones();
+    for (const [written, kept] of [
+      ["asia/kolkata", "Asia/Kolkata"],
+      ["ASIA/CALCUTTA", "Asia/Kolkata"],
+      ["america/new_york", "America/New_York"],
+      ["etc/utc", "UTC"],
+      ["Europe/Berlin", "Europe/Berlin"],
+    ]) {
+      expect(offeredZoneName(written as string), written).toBe(kept);
+      expect(offered).toContain(kept);
+    }
+    for (const refused of ["mars/olympus", "+05:30", "systemv/ast4", ""]) {
+      expect(offeredZoneName(refused), refused).toBeNull();
+    }
   });
 });
 

@@ -74,6 +74,21 @@ export function isOfferedTimeZone(zone: string): boolean {
   return timeZone === "UTC" || listed?.has(currentZoneName(timeZone)) === true;
 }
 
+/**
+ * An offered zone (isOfferedTimeZone) by the name it is kept under: the
+ * list's own spelling when it is written so, else Intl's name for it in
+ * today's spelling ("asia/kolkata", "Asia/Calcutta" and "ASIA/KOLKATA" are
+ * all "Asia/Kolkata"; "etc/utc" is "UTC"), so that a reader's mails and the
+ * zone select never meet a spelling of their own. Null when not offered.
+ */
+export function offeredZoneName(zone: string): string | null {
+  if (!isOfferedTimeZone(zone)) return null;
+  if (listed?.has(zone)) return zone;
+  return currentZoneName(
+    new Intl.DateTimeFormat("en", { timeZone: zone }).resolvedOptions().timeZone,
+  );
+}
+
 type WallTime = {
   year: number;
   month: number;

@@ -296,6 +296,33 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(conflict.slots?.starts).not.toContain(start);
   });
 
+  it("takes a reader's zone in any case and keeps it by its name on the list", async () => {
+    const [, , start, later] = (await slots()).starts;
+    for (const [typed, at] of [
+      ["asia/kolkata", start],
+      ["ASIA/CALCUTTA", later],
+    ] as const) {
+      const sent = booking(at ?? "", { zone: typed });
+      const response = await browser().post("/api/bookings", sent);
+      expect(response.statusCode, response.body).toBe(201);
+      expect(json(response, bookedResponseSchema).zone).toBe("Asia/Kolkata");
+      expect(
+        await runSql(t, "select reader_zone from bookings where email = ?", [sent.email]),
+      ).toEqual([{ reader_zone: "Asia/Kolkata" }]);
+      await smtp.waitFor(() => smtp.to(sent.email).length > 0);
+      expect(smtp.to(sent.email)[0]?.parsed.text).toContain("(Asia / Kolkata, GMT+5:30)");
+    }
+    // A zone unknown in any case is still refused, saying so.
+    const unknown = await browser().post(
+      "/api/bookings",
+      booking(start ?? "", { zone: "mars/olympus" }),
+    );
+    expect(unknown.statusCode).toBe(400);
+    expect(json(unknown, errorResponseSchema).error.message).toContain(
+      "Choose a time zone from the list.",
+    );
+  });
+
   it("sends an invitation queued by the code before with the links its row holds", async () => {
     // Until the links' token was made from the site's secret as each mail goes, the
     // invitation's row carried it and the call its digest: such a row, still queued at
