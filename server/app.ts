@@ -23,7 +23,9 @@ import { addressScope } from "./lib/address-scope.ts";
 import { accessLog } from "./logging.ts";
 import { clickKeyOf, editionClicks } from "./newsletter/clicks.ts";
 import { newsletterLinkPages } from "./newsletter/link-pages.ts";
-import { amazonSnsHosts, providerWebhooks, type SnsTrust } from "./newsletter/provider-webhooks.ts";
+import { providerWebhooks } from "./newsletter/provider-webhooks.ts";
+import { amazonSnsHosts, type SnsTrust } from "./newsletter/sns-certificates.ts";
+import { createSnsMessages } from "./newsletter/sns-messages.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createReadersReport } from "./readers/report.ts";
 import type { Readers } from "./readers/service.ts";
@@ -292,6 +294,7 @@ export async function buildApp({
     });
     await app.register(providerWebhooks, {
       health: listHealth,
+      messages: createSnsMessages(store),
       snsTopics: (config.SES_SNS_TOPIC_ARN ?? "")
         .split(",")
         .map((arn) => arn.trim())

@@ -240,6 +240,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "050-enquiry-zones.ts",
     "2e1cad47384dd654d83212becb5fe44519b8c3376b8b5574f4b5b0341cba328c",
   ],
+  [
+    "051_sns_messages_taken",
+    "051-sns-messages-taken.ts",
+    "30f659f1031eac4bc932151ebbaa716d008819216a4af28c3afe0c3aa46898f4",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

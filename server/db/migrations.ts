@@ -44,6 +44,7 @@ import { rejectionsForgotten } from "./migrations/047-rejections-forgotten.ts";
 import { suppressionsDigested } from "./migrations/048-suppressions-digested.ts";
 import { addressesDigested } from "./migrations/049-addresses-digested.ts";
 import { enquiryZones } from "./migrations/050-enquiry-zones.ts";
+import { snsMessagesTaken } from "./migrations/051-sns-messages-taken.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -110,5 +111,6 @@ export function migrations(
     "048_suppressions_digested": suppressionsDigested(kind, addressKey),
     "049_addresses_digested": addressesDigested(addressKey),
     "050_enquiry_zones": enquiryZones(),
+    "051_sns_messages_taken": snsMessagesTaken(kind),
   };
 }

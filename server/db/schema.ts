@@ -222,6 +222,8 @@ export interface Database extends FediverseTables, ReaderTables {
   };
   /** Form tokens already used for a submission, until they would have expired. */
   spent_form_tokens: { token: string; expires_at: Timestamp };
+  /** SNS messages taken, by MessageId, while their signature is accepted: a replay changes nothing. */
+  sns_messages: { message_id: string; taken_at: Timestamp };
   mythology_reactions: Reaction & { story_id: string };
   science_reactions: Reaction & { post_id: string };
   science_comments: ScienceCommentsTable;

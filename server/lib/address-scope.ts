@@ -15,3 +15,15 @@ export function addressScope(ip: string): string {
     .map((group) => group.toString(16))
     .join(":")}::/64`;
 }
+
+/**
+ * The network an address sends from, for what is counted by network: an
+ * IPv6 address by its /48 (a site's or a hoster's, which holds 65,536 /64s),
+ * any other as addressScope gives it.
+ */
+export function networkOf(ip: string): string {
+  const scope = addressScope(ip);
+  if (!scope.endsWith("/64")) return scope;
+  const parts = ipaddr.IPv6.parse(ip).parts.slice(0, 3);
+  return `${parts.map((group) => group.toString(16)).join(":")}::/48`;
+}

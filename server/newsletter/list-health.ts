@@ -50,11 +50,36 @@ export function createListHealth({
     await markReported(store, rowId, kind === "complaint" ? "complaint" : "bounce");
   }
 
+  /**
+   * Whether the mail of row `rowId` already carries the mark a report of
+   * `kind` leaves (or a complaint's, which outranks a bounce's), on the row
+   * or still waiting for its sender (`markReported`).
+   */
+  async function reportedAlready(rowId: number, kind: ReportKind): Promise<boolean> {
+    const marks = kind === "complaint" ? ["complaint"] : ["bounce", "complaint"];
+    const onRow = await db
+      .selectFrom("outbox")
+      .select("id")
+      .where("id", "=", rowId)
+      .where("feedback", "in", marks as ("bounce" | "complaint")[])
+      .executeTakeFirst();
+    if (onRow || store.kind !== "postgres") return onRow !== undefined;
+    const waiting = await db
+      .selectFrom("outbox_marks")
+      .select("outbox_id")
+      .where("outbox_id", "=", rowId)
+      .where("feedback", "in", marks as ("bounce" | "complaint")[])
+      .executeTakeFirst();
+    return waiting !== undefined;
+  }
+
   return {
     /**
      * One mail from the bounce mailbox. It acts only when the report is
      * addressed to a return path whose signature is ours, on the address
-     * that row was sent to; anything else changes nothing.
+     * that row was sent to; anything else changes nothing. A mail reports
+     * once: another report of its bounce or complaint (a copy, or one sent
+     * again after the owner lifted the suppression) changes nothing more.
      */
     async handleMailboxReport(source: Buffer | string): Promise<"acted" | "ignored"> {
       if (!bounceAddress) return "ignored";
@@ -81,6 +106,7 @@ export function createListHealth({
       const email = path && sentTo.get(path.rowId);
       if (!path || !email) return "ignored";
       const { rowId } = path;
+      if (await reportedAlready(rowId, report.kind)) return "ignored";
       await act(email, report.kind, {
         source: "mailbox",
         ref: `outbox ${rowId}`,

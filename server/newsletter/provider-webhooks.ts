@@ -1,11 +1,14 @@
 import { verify } from "node:crypto";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { z } from "zod";
+import { networkOf } from "../lib/address-scope.ts";
 import { jsonOf } from "../lib/json.ts";
 import { plainAddress } from "../lib/mailbox.ts";
 import { sameSecret } from "../lib/tokens.ts";
 import type { ListHealth } from "./list-health.ts";
 import type { ReportKind } from "./reports.ts";
+import { httpsText, type SnsTrust, snsCertificates } from "./sns-certificates.ts";
+import { type SnsMessages, snsMessageAge } from "./sns-messages.ts";
 
 /**
  * Bounces and complaints from mail providers (docs/mail.md, "Bounces and
@@ -14,7 +17,9 @@ import type { ReportKind } from "./reports.ts";
  *   signature is checked against the certificate at its SigningCertURL, which
  *   must be an https address on an SNS host of Amazon's, and its topic must be
  *   one of SES_SNS_TOPIC_ARN (checked first: a stranger's post makes the site
- *   fetch nothing), sent in the last two hours (an older one is a replay). A
+ *   fetch nothing), sent in the last two hours (an older one is a replay).
+ *   Certificates are kept and their fetches capped (sns-certificates.ts); a
+ *   message is taken once by its MessageId (sns-messages.ts). A
  *   subscription's confirmation is confirmed.
  * - `POST /hooks/postmark`: Postmark's bounce and spam-complaint webhooks, with
  *   POSTMARK_WEBHOOK_SECRET as the basic-auth password (Postmark puts it in the
@@ -23,17 +28,6 @@ import type { ReportKind } from "./reports.ts";
  * An unverified call is answered 401 and changes nothing; one that is not
  * configured is not there (404); a body that is not a report, 400.
  */
-
-export type SnsTrust = {
-  /** Hosts the signing certificate may come from. */
-  certificateHost: RegExp;
-  /** Extra certificate authority for fetching it (tests run their own host). */
-  ca?: string;
-};
-
-export const amazonSnsHosts: SnsTrust = {
-  certificateHost: /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/,
-};
 
 const snsSchema = z.looseObject({
   Type: z.enum(["Notification", "SubscriptionConfirmation", "UnsubscribeConfirmation"]),
@@ -83,13 +77,6 @@ const postmarkSchema = z.looseObject({
   Details: z.string().max(1000).optional(),
 });
 
-/**
- * How old a signed SNS message may be: Amazon retries a delivery for an hour
- * at most, so an older copy is a replay (of a complaint the owner has since
- * lifted, say). A few minutes ahead are allowed for clocks that differ.
- */
-const snsMessageAge = { pastMs: 2 * 3_600_000, futureMs: 15 * 60_000 };
-
 const postmarkKinds: Record<string, ReportKind> = {
   HardBounce: "hard",
   BadEmailAddress: "hard",
@@ -111,41 +98,21 @@ function snsStringToSign(message: SnsMessage): string {
     .join("");
 }
 
-function httpsText(url: URL, ca: string | undefined): Promise<string> {
-  return new Promise((resolve, reject) => {
-    // Loaded here: a start that never verifies a certificate loads no TLS (docs/decisions/038-start-and-idle.md).
-    const { get } = process.getBuiltinModule("node:https");
-    const request = get(url, { timeout: 10_000, ...(ca ? { ca } : {}) }, (response) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        reject(new Error(`${url.host} answered ${response.statusCode}`));
-        return;
-      }
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        text += chunk;
-        if (text.length > 16_384) request.destroy(new Error("too long"));
-      });
-      response.on("end", () => resolve(text));
-    });
-    request.on("timeout", () => request.destroy(new Error("timed out")));
-    request.on("error", reject);
-  });
-}
-
 export const providerWebhooks: FastifyPluginAsync<{
   health: Pick<ListHealth, "handleProviderReport">;
+  messages: SnsMessages;
   snsTopics: string[];
   postmarkSecret: string | undefined;
   snsTrust: SnsTrust;
-}> = async (app, { health, snsTopics, postmarkSecret, snsTrust }) => {
+}> = async (app, { health, messages, snsTopics, postmarkSecret, snsTrust }) => {
   app.addContentTypeParser(
     ["application/json", "text/plain"],
     { parseAs: "string", bodyLimit: 300_000 },
     (_request, body, done) => done(null, body),
   );
-  const certificates = new Map<string, string>();
+  const certificateAt = snsCertificates(snsTrust, (error) =>
+    app.log.warn({ err: error }, "the SNS signing certificate could not be fetched"),
+  );
 
   const refuse = (reply: FastifyReply, code: number, message: string) =>
     reply.code(code).send({
@@ -171,25 +138,26 @@ export const providerWebhooks: FastifyPluginAsync<{
     }
   }
 
-  async function signedBySns(message: SnsMessage): Promise<boolean> {
+  /** Whether SNS signed `message`, or the seconds until `network` may have a certificate fetched. */
+  async function signedBySns(
+    message: SnsMessage,
+    network: string,
+  ): Promise<boolean | { retryAfter: number }> {
     const url = snsUrl(message.SigningCertURL, { certificate: true });
     if (!url) return false;
-    let certificate = certificates.get(url.href);
-    if (!certificate) {
-      certificate = await httpsText(url, snsTrust.ca);
-      if (certificates.size >= 20) certificates.clear();
-      certificates.set(url.href, certificate);
-    }
+    const certificate = await certificateAt(url, network);
+    if (!("pem" in certificate)) return "failed" in certificate ? false : certificate;
+    let signed = false;
     try {
-      return verify(
+      signed = verify(
         message.SignatureVersion === "1" ? "RSA-SHA1" : "RSA-SHA256",
         Buffer.from(snsStringToSign(message)),
-        certificate,
+        certificate.pem,
         Buffer.from(message.Signature, "base64"),
       );
-    } catch {
-      return false;
-    }
+    } catch {}
+    if (signed) certificate.giveBack();
+    return signed;
   }
 
   app.post("/hooks/ses", async (request, reply) => {
@@ -205,13 +173,21 @@ export const providerWebhooks: FastifyPluginAsync<{
     if (!(age <= snsMessageAge.pastMs && age >= -snsMessageAge.futureMs)) {
       return refuse(reply, 401, "The message is too old, or from the future: a replay.");
     }
-    let signed = false;
-    try {
-      signed = await signedBySns(message);
-    } catch (error) {
-      request.log.warn({ err: error }, "the SNS signing certificate could not be fetched");
+    const signed = await signedBySns(message, networkOf(request.ip));
+    if (typeof signed === "object") {
+      return reply
+        .code(429)
+        .header("retry-after", String(signed.retryAfter))
+        .send({
+          error: {
+            code: "rate_limited",
+            message: "Too many signing certificates fetched for this network; try later.",
+          },
+        });
     }
     if (!signed) return refuse(reply, 401, "The message's signature could not be verified.");
+    // Taken once: a copy posted again within the two hours changes nothing (sns-messages.ts).
+    if (await messages.taken(message.MessageId)) return { ok: true };
     if (message.Type === "SubscriptionConfirmation") {
       const subscribe = snsUrl(message.SubscribeURL ?? "", { certificate: false });
       if (!subscribe) return refuse(reply, 400, "The confirmation's address is not Amazon's.");
@@ -228,6 +204,7 @@ export const providerWebhooks: FastifyPluginAsync<{
         });
       }
       request.log.info({ topic: message.TopicArn }, "SNS subscription confirmed");
+      await messages.take(message.MessageId);
       return { ok: true };
     }
     if (message.Type !== "Notification") return { ok: true };
@@ -255,6 +232,7 @@ export const providerWebhooks: FastifyPluginAsync<{
       const ref = `ses ${notification.mail.messageId} ${email.toLowerCase()}`;
       await health.handleProviderReport(email, kind, { source: "ses", ref, detail });
     }
+    await messages.take(message.MessageId);
     return { ok: true };
   });
 

@@ -352,6 +352,7 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   confirmation_requests: "the hourly cap on confirmation mails",
   comment_action_tokens: "the one-time links of the owner's notification mails",
   spent_form_tokens: "form tokens already used, kept until they would expire",
+  sns_messages: "SNS messages already taken, kept while their signature is accepted",
   enquiry_acknowledgements: "the hourly cap on acknowledgement mails",
   reader_salts: "readership's salt of the day, deleted when the day ends",
   reader_visits: "readership counts, which identify nobody and start afresh on a new site",

@@ -229,6 +229,18 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
     await imap?.stop();
   });
 
+  /** Reads the mailbox from the command line, as `mail bounces` does, until it is empty: what it said. */
+  const readMailbox = async () => {
+    const run = await admin(
+      { ...adminEnv(t), ...env, BOUNCE_IMAP_URL: imap.url },
+      "mail",
+      "bounces",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    await expect.poll(() => imap.count(), { timeout: 20_000 }).toBe(0);
+    return run.stdout;
+  };
+
   it("suppresses, counts and unsubscribes from the reports, deletes them, and ignores forged ones", async () => {
     const reader = (name: string) => `${name}.${backend}@example.org`;
     const readers = ["gone", "full", "angry", "forged", "kept"].map(reader);
@@ -259,14 +271,7 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
       `From: someone@example.org\r\nTo: bounces@ewe.test\r\nSubject: Hello\r\n\r\nIs this the right address?\r\n`,
     );
 
-    const run = await admin(
-      { ...adminEnv(t), ...env, BOUNCE_IMAP_URL: imap.url },
-      "mail",
-      "bounces",
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^Read \d mails?: \d acted on, \d ignored/);
-    await expect.poll(() => imap.count(), { timeout: 20_000 }).toBe(0);
+    expect(await readMailbox()).toMatch(/^Read \d mails?: \d acted on, \d ignored/);
 
     const suppressed = JSON.parse(
       (await admin(adminEnv(t), "suppressions", "list", "--json")).stdout,
@@ -306,6 +311,31 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
     ]);
   });
 
+  it("takes a mail's report once: the same report again after the owner lifts the suppression changes nothing", async () => {
+    const reader = (name: string) => `${name}.${backend}@example.org`;
+    await seedConfirmed(t, [reader("lifted")]);
+    const sent = await admin(adminEnv(t), "newsletter", "send", editionFile("lifted"), "--yes");
+    expect(sent.code, sent.stderr).toBe(0);
+    await smtp.waitFor(() => smtp.to(reader("lifted")).length === 1, 30_000);
+    const returnPath = smtp.to(reader("lifted"))[0]?.from as string;
+    const report = deliveryReport(returnPath, reader("lifted"), "5.1.1");
+    const suppressed = async () =>
+      (
+        await runSql(t, "select reason from suppressions where email_hash = ?", [
+          t.addressKey(reader("lifted")),
+        ])
+      ).map((row) => row.reason);
+    await imap.deliver(report);
+    await readMailbox();
+    expect(await suppressed()).toEqual(["hard_bounce"]);
+    const lifted = await admin(adminEnv(t), "suppressions", "lift", reader("lifted"));
+    expect(lifted.code, lifted.stderr).toBe(0);
+    // The same report, come again (a copy, or anyone's who kept it): the mail has bounced once.
+    await imap.deliver(report);
+    await readMailbox();
+    expect(await suppressed()).toEqual([]);
+  });
+
   it("ignores a return path whose row now holds another address, as after a restored backup", async () => {
     const reader = (name: string) => `${name}.${backend}@example.org`;
     await seedConfirmed(t, [reader("restored")]);
@@ -321,13 +351,7 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
     // A late report of the old mail, or a reader's forged one, to the return path they were sent.
     await imap.deliver(deliveryReport(returnPath, reader("restored"), "5.1.1"));
     await imap.deliver(feedbackReport(returnPath, reader("restored")));
-    const run = await admin(
-      { ...adminEnv(t), ...env, BOUNCE_IMAP_URL: imap.url },
-      "mail",
-      "bounces",
-    );
-    expect(run.code, run.stderr).toBe(0);
-    await expect.poll(() => imap.count(), { timeout: 20_000 }).toBe(0);
+    await readMailbox();
     expect(await runSql(t, "select email_hash, reason from suppressions order by 1")).toEqual(
       before,
     );
@@ -344,14 +368,7 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
       `${head}MIME-Version: 1.0\r\nContent-Type: multipart/report; boundary=b\r\n\r\n${"--b\r\nContent-Type: text/plain\r\n\r\nx\r\n".repeat(1_100)}--b--\r\n`,
     );
     await imap.deliver(`${head}${"X-A: b\r\n".repeat(17_000)}\r\nHello.\r\n`);
-    const run = await admin(
-      { ...adminEnv(t), ...env, BOUNCE_IMAP_URL: imap.url },
-      "mail",
-      "bounces",
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).not.toMatch(/kept/);
-    await expect.poll(() => imap.count(), { timeout: 20_000 }).toBe(0);
+    expect(await readMailbox()).not.toMatch(/kept/);
     expect(await runSql(t, "select email_hash, reason from suppressions order by 1")).toEqual(
       before,
     );

@@ -80,7 +80,11 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     key = certificate.key;
     host = createServer(certificate, (request, response) => {
       if (request.url?.endsWith(".pem")) certificatesFetched.push(request.url);
-      if (request.url === "/SimpleNotificationService-test.pem") {
+      // The test's own certificate, at its address and at any other the tests call good.
+      if (
+        request.url === "/SimpleNotificationService-test.pem" ||
+        request.url?.includes("-good-")
+      ) {
         response.end(certificate.cert);
       } else if (request.url?.startsWith("/confirm?")) {
         subscriptionsConfirmed.push(request.url);
@@ -133,10 +137,11 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
   const sesNotification = (notification: object) =>
     snsMessage({ Type: "Notification", Message: JSON.stringify(notification) });
 
-  const postSns = (message: object) =>
+  const postSns = (message: object, remoteAddress = "127.0.0.1") =>
     t.app.inject({
       method: "POST",
       url: "/hooks/ses",
+      remoteAddress,
       // As SNS sends it.
       headers: {
         "content-type": "text/plain; charset=UTF-8",
@@ -196,6 +201,83 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     );
     expect((await postSns(foreign)).statusCode).toBe(401);
     expect(certificatesFetched.filter((url) => url.includes("foreign"))).toEqual([]);
+  });
+
+  it("fetches each signing certificate once, remembers one that failed, and caps a network's fetches", async () => {
+    const bounce = (certificate: string) =>
+      snsMessage(
+        {
+          Type: "Notification",
+          Message: JSON.stringify({
+            notificationType: "Bounce",
+            mail: { messageId: crypto.randomUUID() },
+            bounce: { bounceType: "Transient", bouncedRecipients: [] },
+          }),
+        },
+        { certificate },
+      );
+    const fetched = (part: string) => certificatesFetched.filter((url) => url.includes(part));
+    const forged = (i: number) => `${origin}/SimpleNotificationService-${backend}-forged-${i}.pem`;
+    // A stranger's posts, each naming a new address on an SNS host: a few fetches a
+    // minute for their network, then "try later" with nothing fetched.
+    const stranger = "10.44.0.1";
+    const answers = [];
+    for (let i = 0; i < 8; i += 1) answers.push(await postSns(bounce(forged(i)), stranger));
+    expect(answers.map((answer) => answer.statusCode)).toEqual([
+      401, 401, 401, 401, 401, 429, 429, 429,
+    ]);
+    for (const answer of answers.slice(5)) {
+      expect(Number(answer.headers["retry-after"])).toBeGreaterThan(0);
+      expect(Number(answer.headers["retry-after"])).toBeLessThanOrEqual(60);
+      expect(answer.json().error.code).toBe("rate_limited");
+    }
+    expect(fetched(`${backend}-forged-`)).toHaveLength(5);
+    // An address whose fetch failed is not asked again, from any network, for a while.
+    const sns = "10.44.1.1";
+    for (let i = 0; i < 5; i += 1)
+      expect((await postSns(bounce(forged(i)), sns)).statusCode).toBe(401);
+    expect(fetched(`${backend}-forged-`)).toHaveLength(5);
+    // SNS's own deliveries pass: from the stranger's network with a certificate kept, and
+    // from its own with new certificates, each fetched once (a fetch that holds is not counted).
+    const kept = `${origin}/SimpleNotificationService-test.pem`;
+    expect((await postSns(bounce(kept), sns)).statusCode).toBe(200);
+    expect((await postSns(bounce(kept), stranger)).statusCode).toBe(200);
+    for (let i = 0; i < 8; i += 1) {
+      const good = `${origin}/SimpleNotificationService-${backend}-good-${i}.pem`;
+      expect((await postSns(bounce(good), sns)).statusCode).toBe(200);
+      expect((await postSns(bounce(good), sns)).statusCode).toBe(200);
+    }
+    expect(fetched(`${backend}-good-`)).toHaveLength(8);
+  });
+
+  it("takes a signed report once: posted again after the owner lifts the suppression, it changes nothing", async () => {
+    await mailed([reader("ses-lifted")]);
+    const hard = sesNotification({
+      notificationType: "Bounce",
+      mail: { messageId: crypto.randomUUID() },
+      bounce: {
+        bounceType: "Permanent",
+        bouncedRecipients: [{ emailAddress: reader("ses-lifted") }],
+      },
+    });
+    expect((await postSns(hard)).statusCode).toBe(200);
+    expect(await suppressed()).toContainEqual({
+      email: reader("ses-lifted"),
+      reason: "hard_bounce",
+      source: "ses",
+    });
+    const lifted = await admin(adminEnv(t), "suppressions", "lift", reader("ses-lifted"));
+    expect(lifted.code, lifted.stderr).toBe(0);
+    // The same signed message, within the two hours its signature is accepted: answered, no effect.
+    expect((await postSns(hard)).statusCode).toBe(200);
+    expect((await postSns(hard, "10.44.2.1")).statusCode).toBe(200);
+    expect((await suppressed()).map((row) => row.email)).not.toContain(reader("ses-lifted"));
+    // Kept in the database, so that every instance knows it.
+    expect(
+      await runSql(t, "select message_id from sns_messages where message_id = ?", [
+        hard.MessageId ?? "",
+      ]),
+    ).toEqual([{ message_id: hard.MessageId }]);
   });
 
   it("fetches a subscription's confirmation from the provider's hosts alone, however well signed", async () => {
