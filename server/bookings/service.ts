@@ -4,14 +4,8 @@ import { serviceTitles } from "../../contract/enquiry-choices.ts";
 import { isOfferedTimeZone } from "../../contract/time-zones.ts";
 import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
-import { mailboxDigest } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
-import {
-  checkEnquiryContent,
-  type FormRefusal,
-  type FormServiceDeps,
-  formDefences,
-} from "../moderation/enquiry-rules.ts";
+import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation/enquiry-rules.ts";
 import { freeStarts, type Taken } from "./availability.ts";
 import { type BookingMailContext, bookingComposers } from "./mails.ts";
 import {
@@ -41,38 +35,28 @@ type BookOutcome =
   | { outcome: "taken"; slots: SlotsResponse }
   | { outcome: "refused"; refusal: FormRefusal };
 
-export function createBookings({
-  store,
-  config,
-  cookieSecret,
-  services,
-  blocklist,
-  keys,
-  formTokens,
-  moderation,
-  clock = () => new Date(),
-}: FormServiceDeps & {
-  config: Pick<
-    Config,
-    | "siteUrl"
-    | "OWNER_EMAIL"
-    | "contactEmail"
-    | "owner"
-    | "bookingTimeZone"
-    | "BOOKING_MEETING_URL"
-    | "BOOKINGS_PER_HOUR"
-    | "BOOKING_PENDING_MAX"
-    | "BOOKING_RETENTION_DAYS"
-  >;
-}) {
+export function createBookings(
+  deps: FormServiceDeps & {
+    config: Pick<
+      Config,
+      | "siteUrl"
+      | "OWNER_EMAIL"
+      | "contactEmail"
+      | "owner"
+      | "bookingTimeZone"
+      | "BOOKING_MEETING_URL"
+      | "BOOKINGS_PER_HOUR"
+      | "BOOKING_PENDING_MAX"
+      | "BOOKING_RETENTION_DAYS"
+    >;
+  },
+) {
+  const { store, config, services, formTokens, clock = () => new Date() } = deps;
   const repository: BookingsRepository = createBookingsRepository(store, clock);
-  const queuedListeners = new Set<() => void>();
   const serviceTitle = serviceTitles(services);
-  const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
-  const uidHost = new URL(config.siteUrl).hostname;
-  const addressHash = mailboxDigest(cookieSecret, "booking reader address");
-  const links = linkTokens(cookieSecret);
-  const defences = formDefences("bookings", { moderation, formTokens, services });
+  const form = ownerForm("bookings", "booking reader address", deps);
+  const { ownerMail, woken } = form;
+  const links = linkTokens(deps.cookieSecret);
 
   const ownerZoneOf = (availability: Availability) =>
     availability.timeZone ?? config.bookingTimeZone;
@@ -128,10 +112,6 @@ export function createBookings({
 
   const composers = bookingComposers({ ...repository, links, context, clock });
 
-  const woken = () => {
-    for (const listener of queuedListeners) listener();
-  };
-
   /** Whether a call has begun: too late for the reader's links, as for the owner's cancel. */
   const begun = (booking: Pick<StoredBooking, "start">) =>
     Date.parse(booking.start) <= clock().getTime();
@@ -171,13 +151,12 @@ export function createBookings({
       request: ValidBookingRequest,
       { ip, visitorId }: { ip: string; visitorId: string | null },
     ): Promise<BookOutcome> {
-      const ipHash = keys.addressHash(ip);
-      const first = await defences(request, { visitorId, ipHash });
+      const { ipHash, first } = await form.admit(request, { ip, visitorId });
       const availability = await repository.availability();
       const ownerZone = ownerZoneOf(availability);
       if (first === "honeypot") return { outcome: "booked", booking: null, ownerZone };
       if (first) return refuse(first);
-      const mailbox = addressHash(request.email);
+      const mailbox = form.addressHash(request.email);
       const hourAgo = new Date(clock().getTime() - 3_600_000);
       if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
         return refuse({
@@ -187,10 +166,8 @@ export function createBookings({
           field: "email",
         });
       }
-      if (request.note) {
-        const content = checkEnquiryContent(request.note, blocklist.entries());
-        if (content) return refuse({ status: 422, ...content, field: "note" });
-      }
+      const content = request.note ? form.content(request.note, "note") : null;
+      if (content) return refuse(content);
       const start = Date.parse(request.start);
       const freeNow = await free(availability);
       if (!freeNow.includes(start)) {
@@ -216,7 +193,7 @@ export function createBookings({
         visitorId,
         ipHash,
         addressHash: mailbox,
-        uidHost,
+        uidHost: form.host,
         ownerEmail: ownerMail,
         links,
         hourAgo,
@@ -341,10 +318,7 @@ export function createBookings({
       return deleted;
     },
 
-    /** Runs `listener` after every change that queued mail (the outbox worker's wake-up). */
-    onQueued(listener: () => void) {
-      queuedListeners.add(listener);
-    },
+    onQueued: form.onQueued,
     woken,
   };
 }

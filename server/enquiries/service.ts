@@ -1,12 +1,6 @@
 import type { Enquiry, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Config } from "../config.ts";
-import { mailboxDigest } from "../lib/mailbox.ts";
-import {
-  checkEnquiryContent,
-  type FormRefusal,
-  type FormServiceDeps,
-  formDefences,
-} from "../moderation/enquiry-rules.ts";
+import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation/enquiry-rules.ts";
 import type { SpamFilter } from "../moderation/spam/filter.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { acknowledgementMail, answerMail, consoleUrl, ownerNoticeMail } from "./mails.ts";
@@ -49,39 +43,28 @@ const tooMany = {
   retryAfterSeconds: 3600,
 } as const;
 
-export function createEnquiries({
-  store,
-  config,
-  cookieSecret,
-  services,
-  blocklist,
-  keys,
-  formTokens,
-  moderation,
-  spam,
-  clock = () => new Date(),
-}: FormServiceDeps & {
-  config: Pick<
-    Config,
-    | "siteUrl"
-    | "OWNER_EMAIL"
-    | "contactEmail"
-    | "WEBHOOK_URL"
-    | "WEBHOOK_SECRET"
-    | "ENQUIRIES_PER_HOUR"
-    | "ENQUIRY_RETENTION_DAYS"
-  >;
-  /** The comment form's classifier; without it, enquiries meet the rules alone. */
-  spam?: Pick<SpamFilter, "isJunk">;
-}) {
+export function createEnquiries(
+  deps: FormServiceDeps & {
+    config: Pick<
+      Config,
+      | "siteUrl"
+      | "OWNER_EMAIL"
+      | "contactEmail"
+      | "WEBHOOK_URL"
+      | "WEBHOOK_SECRET"
+      | "ENQUIRIES_PER_HOUR"
+      | "ENQUIRY_RETENTION_DAYS"
+    >;
+    /** The comment form's classifier; without it, enquiries meet the rules alone. */
+    spam?: Pick<SpamFilter, "isJunk">;
+  },
+) {
+  const { store, config, services, formTokens, spam, clock = () => new Date() } = deps;
   const repository: EnquiriesRepository = createEnquiriesRepository(store, clock);
-  const queuedListeners = new Set<() => void>();
   const { serviceTitle, toEnquiry } = enquiryReader(services);
-  const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
-  const messageIdHost = new URL(config.siteUrl).hostname;
+  const form = ownerForm("enquiries", "enquiry sender address", deps);
+  const { ownerMail, host: messageIdHost } = form;
   const webhook = Boolean(config.WEBHOOK_URL && config.WEBHOOK_SECRET);
-  const addressHash = mailboxDigest(cookieSecret, "enquiry sender address");
-  const defences = formDefences("enquiries", { moderation, formTokens, services });
   const context = (enquiry: StoredEnquiry) => ({
     siteUrl: config.siteUrl,
     serviceTitle: serviceTitle(enquiry.service),
@@ -128,8 +111,7 @@ export function createEnquiries({
       enquiry: ValidEnquiry,
       { ip, visitorId }: { ip: string; visitorId: string | null },
     ): Promise<SubmitOutcome> {
-      const ipHash = keys.addressHash(ip);
-      const first = await defences(enquiry, { visitorId, ipHash });
+      const { ipHash, first } = await form.admit(enquiry, { ip, visitorId });
       if (first === "honeypot") return { outcome: "received", id: null, acknowledged: false };
       if (first) return refuse(first);
       // The cheap checks first: an address over its hourly limit costs one
@@ -137,8 +119,8 @@ export function createEnquiries({
       const limit = { ipHash, email: enquiry.email, max: config.ENQUIRIES_PER_HOUR };
       if (await repository.limited({ ...limit, now: clock() })) return refuse(tooMany);
       const text = [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n");
-      const content = checkEnquiryContent(text, blocklist.entries());
-      if (content) return refuse({ status: 422, ...content, field: "message" });
+      const content = form.content(text, "message");
+      if (content) return refuse(content);
       // Kept, never dropped or refused: the classifier learnt from comments,
       // and a terse real client ("best price please, urgent") can read like
       // an advert. The owner judges; only the acknowledgement is withheld.
@@ -147,7 +129,7 @@ export function createEnquiries({
         enquiry,
         ipHash,
         perHour: config.ENQUIRIES_PER_HOUR,
-        addressHash: addressHash(enquiry.email),
+        addressHash: form.addressHash(enquiry.email),
         messageIdHost,
         ownerEmail: ownerMail,
         likelyJunk,
@@ -175,14 +157,11 @@ export function createEnquiries({
           : {}),
       });
       if (created === "rate_limited") return refuse(tooMany);
-      for (const listener of queuedListeners) listener();
+      form.woken();
       return { outcome: "received", ...created };
     },
 
-    /** Runs `listener` after every enquiry that queued mail (the outbox worker's wake-up). */
-    onQueued(listener: () => void) {
-      queuedListeners.add(listener);
-    },
+    onQueued: form.onQueued,
   };
 }
 

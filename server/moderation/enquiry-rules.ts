@@ -1,7 +1,9 @@
 import { isServiceChoice, otherServiceLabel } from "../../contract/enquiry-choices.ts";
+import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
 import type { FormTokens } from "../lib/form-token.ts";
+import { mailboxDigest } from "../lib/mailbox.ts";
 import type { Blocklist, BlocklistEntries } from "./blocklist.ts";
 import {
   blockedLink,
@@ -53,6 +55,7 @@ export function checkEnquiryContent(
 /** What a form to the owner is served with: the enquiries' and the bookings'. */
 export type FormServiceDeps = {
   store: Store;
+  config: Pick<Config, "siteUrl" | "OWNER_EMAIL" | "contactEmail">;
   cookieSecret: string;
   services: { id: string; title: string }[];
   blocklist: Blocklist;
@@ -66,44 +69,62 @@ export type FormServiceDeps = {
 export type FormRefusal = Refusal & { field?: string; retryAfterSeconds?: number };
 
 /**
- * The defences a form to the owner meets first, in order: a ban, the
- * honeypot, the form's signed time (spent here), and a service from the list.
- * "honeypot" when only a program filled the field nobody can see: it is told
- * all went well, and nothing is kept. `what` names the form's sendings
- * ("enquiries", "bookings") in a banned sender's answer.
+ * What the enquiries' and the bookings' services share: the owner's address, the site's
+ * host (in mails' ids and calls' UIDs), the digest a sender's mailbox is counted by under
+ * a key for `purpose`, the checks a sending meets, and the outbox worker's wake-up.
+ * `what` names the form's sendings ("enquiries", "bookings") in a banned sender's answer.
  */
-export function formDefences(
-  what: string,
-  {
-    moderation,
-    formTokens,
-    services,
-  }: {
-    moderation: Pick<Moderation, "isBanned">;
-    formTokens: FormTokens;
-    services: readonly { id: string }[];
-  },
-) {
-  return async (
-    form: { service: string; website?: string | undefined; formToken?: string | undefined },
-    sender: { visitorId: string | null; ipHash: string },
-  ): Promise<FormRefusal | "honeypot" | null> => {
-    if (await moderation.isBanned(sender)) {
-      return {
-        status: 403,
-        code: "banned",
-        message: `Sorry, ${what} from this browser or connection are not accepted at the moment. Please write to the contact address instead.`,
-      };
-    }
-    if (form.website) return "honeypot";
-    const timing = await formTokens.admit(form.formToken);
-    if (timing) return timing;
-    if (isServiceChoice(services, form.service)) return null;
-    return {
-      status: 400,
-      code: "validation_failed",
-      message: `Choose a service from the list, or "${otherServiceLabel}".`,
-      field: "service",
-    };
+export function ownerForm(what: string, purpose: string, deps: FormServiceDeps) {
+  const { config, keys, moderation, formTokens, services, blocklist } = deps;
+  const queued = new Set<() => void>();
+  return {
+    ownerMail: config.OWNER_EMAIL ?? config.contactEmail,
+    host: new URL(config.siteUrl).hostname,
+    addressHash: mailboxDigest(deps.cookieSecret, purpose),
+
+    /**
+     * The sender's connection's key, and the first defence its sending fails, in order: a
+     * ban, the honeypot, the form's signed time (spent here), and a service from the list.
+     * "honeypot" when only a program filled the field nobody can see: it is told all went
+     * well, and nothing is kept.
+     */
+    async admit(
+      form: { service: string; website?: string | undefined; formToken?: string | undefined },
+      { ip, visitorId }: { ip: string; visitorId: string | null },
+    ): Promise<{ ipHash: string; first: FormRefusal | "honeypot" | null }> {
+      const ipHash = keys.addressHash(ip);
+      const outcome = (first: FormRefusal | "honeypot" | null) => ({ ipHash, first });
+      if (await moderation.isBanned({ visitorId, ipHash })) {
+        return outcome({
+          status: 403,
+          code: "banned",
+          message: `Sorry, ${what} from this browser or connection are not accepted at the moment. Please write to the contact address instead.`,
+        });
+      }
+      if (form.website) return outcome("honeypot");
+      const timing = await formTokens.admit(form.formToken);
+      if (timing || isServiceChoice(services, form.service)) return outcome(timing);
+      return outcome({
+        status: 400,
+        code: "validation_failed",
+        message: `Choose a service from the list, or "${otherServiceLabel}".`,
+        field: "service",
+      });
+    },
+
+    /** The content rules' refusal of `text`, shown beside `field`; null when it passes. */
+    content(text: string, field: string): FormRefusal | null {
+      const refusal = checkEnquiryContent(text, blocklist.entries());
+      return refusal && { status: 422, ...refusal, field };
+    },
+
+    /** Wakes the outbox worker after a change that queued mail. */
+    woken() {
+      for (const listener of queued) listener();
+    },
+    /** Runs `listener` after every change that queued mail (the outbox worker's wake-up). */
+    onQueued(listener: () => void) {
+      queued.add(listener);
+    },
   };
 }
