@@ -95,6 +95,16 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     });
   }
 
+  /** `work` in a transaction; "taken" when the unique index refused its start: another reader's. */
+  async function orTaken<T>(work: (trx: Db) => Promise<T>): Promise<T | "taken"> {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (isUniqueViolation(error)) return "taken";
+      throw error;
+    }
+  }
+
   const limits = bookingLimits(store, clock);
   /** Whole booking rows, for `toStored`. */
   const bookings = (trx: Db = db) => trx.selectFrom("bookings").selectAll();
@@ -130,50 +140,45 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     ): Promise<{ id: number } | "taken" | "mailbox" | "connection" | "connection ahead"> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
-      try {
-        return await db.transaction().execute(async (trx) => {
-          const full = await limits.connectionFull(
-            trx,
-            input.ipHash,
-            input.hourAgo,
-            input.perConnection,
-          );
-          if (full) return full;
-          if (await limits.mailboxBooked(trx, input.addressHash, input.hourAgo)) return "mailbox";
-          if (await limits.dayFull(trx, input.start, input.day)) return "taken";
-          const { id } = await trx
-            .insertInto("bookings")
-            .values({
-              starts_at: input.start.toISOString(),
-              ends_at: input.end.toISOString(),
-              name: input.name,
-              email: input.email,
-              service: input.service,
-              note: input.note,
-              reader_zone: input.readerZone,
-              uid,
-              meeting_url: input.meetingUrl,
-              token_hash: tokenDigest(input.links({ uid, sequence: 0 })),
-              visitor_id: input.visitorId,
-              ip_hash: input.ipHash,
-              address_hash: input.addressHash,
-              created_at: at,
-              updated_at: at,
-            })
-            .returning("id")
-            .executeTakeFirstOrThrow();
-          await queueInvitations(
-            trx,
-            clock(),
-            { id, email: input.email, start: input.start, sequence: 0 },
-            input.ownerEmail,
-          );
-          return { id };
-        });
-      } catch (error) {
-        if (isUniqueViolation(error)) return "taken";
-        throw error;
-      }
+      return orTaken(async (trx) => {
+        const full = await limits.connectionFull(
+          trx,
+          input.ipHash,
+          input.hourAgo,
+          input.perConnection,
+        );
+        if (full) return full;
+        if (await limits.mailboxBooked(trx, input.addressHash, input.hourAgo)) return "mailbox";
+        if (await limits.dayFull(trx, input.start, input.day)) return "taken";
+        const { id } = await trx
+          .insertInto("bookings")
+          .values({
+            starts_at: input.start.toISOString(),
+            ends_at: input.end.toISOString(),
+            name: input.name,
+            email: input.email,
+            service: input.service,
+            note: input.note,
+            reader_zone: input.readerZone,
+            uid,
+            meeting_url: input.meetingUrl,
+            token_hash: tokenDigest(input.links({ uid, sequence: 0 })),
+            visitor_id: input.visitorId,
+            ip_hash: input.ipHash,
+            address_hash: input.addressHash,
+            created_at: at,
+            updated_at: at,
+          })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await queueInvitations(
+          trx,
+          clock(),
+          { id, email: input.email, start: input.start, sequence: 0 },
+          input.ownerEmail,
+        );
+        return { id };
+      });
     },
 
     /**
@@ -193,47 +198,42 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         day: DayLimit;
       },
     ): Promise<StoredBooking | "taken" | undefined> {
-      try {
-        return await db.transaction().execute(async (trx) => {
-          const current = await trx
-            .selectFrom("bookings")
-            .select(["id", "uid", "sequence"])
-            .where("token_hash", "=", tokenDigest(token))
-            .where("status", "=", "booked")
-            .executeTakeFirst();
-          if (!current) return undefined;
-          if (await limits.dayFull(trx, move.start, move.day, current.id)) return "taken";
-          const sequence = Number(current.sequence) + 1;
-          const row = await trx
-            .updateTable("bookings")
-            .set({
-              starts_at: move.start.toISOString(),
-              ends_at: move.end.toISOString(),
-              sequence,
-              token_hash: tokenDigest(move.links({ uid: current.uid, sequence })),
-              updated_at: clock().toISOString(),
-            })
-            .where("id", "=", current.id)
-            // Moved or cancelled by another request meanwhile: the token is spent.
-            .where("sequence", "=", current.sequence)
-            .where("status", "=", "booked")
-            .returningAll()
-            .executeTakeFirst();
-          if (!row) return undefined;
-          const booking = toStored(row);
-          await dropQueued(trx, booking.id);
-          await queueInvitations(
-            trx,
-            clock(),
-            { id: booking.id, email: booking.email, start: move.start, sequence },
-            move.ownerEmail,
-          );
-          return booking;
-        });
-      } catch (error) {
-        if (isUniqueViolation(error)) return "taken";
-        throw error;
-      }
+      return orTaken(async (trx) => {
+        const current = await trx
+          .selectFrom("bookings")
+          .select(["id", "uid", "sequence"])
+          .where("token_hash", "=", tokenDigest(token))
+          .where("status", "=", "booked")
+          .executeTakeFirst();
+        if (!current) return undefined;
+        if (await limits.dayFull(trx, move.start, move.day, current.id)) return "taken";
+        const sequence = Number(current.sequence) + 1;
+        const row = await trx
+          .updateTable("bookings")
+          .set({
+            starts_at: move.start.toISOString(),
+            ends_at: move.end.toISOString(),
+            sequence,
+            token_hash: tokenDigest(move.links({ uid: current.uid, sequence })),
+            updated_at: clock().toISOString(),
+          })
+          .where("id", "=", current.id)
+          // Moved or cancelled by another request meanwhile: the token is spent.
+          .where("sequence", "=", current.sequence)
+          .where("status", "=", "booked")
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return undefined;
+        const booking = toStored(row);
+        await dropQueued(trx, booking.id);
+        await queueInvitations(
+          trx,
+          clock(),
+          { id: booking.id, email: booking.email, start: move.start, sequence },
+          move.ownerEmail,
+        );
+        return booking;
+      });
     },
 
     /**

@@ -39,9 +39,6 @@ export function createBookings(
   deps: FormServiceDeps & {
     config: Pick<
       Config,
-      | "siteUrl"
-      | "OWNER_EMAIL"
-      | "contactEmail"
       | "owner"
       | "bookingTimeZone"
       | "BOOKING_MEETING_URL"

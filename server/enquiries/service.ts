@@ -47,13 +47,7 @@ export function createEnquiries(
   deps: FormServiceDeps & {
     config: Pick<
       Config,
-      | "siteUrl"
-      | "OWNER_EMAIL"
-      | "contactEmail"
-      | "WEBHOOK_URL"
-      | "WEBHOOK_SECRET"
-      | "ENQUIRIES_PER_HOUR"
-      | "ENQUIRY_RETENTION_DAYS"
+      "WEBHOOK_URL" | "WEBHOOK_SECRET" | "ENQUIRIES_PER_HOUR" | "ENQUIRY_RETENTION_DAYS"
     >;
     /** The comment form's classifier; without it, enquiries meet the rules alone. */
     spam?: Pick<SpamFilter, "isJunk">;
