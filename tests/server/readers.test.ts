@@ -446,6 +446,55 @@ describe.each(backends)("a flood of made-up sources on %s", (backend) => {
   });
 });
 
+describe.each(backends)("one attacker's beacons on %s", (backend) => {
+  let t: TestApp;
+  const clock = movableClock();
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      clientFiles: { ...clientFiles, "index.html": page("Home") },
+      readers: { flushMs: 3_600_000, clock: clock.now },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const read = (browser: Browser, path: string) =>
+    t.app.inject({
+      method: "POST",
+      url: `/api/readers/read?${new URLSearchParams({ p: path })}`,
+      remoteAddress: browser.ip,
+      headers: { origin: siteUrl, "user-agent": browser.userAgent },
+    });
+
+  it("counts a page under its own address whatever name it is sent by", async () => {
+    const reader: Browser = { ip: "192.0.2.70", userAgent: chrome };
+    // A page's other names: its folder, its file.
+    for (const name of ["/science/index.html", "/science/", "/science//index.html/", "/index.html"])
+      expect((await view(t, reader, name)).statusCode).toBe(204);
+    // No page: another case, a way up, a query, an encoded slash left encoded.
+    for (const name of [
+      "/Science",
+      "/services/../science",
+      "/science?x=1",
+      "/science%2Findex.html",
+    ])
+      await view(t, reader, name);
+    // A section's file is no article: a read of it counts nothing.
+    await read(reader, "/science/index.html");
+    await t.app.readers.flush();
+
+    const owner = new Owner(t);
+    await owner.signIn();
+    const today = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+    expect(today.pages).toEqual([
+      { value: "/science", views: 3, visitors: 1, engaged: 0 },
+      { value: "/", views: 1, visitors: 1, engaged: 0 },
+    ]);
+    expect(today.views).toBe(4);
+  });
+});
+
 describe.each(backends)("readers' writes on %s", (backend) => {
   const clock = movableClock();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-readers-"));

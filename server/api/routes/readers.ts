@@ -15,9 +15,16 @@ declare module "fastify" {
   }
 }
 
-/** A page of the site, as the beacon names it, or null. */
+/**
+ * A page of the site, as the beacon names it, or null. Each of a page's
+ * names (`/science/`, `/science/index.html`, `/index.html`) counts as the
+ * page's own address, so no page is split over several rows.
+ */
 function pageOf(path: string, isPage: (path: string) => boolean): string | null {
-  const page = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  let page = path;
+  const tail = /\/(?:index\.html)?$/;
+  while (tail.test(page)) page = page.replace(tail, "");
+  page ||= "/";
   return isPage(page) ? page : null;
 }
 
