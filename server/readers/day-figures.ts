@@ -94,11 +94,20 @@ export async function aggregate(db: Kysely<Database>, days: string[]): Promise<D
       .where("day", "in", days)
       .groupBy(["day", "path"])
       .execute(),
+    // An engaged read counts with a view of its page by its reader that day,
+    // whichever instance wrote either: anyone can send a read alone, which
+    // would count readers who never opened the page.
     db
-      .selectFrom("reader_reads")
-      .select((eb) => ["day", "path", eb.fn.countAll().as("reads")])
-      .where("day", "in", days)
-      .groupBy(["day", "path"])
+      .selectFrom("reader_reads as r")
+      .innerJoin("reader_views as v", (join) =>
+        join
+          .onRef("v.day", "=", "r.day")
+          .onRef("v.path", "=", "r.path")
+          .onRef("v.reader", "=", "r.reader"),
+      )
+      .select((eb) => ["r.day", "r.path", eb.fn.countAll().as("reads")])
+      .where("r.day", "in", days)
+      .groupBy(["r.day", "r.path"])
       .execute(),
     db
       .selectFrom("reader_visits")

@@ -493,6 +493,37 @@ describe.each(backends)("one attacker's beacons on %s", (backend) => {
     ]);
     expect(today.views).toBe(4);
   });
+
+  it("counts no engaged read without a view of its page by its reader that day, today or rolled up", async () => {
+    const reader: Browser = { ip: "192.0.2.72", userAgent: firefox };
+    await view(t, reader, "/science/pressure-cooker");
+    await read(reader, "/science/pressure-cooker");
+    // Reads from made-up browsers that never viewed the article, or viewed another page.
+    for (let i = 0; i < 5; i++) {
+      const browser = { ip: "192.0.2.73", userAgent: `${chrome} ${i}` };
+      if (i === 0) await view(t, browser, "/services");
+      expect((await read(browser, "/science/pressure-cooker")).statusCode).toBe(204);
+    }
+    await t.app.readers.flush();
+
+    const owner = new Owner(t);
+    await owner.signIn();
+    const article = async (period: string) =>
+      json(await owner.get(`/api/admin/readers?period=${period}`), readersReportSchema).pages.find(
+        (page) => page.value === "/science/pressure-cooker",
+      );
+    expect(await article("day")).toEqual({
+      value: "/science/pressure-cooker",
+      views: 1,
+      visitors: 1,
+      engaged: 1,
+    });
+    // The day rolled up keeps the same figures.
+    const before = await article("day");
+    clock.advance(dayMs + 15 * 60_000);
+    expect((await t.app.readers.maintain()).rolled).toHaveLength(1);
+    expect(await article("week")).toEqual(before);
+  });
 });
 
 describe.each(backends)("readers' writes on %s", (backend) => {
