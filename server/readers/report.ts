@@ -42,6 +42,16 @@ export function sinceToPeriod(since: string, now: Date): Period | null {
   return null;
 }
 
+/**
+ * Days listed one by one, at most: of a longer period, its last, which hold
+ * its figures (its totals still count every day of it).
+ */
+const listedDays = 400;
+const lastDays = (from: string, to: string) => {
+  const first = addDays(to, 1 - listedDays);
+  return from > first ? from : first;
+};
+
 /** Rows shown per table; the CSV holds them all. */
 const shown = 50;
 const unattributed = "(not counted)";
@@ -96,7 +106,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
     ]);
     const totals = figuresOf(rows, "total");
     const days: ReadersReport["days"] = [];
-    for (let day = from; day <= to && days.length < 400; day = addDays(day, 1)) {
+    for (let day = lastDays(from, to); day <= to; day = addDays(day, 1)) {
       const total = rows.find((row) => row.dimension === "total" && row.day === day);
       days.push({ day, views: total?.views ?? 0, visitors: total?.visitors ?? 0 });
     }
@@ -145,7 +155,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
       const { rows, conversions } = await repository.figures(from, to);
       const mine = rows.filter((row) => row.dimension === dimension && row.value === value);
       const days: ReaderItem["days"] = [];
-      for (let day = from; day <= to && days.length < 400; day = addDays(day, 1)) {
+      for (let day = lastDays(from, to); day <= to; day = addDays(day, 1)) {
         const row = mine.find((each) => each.day === day);
         days.push({
           day,

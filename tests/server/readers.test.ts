@@ -526,6 +526,39 @@ describe.each(backends)("one attacker's beacons on %s", (backend) => {
   });
 });
 
+describe("a period longer than the days listed one by one", () => {
+  let t: TestApp;
+  const clock = movableClock();
+  beforeAll(async () => {
+    t = await startReadersApp("sqlite", clock);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("lists its last 400 days, today's figures among them, on the screen, in the CSV and on the command line", async () => {
+    await view(t, { ip: "192.0.2.90", userAgent: chrome }, "/services");
+    await t.app.readers.flush();
+    const today = clock.now().toISOString().slice(0, 10);
+    const from = new Date(clock.now().getTime() - 500 * dayMs).toISOString().slice(0, 10);
+    const owner = new Owner(t);
+    await owner.signIn();
+    const range = `period=range&from=${from}&to=${today}`;
+    const screen = json(await owner.get(`/api/admin/readers?${range}`), readersReportSchema);
+    expect(screen.views).toBe(1);
+    expect(screen.days).toHaveLength(400);
+    expect(screen.days.at(-1)).toEqual({ day: today, views: 1, visitors: 1 });
+    const item = JSON.parse(
+      (await owner.get(`/api/admin/readers/item?${range}&dimension=page&value=%2Fservices`)).body,
+    );
+    expect(item.days.at(-1)).toEqual({ day: today, views: 1, visitors: 1, engaged: 0 });
+    const csv = (await owner.get(`/api/admin/readers/export?${range}`)).body;
+    expect(csv).toContain(`\r\n${today},1,1\r\n`);
+    const cli = await readersCli(t, from);
+    expect(cli.days.at(-1)).toEqual({ day: today, views: 1, visitors: 1 });
+  });
+});
+
 describe.each(backends)("readers' writes on %s", (backend) => {
   const clock = movableClock();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-readers-"));
