@@ -559,6 +559,70 @@ describe("a period longer than the days listed one by one", () => {
   });
 });
 
+describe("enquiries either side of midnight (UTC)", () => {
+  let t: TestApp;
+  // From yesterday's noon, so that the command line, which reads the real time, sees both days.
+  const clock = movableClock();
+  clock.advance(-dayMs);
+  beforeAll(async () => {
+    t = await startReadersApp("sqlite", clock);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("count by the visit of their own day, one without a counted visit that day as (not counted), alike on the screen, in the CSV and on the command line", async () => {
+    const asha: Browser = { ip: "192.0.2.100", userAgent: chrome };
+    const ravi: Browser = { ip: "192.0.2.101", userAgent: firefox };
+    const meera: Browser = { ip: "192.0.2.102", userAgent: chrome };
+    const sender = (name: string) => ({
+      name,
+      email: `${name.toLowerCase()}@example.org`,
+      message:
+        "We need a DFMEA workshop for a new fuel pump module in the spring, for a team of five engineers.",
+    });
+    // Asha reads just before midnight and enquires just after it.
+    const yesterday = clock.now().toISOString().slice(0, 10);
+    clock.advance(Date.parse(`${yesterday}T23:59:50Z`) - clock.now().getTime());
+    await view(t, asha, "/science");
+    await t.app.readers.flush();
+    clock.advance(20_000);
+    expect((await enquire(t, asha, sender("Asha"))).statusCode).toBe(201);
+    // Ravi's browser runs no JavaScript: no view is sent, his enquiry is.
+    expect((await enquire(t, ravi, sender("Ravi"))).statusCode).toBe(201);
+    // Meera comes from LinkedIn after midnight.
+    await view(t, meera, "/services", { query: "?utm_source=linkedin" });
+    expect((await enquire(t, meera, sender("Meera"))).statusCode).toBe(201);
+    await t.app.readers.flush();
+
+    const owner = new Owner(t);
+    await owner.signIn();
+    const week = json(await owner.get("/api/admin/readers?period=week"), readersReportSchema);
+    const counts = (rows: { value: string; enquiry: number; total: number }[]) =>
+      rows.map((row) => [row.value, row.enquiry, row.total]);
+    expect(counts(week.conversions.byEntryPage)).toEqual([
+      ["(not counted)", 2, 2],
+      ["/services", 1, 1],
+    ]);
+    expect(counts(week.conversions.bySource)).toEqual([
+      ["(not counted)", 2, 2],
+      ["LinkedIn", 1, 1],
+    ]);
+    // Asha's visit stays on the day before, without the enquiry.
+    expect(week.days.slice(-2).map((day) => day.visitors)).toEqual([1, 1]);
+    const cli = await readersCli(t, "7d");
+    expect(cli.conversions).toEqual(week.conversions);
+    expect(cli.days).toEqual(week.days);
+    const csv = (await owner.get("/api/admin/readers/export?period=week")).body;
+    expect(csv).toContain(
+      "\r\nentry page,subscription,enquiry,booking,comment,question,total\r\n(not counted),0,2,0,0,0,2\r\n/services,0,1,0,0,0,1\r\n",
+    );
+    expect(csv).toContain(
+      "\r\nsource of the visit,subscription,enquiry,booking,comment,question,total\r\n(not counted),0,2,0,0,0,2\r\nLinkedIn,0,1,0,0,0,1\r\n",
+    );
+  });
+});
+
 describe.each(backends)("readers' writes on %s", (backend) => {
   const clock = movableClock();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-readers-"));
