@@ -623,6 +623,44 @@ describe("enquiries either side of midnight (UTC)", () => {
   });
 });
 
+describe("a page taken off the site", () => {
+  const clock = movableClock();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-readers-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("keeps its figures under its old address, and counts no view of it once the site is built without it", async () => {
+    const reader: Browser = { ip: "192.0.2.110", userAgent: chrome };
+    const before = await startTestApp("sqlite", {
+      dataDir,
+      clientFiles,
+      readers: { flushMs: 3_600_000, clock: clock.now },
+    });
+    await view(before, reader, "/science/pressure-cooker");
+    await before.close();
+    // The item is removed from content/ and the site built again.
+    const { "science/pressure-cooker/index.html": _removed, ...rest } = clientFiles;
+    const after = await startTestApp("sqlite", {
+      dataDir,
+      clientFiles: rest,
+      readers: { flushMs: 3_600_000, clock: clock.now },
+    });
+    try {
+      await view(after, reader, "/science/pressure-cooker");
+      await view(after, reader, "/science");
+      await after.app.readers.flush();
+      const owner = new Owner(after);
+      await owner.signIn();
+      const today = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+      expect(today.pages).toEqual([
+        { value: "/science", views: 1, visitors: 1, engaged: 0 },
+        { value: "/science/pressure-cooker", views: 1, visitors: 1, engaged: 0 },
+      ]);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
 describe.each(backends)("readers' writes on %s", (backend) => {
   const clock = movableClock();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-readers-"));
