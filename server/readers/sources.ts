@@ -60,12 +60,35 @@ const utmLength = 60;
 const emailAddress = /[^\s@](@|%40)[^\s@]+\.[^\s@]/i;
 
 /**
+ * Whether a value carries an e-mail address, also under percent-escapes
+ * applied more than once (`%2540`: a link wrapped by one tracker after another).
+ */
+function carriesEmail(text: string): boolean {
+  let value = text;
+  for (let round = 0; round < 4; round++) {
+    if (emailAddress.test(value)) return true;
+    if (!value.includes("%")) return false;
+    try {
+      const decoded = decodeURIComponent(value).normalize("NFKC");
+      if (decoded === value) return false;
+      value = decoded;
+    } catch {
+      // A stray `%`: the escapes that are there are undone one by one.
+      value = value.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
+    }
+  }
+  return emailAddress.test(value);
+}
+
+/**
  * A utm_ value as the owner reads it: trimmed, at most 60 characters,
  * printable text only; none at all when it carries an e-mail address.
  */
 function cleanTag(value: string | null | undefined): string {
   const text = (value ?? "").normalize("NFKC");
-  if (emailAddress.test(text)) return "";
+  if (carriesEmail(text)) return "";
   return text
     .replace(/[\p{C}\p{Z}]+/gu, " ")
     .trim()
