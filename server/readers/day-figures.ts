@@ -37,6 +37,8 @@ export const num = (value: unknown) => Number(value ?? 0);
  */
 export const namedPerDay = 200;
 export const others = "(others)";
+/** How the screen names a conversion without a counted visit that day. */
+export const unattributed = "(not counted)";
 
 /** Each day's sources and campaigns beyond the `namedPerDay` largest, folded into one row. */
 function foldTail(rows: DayRow[]): DayRow[] {

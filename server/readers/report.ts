@@ -7,7 +7,7 @@ import {
   type ReadersReport,
 } from "../../contract/readers.ts";
 import { toCsv } from "../lib/csv.ts";
-import type { ConversionRow, DayRow, Dimension } from "./day-figures.ts";
+import { type ConversionRow, type DayRow, type Dimension, unattributed } from "./day-figures.ts";
 import { addDays, dayOf, readingNowMs } from "./repository.ts";
 import type { Readers } from "./service.ts";
 
@@ -54,7 +54,6 @@ const lastDays = (from: string, to: string) => {
 
 /** Rows shown per table; the CSV holds them all. */
 const shown = 50;
-const unattributed = "(not counted)";
 
 function figuresOf(rows: DayRow[], dimension: Dimension): ReaderFigure[] {
   const by = new Map<string, ReaderFigure>();

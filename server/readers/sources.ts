@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { onFirstUse } from "../lib/on-first-use.ts";
+import { unattributed } from "./day-figures.ts";
 
 /**
  * What a view says about where its reader came from, without storing who
@@ -131,7 +132,9 @@ export function originOf(
   siteHost: string,
 ): Origin {
   const params = new URLSearchParams(query.slice(0, 1000));
-  const tagged = cleanTag(params.get("utm_source"));
+  // A name the screen gives conversions of no counted visit would hide one among them.
+  const source = cleanTag(params.get("utm_source"));
+  const tagged = source.toLowerCase() === unattributed ? "" : source;
   const medium = cleanTag(params.get("utm_medium")).toLowerCase();
   const campaign = cleanTag(params.get("utm_campaign"));
   if (tagged) return { source: namedSource(tagged), medium, campaign };

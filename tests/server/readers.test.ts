@@ -76,6 +76,14 @@ function enquire(
   });
 }
 
+/** What a sender types into the enquiry form. */
+const enquiryFrom = (name: string) => ({
+  name,
+  email: `${name.split(" ")[0]?.toLowerCase()}@example.org`,
+  message:
+    "We need a DFMEA workshop for a new fuel pump module in the spring, for a team of five engineers.",
+});
+
 /** Every table of the app's database. */
 async function tableNames(t: TestApp, backend: (typeof backends)[number]): Promise<string[]> {
   const rows =
@@ -131,12 +139,7 @@ describe.each(backends)("readers on %s", (backend) => {
       remoteAddress: ravi.ip,
       headers: { origin: siteUrl, "user-agent": ravi.userAgent },
     });
-    const sent = await enquire(t, ravi, {
-      name: "Ravi Menon",
-      email: "ravi@example.org",
-      message:
-        "We need a DFMEA workshop for a new fuel pump module in the spring, for a team of five engineers.",
-    });
+    const sent = await enquire(t, ravi, enquiryFrom("Ravi Menon"));
     expect(sent.statusCode).toBe(201);
 
     // Not counted: a bot, Global Privacy Control, Do Not Track, a prefetch, the owner's browser, a path that is no page.
@@ -456,6 +459,7 @@ describe.each(backends)("one attacker's beacons on %s", (backend) => {
   const clock = movableClock();
   beforeAll(async () => {
     t = await startTestApp(backend, {
+      env: { COOKIE_SECRET: cookieSecret },
       clientFiles: { ...clientFiles, "index.html": page("Home") },
       readers: { flushMs: 3_600_000, clock: clock.now },
     });
@@ -538,6 +542,23 @@ describe.each(backends)("one attacker's beacons on %s", (backend) => {
     await t.app.readers.flush();
     expect(await tablesHolding(t, backend, "meera")).toEqual([]);
   });
+  it("takes no utm_source that reads as the screen's (not counted), so no enquiry hides among those of no counted visit", async () => {
+    const reader: Browser = { ip: "192.0.2.75", userAgent: firefox };
+    await view(t, reader, "/services", {
+      referrer: "https://www.linkedin.com/feed/",
+      query: `?utm_source=${encodeURIComponent("(Not counted)")}`,
+    });
+    const sent = await enquire(t, reader, enquiryFrom("Ravi Menon"));
+    expect(sent.statusCode).toBe(201);
+    await t.app.readers.flush();
+    const owner = new Owner(t);
+    await owner.signIn();
+    const today = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+    expect(today.sources.map((source) => source.value)).not.toContain("(Not counted)");
+    expect(today.conversions.bySource).toEqual([
+      expect.objectContaining({ value: "LinkedIn", enquiry: 1 }),
+    ]);
+  });
 });
 
 describe("a period longer than the days listed one by one", () => {
@@ -589,24 +610,18 @@ describe("enquiries either side of midnight (UTC)", () => {
     const asha: Browser = { ip: "192.0.2.100", userAgent: chrome };
     const ravi: Browser = { ip: "192.0.2.101", userAgent: firefox };
     const meera: Browser = { ip: "192.0.2.102", userAgent: chrome };
-    const sender = (name: string) => ({
-      name,
-      email: `${name.toLowerCase()}@example.org`,
-      message:
-        "We need a DFMEA workshop for a new fuel pump module in the spring, for a team of five engineers.",
-    });
     // Asha reads just before midnight and enquires just after it.
     const yesterday = clock.now().toISOString().slice(0, 10);
     clock.advance(Date.parse(`${yesterday}T23:59:50Z`) - clock.now().getTime());
     await view(t, asha, "/science");
     await t.app.readers.flush();
     clock.advance(20_000);
-    expect((await enquire(t, asha, sender("Asha"))).statusCode).toBe(201);
+    expect((await enquire(t, asha, enquiryFrom("Asha"))).statusCode).toBe(201);
     // Ravi's browser runs no JavaScript: no view is sent, his enquiry is.
-    expect((await enquire(t, ravi, sender("Ravi"))).statusCode).toBe(201);
+    expect((await enquire(t, ravi, enquiryFrom("Ravi"))).statusCode).toBe(201);
     // Meera comes from LinkedIn after midnight.
     await view(t, meera, "/services", { query: "?utm_source=linkedin" });
-    expect((await enquire(t, meera, sender("Meera"))).statusCode).toBe(201);
+    expect((await enquire(t, meera, enquiryFrom("Meera"))).statusCode).toBe(201);
     await t.app.readers.flush();
 
     const owner = new Owner(t);
