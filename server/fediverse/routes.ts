@@ -3,9 +3,8 @@ import { Readable } from "node:stream";
 import type { Federation } from "@fedify/fedify";
 import type { DocumentLoader } from "@fedify/fedify/runtime";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import ipaddr from "ipaddr.js";
 import { rowIdParamSchema } from "../../contract/api.ts";
-import { addressScope } from "../lib/address-scope.ts";
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { idElsewhere, tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
 import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
@@ -98,14 +97,6 @@ function claimedKeyIds(headers: Record<string, string | string[] | undefined>): 
   return [...text.matchAll(/keyid="((?:[^"\\]|\\.)*)"/gi)].map(([, id = ""]) =>
     id.replace(/\\(.)/g, "$1"),
   );
-}
-
-/** An IPv6 address's /48, or any other address as it is (`addressScope`'s). */
-function networkOf(ip: string): string {
-  const scope = addressScope(ip);
-  if (!scope.endsWith("/64")) return scope;
-  const parts = ipaddr.IPv6.parse(ip).parts.slice(0, 3);
-  return `${parts.map((group) => group.toString(16)).join(":")}::/48`;
 }
 
 /**
