@@ -12,8 +12,15 @@ import type { Webmentions } from "./webmentions.ts";
  * nothing to act on.
  */
 
-/** An account (its actor's https address) or a whole server (its host name). */
-function blockTarget(given: string): string | null {
+/** A host name's label: letters, digits and inner hyphens. */
+const label = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+
+/**
+ * An account (its actor's https address) or a whole server (its host name, with a dot:
+ * "mastodon" alone, a slip for "mastodon.social", would block nothing). `dotless` takes
+ * one without, to lift a block made before names needed a dot.
+ */
+function blockTarget(given: string, dotless = false): string | null {
   const value = given.trim();
   if (/^https?:\/\//i.test(value)) {
     try {
@@ -24,9 +31,8 @@ function blockTarget(given: string): string | null {
     }
   }
   const host = value.toLowerCase().replace(/^@?[^@\s]*@/, "");
-  return /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/.test(
-    host,
-  )
+  const labels = dotless ? "*" : "+";
+  return new RegExp(`^(?=.{1,253}$)${label}(\\.${label})${labels}(:\\d{1,5})?$`).test(host)
     ? host
     : null;
 }
@@ -205,7 +211,7 @@ export function fediverseActions({
       )) > 0,
 
     async unblock(by: OwnerActor, given: string): Promise<boolean | "invalid"> {
-      const target = blockTarget(given);
+      const target = blockTarget(given, true);
       if (!target) return "invalid";
       const done = await by.act(
         (trx) => repository.unblock(target, trx),

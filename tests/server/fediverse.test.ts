@@ -561,11 +561,19 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect((await block("@troll@spam.example.net")).statusCode).toBe(204);
     expect((await block("spam.example.net")).statusCode).toBe(409);
     expect((await block("not a server!")).statusCode).toBe(400);
+    // A name without a dot is no server on the Fediverse: a slip for "mastodon.social" blocks nothing.
+    const oneLabel = await block("mastodon");
+    expect([oneLabel.statusCode, JSON.parse(oneLabel.body).error.message]).toEqual([
+      400,
+      "Give an account's address (https://…) or a server's host name (mastodon.social).",
+    ]);
     expect((await block("")).statusCode).toBe(400);
     expect((await followers()).blocks.map((one) => one.target)).toEqual(["spam.example.net"]);
     const unblock = (target: string) => owner.post("/api/admin/fediverse/unblock", { target });
     expect((await unblock("spam.example.net")).statusCode).toBe(204);
     expect((await unblock("spam.example.net")).statusCode).toBe(404);
+    // One made before names needed a dot can still be lifted: none here.
+    expect((await unblock("mastodon")).statusCode).toBe(404);
     const audit = json(await owner.get("/api/admin/audit"), auditResponseSchema);
     const lines = audit.entries.filter((entry) => entry.object === "spam.example.net");
     expect(lines.map(({ action, object }) => [action, object]).sort()).toEqual([
