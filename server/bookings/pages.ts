@@ -8,7 +8,7 @@ import {
 } from "../../contract/bookings.ts";
 import { isServiceChoice } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
-import { currentZoneName, isOfferedTimeZone, momentLabel } from "../../contract/time-zones.ts";
+import { momentLabel, offeredZoneName } from "../../contract/time-zones.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
   type ActionPage,
@@ -61,8 +61,9 @@ const hole = '<ewe-fragment data-part="booking"></ewe-fragment>';
 /** A form sent again (a reload of "You're booked", or of a refusal, sends its post again). */
 const sentAgain =
   "This form was sent already: if it booked your call, the invitation is on its way to your inbox. If it did not, or to book another, choose a time and press Book this time.";
+/** A zone of the list, by the list's name whatever its case or spelling; else `otherwise`. */
 const zoneOr = (zone: unknown, otherwise: string) =>
-  typeof zone === "string" && isOfferedTimeZone(zone) ? zone : otherwise;
+  (typeof zone === "string" && offeredZoneName(zone)) || otherwise;
 
 export async function bookingPages(
   app: FastifyInstance,
@@ -148,13 +149,12 @@ export async function bookingPages(
     /** What the address asks the form for: a zone, a service, how many days. */
     const asked = async (request: FastifyRequest) => {
       const { zone, service, days } = request.query as Record<string, unknown>;
-      const named = typeof zone === "string" ? currentZoneName(zone) : "";
-      const chosenZone = isOfferedTimeZone(named) ? named : "";
+      const chosenZone = zoneOr(zone, "");
       const chosenService =
         typeof service === "string" && isServiceChoice(bookings.services, service) ? service : "";
       const weeks = Math.ceil(Number(days) / daysAtOnce);
       return {
-        unknownZone: named !== "" && !chosenZone,
+        unknownZone: typeof zone === "string" && zone !== "" && !chosenZone,
         zone: chosenZone || (await bookings.ownerZone()),
         filled: { service: chosenService },
         days: Number.isSafeInteger(weeks)

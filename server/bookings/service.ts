@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Availability, SlotsResponse, ValidBookingRequest } from "../../contract/bookings.ts";
 import { serviceTitles } from "../../contract/enquiry-choices.ts";
-import { isOfferedTimeZone } from "../../contract/time-zones.ts";
+import { offeredZoneName } from "../../contract/time-zones.ts";
 import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
 import { dayMs } from "../lib/time.ts";
@@ -89,11 +89,11 @@ export function createBookings(
   const offered = (availability: Availability, start: number) =>
     startsNow(availability, []).includes(start);
   const iso = (starts: number[]) => starts.map((start) => new Date(start).toISOString());
-  /** Free starts as a reader is shown them: in `zone` when it is one, else the owner's. */
+  /** Free starts as a reader is shown them: in `zone` by the list's name when it is one, else the owner's. */
   const slotsIn = (availability: Availability, zone: string | undefined, starts: number[]) => {
     const ownerZone = ownerZoneOf(availability);
     return {
-      zone: zone && isOfferedTimeZone(zone) ? zone : ownerZone,
+      zone: (zone && offeredZoneName(zone)) || ownerZone,
       ownerZone,
       callMinutes: availability.callMinutes,
       starts: iso(starts),

@@ -3,7 +3,7 @@ import { commentContentSchema, emailSchema, userNameSchema } from "../../contrac
 import { bookingRequestSchema } from "../../contract/bookings.ts";
 import { enquiryRequestSchema } from "../../contract/enquiries.ts";
 import { plural } from "../../contract/plural.ts";
-import { isOfferedTimeZone } from "../../contract/time-zones.ts";
+import { isOfferedTimeZone, offeredZoneName } from "../../contract/time-zones.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { emptiedPlace } from "../comments/rows.ts";
 import type { Catalog } from "../engagement/catalog.ts";
@@ -161,11 +161,14 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   }
   // What readers typed as the forms take it, and where the site mails a row, one address (not a list).
   const enquiry = enquiryRequestSchema.shape;
-  // The form drops a zone off its list; a file holds none either.
-  const offeredZone = z
-    .string()
-    .refine(isOfferedTimeZone, "is not on the time zone list")
-    .optional();
+  // The form drops a zone off its list, and a booking refuses one; a file holds none either.
+  const listedZone = z.string().refine(isOfferedTimeZone, "is not on the time zone list");
+  // A booking's zone as an older site kept it, typed in another case: by the list's name.
+  for (const row of tables.find((t) => t.table.name === "bookings")?.rows ?? []) {
+    if (typeof row.reader_zone === "string") {
+      row.reader_zone = offeredZoneName(row.reader_zone) ?? row.reader_zone;
+    }
+  }
   const checked: [string, string, ZodType][] = [
     ["science_reactions", "user_name", userNameSchema],
     ["mythology_reactions", "user_name", userNameSchema],
@@ -173,9 +176,10 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     ["enquiries", "message", enquiry.message],
     ["enquiries", "organisation", enquiry.organisation],
     ["enquiries", "timeline", enquiry.timeline],
-    ["enquiries", "zone", offeredZone],
+    ["enquiries", "zone", listedZone.optional()],
     ["bookings", "name", bookingRequestSchema.shape.name],
     ["bookings", "note", bookingRequestSchema.shape.note],
+    ["bookings", "reader_zone", listedZone],
     ...mailedTables.map((name): [string, string, ZodType] => [name, "email", emailSchema]),
   ];
   for (const [name, column, schema] of checked) {

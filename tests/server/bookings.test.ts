@@ -312,6 +312,24 @@ describe.each(backends)("booking a call on %s", (backend) => {
       await smtp.waitFor(() => smtp.to(sent.email).length > 0);
       expect(smtp.to(sent.email)[0]?.parsed.text).toContain("(Asia / Kolkata, GMT+5:30)");
     }
+    // The free times, the page and its script's list name it so too: no option of its own.
+    expect((await slots("asia/kolkata")).zone).toBe("Asia/Kolkata");
+    const get = (url: string) =>
+      t.app.inject({ method: "GET", url, remoteAddress: `10.8.1.${++ip % 250}` });
+    for (const url of ["/book?zone=asia/kolkata", "/book/times?zone=ASIA/CALCUTTA"]) {
+      const page = dom((await get(url)).body);
+      const list = page.querySelector("fieldset.booking-times");
+      expect(list?.getAttribute("data-zone"), url).toBe("Asia/Kolkata");
+      expect(list?.querySelector("legend")?.textContent).toBe("Free times, in Asia / Kolkata");
+      expect(list?.querySelector("a")?.getAttribute("href")).toBe(
+        "/book?zone=Asia%2FKolkata&days=14#day-8",
+      );
+    }
+    const select = dom((await get("/book?zone=asia/kolkata")).body).querySelector(
+      "select[name=zone]",
+    );
+    expect(select?.querySelector("option[selected]")?.getAttribute("value")).toBe("Asia/Kolkata");
+    expect(select?.querySelector('option[value="asia/kolkata"]')).toBeNull();
     // A zone unknown in any case is still refused, saying so.
     const unknown = await browser().post(
       "/api/bookings",
@@ -1389,6 +1407,35 @@ describe.each(backends)("a call moved with its site by export and import, on %s"
     );
     await smtp.waitFor(() =>
       smtp.to(call.email).some((m) => m.parsed.subject?.startsWith("Cancelled")),
+    );
+  });
+
+  it("keeps a call's zone typed in another case by the list's name, and refuses a zone off the list", async () => {
+    const [call] = (await book(1)) as [Booking];
+    const zoned = (zone: string) => (document: ExportFile) => {
+      for (const row of document.tables.bookings) Object.assign(row, { reader_zone: zone });
+    };
+    expect(await move(zoned("asia/kolkata"))).toMatch(/bookings: 1 added/);
+    site = await start();
+    expect(
+      await runSql(site, "select reader_zone from bookings where email = ?", [call.email]),
+    ).toEqual([{ reader_zone: "Asia/Kolkata" }]);
+    // The same file with a zone no list holds is refused, by its row, and nothing is written.
+    const file = path.join(moved.dataDir, "..", "site.json");
+    const document = JSON.parse(readFileSync(file, "utf8"));
+    zoned("Mars/Olympus")(document);
+    writeFileSync(file, JSON.stringify(document));
+    const refused = await admin(
+      { ...adminEnv({ ...moved, databaseUrl }), ...env },
+      "import",
+      "--from",
+      "export",
+      "--dry-run",
+      file,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(`${refused.stdout}${refused.stderr}`).toContain(
+      "tables.bookings[0].reader_zone: is not on the time zone list",
     );
   });
 
