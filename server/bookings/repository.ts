@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { Selectable } from "kysely";
-import { isUniqueViolation } from "../db/errors.ts";
+import type { Availability } from "../../contract/bookings.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { BookingsTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
@@ -75,10 +75,14 @@ type NewBooking = {
   hourAgo: Date;
   perConnection: number;
   day: DayLimit;
+  /** The owner's hours the time was checked against. */
+  hours: Availability;
 };
 
 export function createBookingsRepository(store: Store, clock: () => Date = () => new Date()) {
   const { db } = store;
+  const settings = createBookingSettings(store, clock);
+  const { orTaken } = settings;
 
   /** Bookings, and the mails about them, go together, in one transaction. */
   function deleteWhere(rows: { id: number }[], keepQueuedCancellations = false, within: Db = db) {
@@ -95,22 +99,12 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     });
   }
 
-  /** `work` in a transaction; "taken" when the unique index refused its start: another reader's. */
-  async function orTaken<T>(work: (trx: Db) => Promise<T>): Promise<T | "taken"> {
-    try {
-      return await db.transaction().execute(work);
-    } catch (error) {
-      if (isUniqueViolation(error)) return "taken";
-      throw error;
-    }
-  }
-
   const limits = bookingLimits(store, clock);
   /** Whole booking rows, for `toStored`. */
   const bookings = (trx: Db = db) => trx.selectFrom("bookings").selectAll();
 
   const repository = {
-    ...createBookingSettings(store, clock),
+    ...settings,
 
     /** Calls still booked that end after `from`. */
     async taken(from: Date): Promise<{ start: number; end: number }[]> {
@@ -140,7 +134,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     ): Promise<{ id: number } | "taken" | "mailbox" | "connection" | "connection ahead"> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
-      return orTaken(async (trx) => {
+      return orTaken(input.hours, async (trx) => {
         const full = await limits.connectionFull(
           trx,
           input.ipHash,
@@ -196,9 +190,10 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         ownerEmail: string | undefined;
         links: LinkToken;
         day: DayLimit;
+        hours: Availability;
       },
     ): Promise<StoredBooking | "taken" | undefined> {
-      return orTaken(async (trx) => {
+      return orTaken(move.hours, async (trx) => {
         const current = await trx
           .selectFrom("bookings")
           .select(["id", "uid", "sequence"])

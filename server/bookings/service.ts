@@ -196,6 +196,7 @@ export function createBookings(
         hourAgo,
         perConnection: config.BOOKINGS_PER_HOUR,
         day: dayLimit(availability),
+        hours: availability,
       });
       // Each booking mails its address: one an hour, so the form cannot flood an inbox.
       if (created === "connection") {
@@ -226,10 +227,9 @@ export function createBookings(
         });
       }
       if (created === "taken") {
-        return {
-          outcome: "taken",
-          slots: slotsIn(availability, request.zone, await free(availability)),
-        };
+        // The owner's hours may have changed meanwhile: the times left are as they are now.
+        const now = await repository.availability();
+        return { outcome: "taken", slots: slotsIn(now, request.zone, await free(now)) };
       }
       woken();
       return { outcome: "booked", booking: (await repository.get(created.id)) ?? null, ownerZone };
@@ -270,6 +270,7 @@ export function createBookings(
         ownerEmail: ownerMail,
         links,
         day: dayLimit(availability),
+        hours: availability,
       });
       if (moved === undefined) return { outcome: "unknown" };
       if (moved === "taken") return { outcome: "taken" };

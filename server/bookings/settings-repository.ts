@@ -3,13 +3,17 @@ import {
   availabilitySchema,
   defaultAvailability,
 } from "../../contract/bookings.ts";
+import { isUniqueViolation } from "../db/errors.ts";
 import type { Db, Store } from "../db/store.ts";
 import { jsonOf } from "../lib/json.ts";
 
+/** Thrown to roll back a booking or a move checked against hours that are no longer the owner's. */
+const hoursChanged = new Error("the owner's hours changed");
+
 /* The booking settings' one row: when calls can be booked, and the calendar feed's token. */
-export function createBookingSettings({ db }: Store, clock: () => Date) {
+export function createBookingSettings({ db, kind }: Store, clock: () => Date) {
   const settings = (within: Db = db) =>
-    within.selectFrom("booking_settings").selectAll().where("id", "=", 1).executeTakeFirst();
+    within.selectFrom("booking_settings").selectAll().where("id", "=", 1);
   /** Writes the settings' row, made with the default availability if need be. */
   async function saveSettings(
     set: { availability?: string; feed_token_hash?: string | null },
@@ -22,9 +26,50 @@ export function createBookingSettings({ db }: Store, clock: () => Date) {
       .onConflict((conflict) => conflict.column("id").doUpdateSet({ ...set, updated_at: at }))
       .execute();
   }
+  /**
+   * Whether the availability in `trx` is still `checked`, and held so to the transaction's
+   * end: on PostgreSQL a share lock on the row (made first if there is none) keeps the owner's
+   * change waiting; SQLite's write transactions take turns already.
+   */
+  async function unchanged(trx: Db, checked: Availability): Promise<boolean> {
+    await trx
+      .insertInto("booking_settings")
+      .values({
+        id: 1,
+        availability: JSON.stringify(defaultAvailability),
+        updated_at: clock().toISOString(),
+      })
+      .onConflict((conflict) => conflict.column("id").doNothing())
+      .execute();
+    const row = await settings(trx)
+      .$if(kind === "postgres", (query) => query.forShare())
+      .executeTakeFirstOrThrow();
+    const now = jsonOf(row.availability, availabilitySchema) ?? defaultAvailability;
+    return JSON.stringify(now) === JSON.stringify(checked);
+  }
   return {
+    /**
+     * `work` (a booking or a move) in a transaction; "taken" when the unique index refused
+     * its start (another reader's), or when the owner's hours are no longer `hours`, those
+     * its time was checked against: they are read after its write, so a change of hours
+     * either waits for it or is seen by it, and what it wrote is rolled back.
+     */
+    async orTaken<T>(hours: Availability, work: (trx: Db) => Promise<T>): Promise<T | "taken"> {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const done = await work(trx);
+          const kept = done === undefined || typeof done === "string";
+          if (!kept && !(await unchanged(trx, hours))) throw hoursChanged;
+          return done;
+        });
+      } catch (error) {
+        if (error === hoursChanged || isUniqueViolation(error)) return "taken";
+        throw error;
+      }
+    },
+
     async availability(): Promise<Availability> {
-      const row = await settings();
+      const row = await settings().executeTakeFirst();
       if (!row) return defaultAvailability;
       return jsonOf(row.availability, availabilitySchema) ?? defaultAvailability;
     },
@@ -33,7 +78,7 @@ export function createBookingSettings({ db }: Store, clock: () => Date) {
       saveSettings({ availability: JSON.stringify(availability) }, within),
 
     feedTokenHash: async (within: Db = db): Promise<string | null> =>
-      (await settings(within))?.feed_token_hash ?? null,
+      (await settings(within).executeTakeFirst())?.feed_token_hash ?? null,
 
     /** Replaces the feed's token (null revokes it). */
     setFeedTokenHash: (hash: string | null, within?: Db) =>

@@ -1,15 +1,18 @@
 import nodeIcal from "node-ical";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
   availabilityAnswerSchema,
+  bookingConflictResponseSchema,
   bookingSchema,
   bookingsResponseSchema,
   bookingWeeksResponseSchema,
   defaultAvailability,
   feedResponseSchema,
   slotsResponseSchema,
+  slotTakenMessage,
 } from "../../contract/bookings.ts";
 import { auditEntrySchema, healthResponseSchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
@@ -19,7 +22,7 @@ import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
 import { type Answer, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { runSql } from "./support/sql.ts";
+import { lockWaiters, runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -601,5 +604,56 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect(await starts()).toContain(call.start);
     clock.advance(2 * 86_400_000);
     expect(await starts()).not.toContain(call.start);
+  });
+
+  it("keeps no booking on a day the owner takes off while it is posted: those readers are told it was taken", async () => {
+    const put = (body: unknown) =>
+      ownerBrowser.request("PUT", "/api/admin/bookings/availability", body as never);
+    expect((await put(defaultAvailability)).statusCode).toBe(200);
+    const all = await freeStarts();
+    const day = dateKey(Date.parse(all[0] ?? ""), ownerZone);
+    const onDay = (start: string) => dateKey(Date.parse(start), ownerZone) === day;
+    const starts = all.filter(onDay).slice(0, 4);
+    // On PostgreSQL the test holds every insert into bookings until the owner's change is
+    // answered: each booking has read the old hours by then, and writes after the change.
+    const hold = backend === "postgres" ? new pg.Client(t.databaseUrl) : undefined;
+    await hold?.connect();
+    await hold?.query("begin; lock table bookings in share mode");
+    const posted = starts.map((start, i) =>
+      t.visitor({ ip: `10.9.7.${i + 1}` }).post("/api/bookings", {
+        start,
+        name: `Reader on the day off ${i}`,
+        email: `day-off-${backend}-${i}@example.org`,
+        service: "dfmea",
+        note: "",
+        zone: "America/New_York",
+        formToken: tokens.issue(Date.now() - 60_000),
+      }),
+    );
+    if (hold)
+      await expect
+        .poll(() => lockWaiters(t), { timeout: 15_000 })
+        .toBeGreaterThanOrEqual(starts.length);
+    const changed = await put({ ...defaultAvailability, datesOff: [day] });
+    expect(changed.statusCode, changed.body).toBe(200);
+    await hold?.query("commit");
+    await hold?.end();
+    const answers = await Promise.all(posted);
+
+    const kept = (await runSql(t, "select starts_at from bookings where status = 'booked'")).filter(
+      (row) => onDay(new Date(String(row.starts_at)).toISOString()),
+    );
+    const booked = answers.filter((answer) => answer.statusCode === 201);
+    // Booked before the change (only where nothing held them), or refused: never kept after it.
+    expect(kept).toHaveLength(booked.length);
+    if (hold) expect(booked).toHaveLength(0);
+    for (const answer of answers.filter((a) => a.statusCode !== 201)) {
+      expect(answer.statusCode, answer.body).toBe(409);
+      const { error } = json(answer, bookingConflictResponseSchema);
+      expect(error.code).toBe("slot_taken");
+      expect(error.message).toContain(slotTakenMessage);
+      expect(error.slots?.starts.filter(onDay)).toEqual([]);
+    }
+    expect((await freeStarts()).filter(onDay)).toEqual([]);
   });
 });
