@@ -9,7 +9,7 @@ import {
   hasVisibleCharacter,
   searchText,
 } from "./text.ts";
-import { currentZoneName, isOfferedTimeZone } from "./time-zones.ts";
+import { offeredZoneName } from "./time-zones.ts";
 
 /*
  * Enquiries (docs/product.md, "Enquiries"): the form on /services, and the
@@ -71,12 +71,12 @@ export const enquiryRequestSchema = z.strictObject({
   timeline: optionalDetail("Timeline"),
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
-  /** The sender's time zone as their browser gives it, for the acknowledgement; one off the list is dropped. */
+  /** The sender's time zone as their browser gives it, by the list's name, for the acknowledgement; one off the list is dropped. */
   zone: z
     .string()
     .max(64)
     .optional()
-    .transform((zone) => (zone && isOfferedTimeZone(zone) ? currentZoneName(zone) : undefined)),
+    .transform((zone) => (zone && offeredZoneName(zone)) || undefined),
 });
 export type ValidEnquiry = z.output<typeof enquiryRequestSchema>;
 

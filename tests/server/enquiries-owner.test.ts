@@ -114,7 +114,8 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
   });
 
   it("tells the sender every time in the zone their browser gave, the owner in UTC", async () => {
-    const sent = enquiry({ zone: "Asia/Calcutta" });
+    // V8's old name, in another case: kept by the list's name, as a booking's zone is.
+    const sent = enquiry({ zone: "asia/CALCUTTA" });
     await send(sent);
     const id = await idOf(sent.email);
     const [row] = await runSql(t, "select zone, created_at from enquiries where id = ?", [id]);
