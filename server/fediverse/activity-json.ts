@@ -32,14 +32,17 @@ const termsMax = 100;
  */
 const valuesMax = 5000;
 
-/** Whether a JSON-LD text is too deep, too large or defines too many terms to be processed; false for no JSON. */
-export function tooHeavyJsonLd(text: string): boolean {
-  let document: unknown;
+/** A text's JSON, or undefined when it is none. */
+export function jsonIn(text: string): unknown {
   try {
-    document = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Whether a JSON-LD document (jsonIn's) is too deep, too large or defines too many terms to be processed; false for none. */
+export function tooHeavyJsonLd(document: unknown): boolean {
   let terms = 0;
   let values = 0;
   const pending: [unknown, number, boolean][] = [[document, 1, false]];
@@ -65,14 +68,9 @@ export function tooHeavyJsonLd(text: string): boolean {
  * would drop that server's own activity of that id when it came. An activity
  * without an id is not one of these.
  */
-export function idElsewhere(text: string, owner: string): boolean {
-  let document: { id?: unknown; "@id"?: unknown };
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  const id = document?.id ?? document?.["@id"];
+export function idElsewhere(document: unknown, owner: string): boolean {
+  const activity = document as { id?: unknown; "@id"?: unknown } | null | undefined;
+  const id = activity?.id ?? activity?.["@id"];
   return (
     id !== undefined &&
     (typeof id !== "string" || URL.parse(id)?.origin !== URL.parse(owner)?.origin)

@@ -5,7 +5,7 @@ import {
   getRemoteDocument,
   type RemoteDocument,
 } from "@fedify/fedify/runtime";
-import { tooHeavyJsonLd } from "./activity-json.ts";
+import { jsonIn, tooHeavyJsonLd } from "./activity-json.ts";
 import { type RemoteFetch, RemoteFetchError } from "./safe-fetch.ts";
 import { linkedHref } from "./webmention-pages.ts";
 
@@ -65,7 +65,8 @@ export function documentLoader(
       maxBytes: 1_000_000,
     });
     // Too deep, or defining too many terms, it would hold the server (activity-json.ts).
-    if (tooHeavyJsonLd(answer.body.toString())) throw new RemoteFetchError(`${url} is too heavy`);
+    if (tooHeavyJsonLd(jsonIn(answer.body.toString())))
+      throw new RemoteFetchError(`${url} is too heavy`);
     const answered = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined) answered.set(name, Array.isArray(value) ? value.join(", ") : value);

@@ -5,7 +5,7 @@ import type { DocumentLoader } from "@fedify/fedify/runtime";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope, networkOf } from "../lib/address-scope.ts";
-import { idElsewhere, tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
+import { idElsewhere, jsonIn, tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
 import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
@@ -256,14 +256,15 @@ export async function fediverseRoutes(
       else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
     }
     let body = {};
-    let text = "";
+    /** The post's JSON, read once for the checks before Fedify's. */
+    let document: unknown;
     if (request.method === "POST" || request.method === "PUT") {
       // Read whole (256 kB at most) and weighed before Fedify processes any of it, signed or not.
       const bytes = await new Response(limitedBody(request, inboxBytesMax))
         .arrayBuffer()
         .catch(() => null);
-      text = bytes === null ? "" : Buffer.from(bytes).toString();
-      if (bytes === null || tooHeavyJsonLd(text)) {
+      document = bytes === null ? undefined : jsonIn(Buffer.from(bytes).toString());
+      if (bytes === null || tooHeavyJsonLd(document)) {
         return reply.code(400).send({
           error: { code: "validation_failed", message: "The activity could not be read." },
         });
@@ -296,7 +297,7 @@ export async function fediverseRoutes(
       if (signer && toInbox) {
         if (await blocked([signer.ownerId])) return dropped(reply);
         if (keyOverLimit(signer.keyId)) return tooMany(reply);
-        if (idElsewhere(text, signer.ownerId ?? signer.keyId)) return dropped(reply);
+        if (idElsewhere(document, signer.ownerId ?? signer.keyId)) return dropped(reply);
       }
       response = await (await federation()).fetch(asked(), {
         contextData: undefined,
