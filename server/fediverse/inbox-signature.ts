@@ -2,6 +2,7 @@ import { type KeyCache, type KvStore, kvCache, verifyRequestDetailed } from "@fe
 import type { DocumentLoader } from "@fedify/fedify/runtime";
 import { CryptographicKey, Multikey } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
+import { perMinute } from "../lib/per-minute.ts";
 import { documentLoader } from "./document-loader.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
 
@@ -119,8 +120,8 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
   const loaders = { documentLoader: cached, contextLoader: cached };
   /** When each key was last fetched again after a failure, by its id. */
   const refetched = new Map<string, number>();
-  /** Fetches of keys whose posts were refused, by host and network, in one-minute windows. */
-  const refusedFetches = new Map<string, { count: number; since: number }>();
+  /** Fetches of keys by host and network this minute, given back when their post holds. */
+  const fetches = perMinute(refusedFetchesPerHostPerMinute);
 
   /** Fedify's key cache (its `KvKeyCache`, which it does not export), on the same entries. */
   const keys: KeyCache = {
@@ -150,24 +151,6 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
   }
 
   /**
-   * Counts a fetch of a key at `host` for `network`, unless that network's are
-   * spent this minute: the entry counted (given back if its post holds), or null.
-   */
-  function countFetch(host: string, network: string) {
-    const place = `${host} ${network}`;
-    const now = Date.now();
-    let entry = refusedFetches.get(place);
-    if (!entry || now - entry.since >= 60_000) {
-      if (refusedFetches.size >= 10_000) refusedFetches.clear();
-      entry = { count: 0, since: now };
-      refusedFetches.set(place, entry);
-    }
-    if (entry.count >= refusedFetchesPerHostPerMinute) return null;
-    entry.count += 1;
-    return entry;
-  }
-
-  /**
    * Who signed the request (SignatureCheck). Fedify verifies against the cached
    * key and, failing, fetches the key again itself, each time: that second
    * fetch is let through only as `mayRefetch` says, past the document cache
@@ -189,7 +172,7 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
      */
     const held = new Set<string>();
     /** What this check's fetches counted, given back if the post holds. */
-    const counted: { count: number }[] = [];
+    const counted: (() => void)[] = [];
     /** Whether a fetch was not made, its host's fetches for this network spent. */
     let busy = false;
     const documentLoader: DocumentLoader = async (url, options) => {
@@ -199,13 +182,13 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
         if (!mayRefetch(url))
           throw new Error(`the key ${url} was fetched again within five minutes`);
       }
-      const entry = countFetch(new URL(url).host, network);
-      if (entry === null) {
+      const taken = fetches.take(`${new URL(url).host} ${network}`);
+      if ("retryAfter" in taken) {
         busy = true;
         held.add(url);
         throw new Error(`the keys at ${new URL(url).host} were fetched too often`);
       }
-      counted.push(entry);
+      counted.push(taken.giveBack);
       if (refetch) refetching(url);
       const loaded = await (refetch ? again : first)(url, options);
       held.delete(url);
@@ -234,7 +217,7 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
       throw error;
     }
     if (!result.verified) return busy ? "busy" : null;
-    for (const entry of counted) entry.count = Math.max(0, entry.count - 1);
+    for (const giveBack of counted) giveBack();
     const { id, ownerId } = result.key;
     return id ? { keyId: id.href, ownerId: ownerId?.href ?? null } : null;
   };

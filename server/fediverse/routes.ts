@@ -5,6 +5,7 @@ import type { DocumentLoader } from "@fedify/fedify/runtime";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope, networkOf } from "../lib/address-scope.ts";
+import { perMinute } from "../lib/per-minute.ts";
 import { idElsewhere, jsonIn, tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
 import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
@@ -65,25 +66,6 @@ const keyIdMax = 2000;
  * posting from many addresses costs no more than 60 posts at the values cap.
  */
 const inboxPostsPerKeyPerMinute = 60;
-
-/**
- * Counts each address's requests in one-minute windows: true once one passes
- * `max` in its window. `add` 0 only asks.
- */
-export function perMinuteLimit(max: number): (ip: string, add?: number) => boolean {
-  const seen = new Map<string, { count: number; since: number }>();
-  return (ip, add = 1) => {
-    const now = Date.now();
-    let entry = seen.get(ip);
-    if (!entry || now - entry.since >= 60_000) {
-      if (seen.size > 10_000) seen.clear();
-      entry = { count: 0, since: now };
-      seen.set(ip, entry);
-    }
-    entry.count += add;
-    return entry.count > max;
-  };
-}
 
 /**
  * The key ids a post's HTTP signature names, as claimed, before anything is
@@ -151,18 +133,20 @@ export async function fediverseRoutes(
   },
 ) {
   const actorPath = "/fediverse/actors/site";
-  /** Too many inbox posts from one address this minute. */
-  const overLimit = perMinuteLimit(inboxPostsPerMinute);
-  /** Too many of one address's inbox posts refused this minute (`add` 0 only asks). */
-  const refusedAtAddress = perMinuteLimit(inboxRefusalsPerMinute);
-  /** Too many of one network's inbox posts refused this minute (`add` 0 only asks). */
-  const refusedInNetwork = perMinuteLimit(inboxRefusalsPerNetworkPerMinute);
+  /** Inbox posts of each address this minute. */
+  const posts = perMinute(inboxPostsPerMinute);
+  /** Inbox posts refused, by address and by network, this minute. */
+  const refusedAtAddress = perMinute(inboxRefusalsPerMinute);
+  const refusedInNetwork = perMinute(inboxRefusalsPerNetworkPerMinute);
   /** Counts a refusal of `ip`'s post, or with `add` 0 only asks: whether its minute's are spent. */
   const refusedTooOften = (ip: string, add = 1) =>
     // Both counted: `||` would skip the network's count when the address's is spent.
-    [refusedAtAddress(addressScope(ip), add), refusedInNetwork(networkOf(ip), add)].includes(true);
-  /** Too many inbox posts signed with one key this minute. */
-  const keyOverLimit = perMinuteLimit(inboxPostsPerKeyPerMinute);
+    [
+      refusedAtAddress.over(addressScope(ip), add),
+      refusedInNetwork.over(networkOf(ip), add),
+    ].includes(true);
+  /** Inbox posts signed with each key this minute. */
+  const keyPosts = perMinute(inboxPostsPerKeyPerMinute);
   const inboxes = new Set(["/fediverse/inbox", `${actorPath}/inbox`]);
 
   /**
@@ -240,7 +224,7 @@ export async function fediverseRoutes(
           .code(413)
           .send({ error: { code: "payload_too_large", message: "The activity is too large." } });
       }
-      if (overLimit(addressScope(request.ip)) || refusedTooOften(request.ip, 0))
+      if (posts.over(addressScope(request.ip)) || refusedTooOften(request.ip, 0))
         return tooMany(reply);
       // A key's id is kept a few minutes in memory (its refetch, its posts): an address's length.
       if (toInbox && claimedKeyIds(request.headers).some((id) => id.length > keyIdMax)) {
@@ -296,7 +280,7 @@ export async function fediverseRoutes(
       }
       if (signer && toInbox) {
         if (await blocked([signer.ownerId])) return dropped(reply);
-        if (keyOverLimit(signer.keyId)) return tooMany(reply);
+        if (keyPosts.over(signer.keyId)) return tooMany(reply);
         if (idElsewhere(document, signer.ownerId ?? signer.keyId)) return dropped(reply);
       }
       response = await (await federation()).fetch(asked(), {

@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
 import { addressScope } from "../lib/address-scope.ts";
+import { perMinute } from "../lib/per-minute.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
-import { perMinuteLimit } from "./routes.ts";
 import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
 import {
   advertisedEndpoint,
@@ -70,7 +70,7 @@ export function createWebmentions({
 }) {
   const { db } = store;
   const site = new URL(siteUrl);
-  const overLimit = perMinuteLimit(perMinutePerAddress);
+  const mentions = perMinute(perMinutePerAddress);
 
   /** The item a target names, or a reason to refuse it. */
   function itemOf(target: URL): string | null {
@@ -302,7 +302,7 @@ export function createWebmentions({
           }
           const path = itemOf(target);
           if (!path) return invalid("The target is not a page of this site that takes mentions.");
-          if (overLimit(addressScope(request.ip))) {
+          if (mentions.over(addressScope(request.ip))) {
             reply.header("retry-after", "60");
             return refuse(429, "rate_limited", "Too many webmentions; try later.");
           }

@@ -1,3 +1,5 @@
+import { perMinute } from "../lib/per-minute.ts";
+
 /**
  * SNS's signing certificates, fetched from Amazon's hosts by the address a
  * message names (docs/mail.md, "Bounces and complaints"). Anyone can post to
@@ -66,24 +68,8 @@ export function snsCertificates(trust: SnsTrust, onFailure: (error: unknown) => 
   const fetching = new Map<string, Promise<string>>();
   /** Addresses whose fetch failed, with when they may be asked again. */
   const failed = new Map<string, number>();
-  /** Fetches caused by each network's posts, in one-minute windows. */
-  const fetches = new Map<string, { count: number; since: number }>();
-
-  /** Counts a fetch for `network`: its window, or the seconds until it may fetch again. */
-  function count(network: string): { count: number } | number {
-    const now = Date.now();
-    let entry = fetches.get(network);
-    if (!entry || now - entry.since >= 60_000) {
-      if (fetches.size >= entriesKept) fetches.clear();
-      entry = { count: 0, since: now };
-      fetches.set(network, entry);
-    }
-    if (entry.count >= fetchesPerNetworkPerMinute) {
-      return Math.max(1, Math.ceil((entry.since + 60_000 - now) / 1000));
-    }
-    entry.count += 1;
-    return entry;
-  }
+  /** Fetches caused by each network's posts this minute. */
+  const fetches = perMinute(fetchesPerNetworkPerMinute, entriesKept);
 
   return async function certificate(url: URL, network: string): Promise<Certificate> {
     const { href } = url;
@@ -93,11 +79,9 @@ export function snsCertificates(trust: SnsTrust, onFailure: (error: unknown) => 
     let shared = fetching.get(href);
     let giveBack = () => {};
     if (!shared) {
-      const counted = count(network);
-      if (typeof counted === "number") return { retryAfter: counted };
-      giveBack = () => {
-        counted.count = Math.max(0, counted.count - 1);
-      };
+      const taken = fetches.take(network);
+      if ("retryAfter" in taken) return taken;
+      giveBack = taken.giveBack;
       shared = httpsText(url, trust.ca)
         .then(
           (fetched) => {
