@@ -51,24 +51,20 @@ export function createListHealth({
   }
 
   /**
-   * Whether the mail of row `rowId` already carries the mark a report of
-   * `kind` leaves (or a complaint's, which outranks a bounce's), on the row
-   * or still waiting for its sender (`markReported`).
+   * The marks that show a report of `kind` was taken already: its own, or a
+   * complaint's, which outranks a bounce's.
    */
-  async function reportedAlready(rowId: number, kind: ReportKind): Promise<boolean> {
-    const marks = kind === "complaint" ? ["complaint"] : ["bounce", "complaint"];
-    const onRow = await db
-      .selectFrom("outbox")
-      .select("id")
-      .where("id", "=", rowId)
-      .where("feedback", "in", marks as ("bounce" | "complaint")[])
-      .executeTakeFirst();
-    if (onRow || store.kind !== "postgres") return onRow !== undefined;
+  const marksOf = (kind: ReportKind): ("bounce" | "complaint")[] =>
+    kind === "complaint" ? ["complaint"] : ["bounce", "complaint"];
+
+  /** Whether row `rowId`'s mark for `kind` waits for its sender (`markReported`). */
+  async function markWaiting(rowId: number, kind: ReportKind): Promise<boolean> {
+    if (store.kind !== "postgres") return false;
     const waiting = await db
       .selectFrom("outbox_marks")
       .select("outbox_id")
       .where("outbox_id", "=", rowId)
-      .where("feedback", "in", marks as ("bounce" | "complaint")[])
+      .where("feedback", "in", marksOf(kind))
       .executeTakeFirst();
     return waiting !== undefined;
   }
@@ -93,21 +89,22 @@ export function createListHealth({
       if (named.length === 0) return "ignored";
       const rows = await db
         .selectFrom("outbox")
-        .select(["id", "email"])
+        .select(["id", "email", "feedback"])
         .where("id", "in", [...new Set(named.map((path) => path.rowId))])
         .execute();
-      const sentTo = new Map(rows.map((row) => [Number(row.id), row.email]));
+      const sentTo = new Map(rows.map((row) => [Number(row.id), row]));
       // Signed for the row and the address it holds: a row that holds another under a
       // reused id (a restored backup, a move) is not the one the report is about.
       const path = named.find(({ rowId, signature }) => {
-        const email = sentTo.get(rowId);
-        return email ? verpSigned(verpKey, rowId, email, signature) : false;
+        const row = sentTo.get(rowId);
+        return row?.email ? verpSigned(verpKey, rowId, row.email, signature) : false;
       });
-      const email = path && sentTo.get(path.rowId);
-      if (!path || !email) return "ignored";
+      const row = path && sentTo.get(path.rowId);
+      if (!path || !row?.email) return "ignored";
       const { rowId } = path;
-      if (await reportedAlready(rowId, report.kind)) return "ignored";
-      await act(email, report.kind, {
+      const marked = row.feedback !== null && marksOf(report.kind).includes(row.feedback);
+      if (marked || (await markWaiting(rowId, report.kind))) return "ignored";
+      await act(row.email, report.kind, {
         source: "mailbox",
         ref: `outbox ${rowId}`,
         detail: report.detail,
