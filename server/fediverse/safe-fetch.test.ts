@@ -128,6 +128,10 @@ describe("remote fetches", () => {
     await expect(fetchRemote(`http://[::1]:${port}/`)).rejects.toThrow(RemoteFetchError);
     await expect(fetchRemote("file:///etc/passwd")).rejects.toThrow(RemoteFetchError);
     await expect(fetchRemote("gopher://example.com/")).rejects.toThrow(RemoteFetchError);
+    // A public address on any port but the web's is not knocked on (no connection is tried).
+    for (const url of ["http://93.184.215.14:25/", "https://[2606:4700::1111]:6379/"]) {
+      await expect(fetchRemote(url), url).rejects.toThrow(/is not reached on another port/);
+    }
   });
 
   it("takes an inbox only at public addresses, a name judged by every address it resolves to", async () => {
@@ -141,6 +145,8 @@ describe("remote fetches", () => {
       "http://[::ffff:10.0.0.1]/inbox",
       "http://localhost/inbox",
       "ftp://93.184.215.14/inbox",
+      "http://93.184.215.14:25/inbox",
+      "https://[2606:4700::1111]:8443/inbox",
     ]) {
       expect(await allowed(url), url).toBe("refused");
     }

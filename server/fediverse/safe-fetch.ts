@@ -8,7 +8,9 @@ import ipaddr from "ipaddr.js";
  * https only; the address a name resolves to is
  * checked as the connection is made, so a name cannot point at the site's
  * own network (loopback, private, link-local, carrier-grade NAT, multicast,
- * reserved) between a check and the connection; a time limit for the whole
+ * reserved) between a check and the connection; a public address on the
+ * web's own port only (the scheme's: 80 or 443), so that no one can have the
+ * site knock on another's mail or database port; a time limit for the whole
  * exchange, a size limit on the body and few redirects, each checked again.
  * `allowPrivate` lifts the address check: only the tests set it
  * (FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS). Fedify's deliveries check
@@ -49,9 +51,18 @@ export function isPublicHost(hostname: string): boolean {
 /** The tests' exception: every private address, or those this names. */
 type AllowPrivate = boolean | ((address: string) => boolean);
 
-const allowedBy = (allowPrivate: AllowPrivate) => (address: string) =>
-  !isPrivateAddress(address) ||
-  (typeof allowPrivate === "function" ? allowPrivate(address) : allowPrivate);
+/** Whether `address` may be reached, on the scheme's own port or (`usualPort` false) another. */
+const allowedBy =
+  (allowPrivate: AllowPrivate) =>
+  (address: string, usualPort = true): boolean =>
+    isPrivateAddress(address)
+      ? typeof allowPrivate === "function"
+        ? allowPrivate(address)
+        : allowPrivate
+      : usualPort;
+
+/** Whether a URL names the scheme's own port (the URL parser leaves that one out). */
+const onUsualPort = (url: URL) => url.port === "";
 
 /**
  * What an inbox's check found: it may be posted to; refused for good (not
@@ -70,19 +81,20 @@ export type HostLookups = Map<string, Promise<InboxVerdict>>;
  */
 export function createInboxCheck(allowPrivate: AllowPrivate) {
   const allowed = allowedBy(allowPrivate);
-  const verdictOf = async (host: string): Promise<InboxVerdict> => {
+  const verdictOf = async (host: string, usualPort: boolean): Promise<InboxVerdict> => {
     const addresses = isIP(host)
       ? [{ address: host }]
       : await dns.promises.lookup(host, { all: true }).catch(() => []);
     if (addresses.length === 0) return "unresolved";
-    return addresses.every(({ address }) => allowed(address)) ? "allowed" : "refused";
+    return addresses.every(({ address }) => allowed(address, usualPort)) ? "allowed" : "refused";
   };
   return async (inbox: URL, lookups: HostLookups = new Map()): Promise<InboxVerdict> => {
     if (inbox.protocol !== "http:" && inbox.protocol !== "https:") return "refused";
     if (allowPrivate === true) return "allowed";
     const host = inbox.hostname.replace(/^\[|\]$/g, "");
-    const verdict = lookups.get(host) ?? verdictOf(host);
-    lookups.set(host, verdict);
+    const place = `${host} ${inbox.port}`;
+    const verdict = lookups.get(place) ?? verdictOf(host, onUsualPort(inbox));
+    lookups.set(place, verdict);
     return verdict;
   };
 }
@@ -119,19 +131,24 @@ export function createRemoteFetch({
   userAgent: string;
 }): RemoteFetch {
   const allowed = allowedBy(allowPrivate);
-  const lookup: LookupFunction = (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, "", 4);
-      const list = addresses as unknown as { address: string; family: number }[];
-      const usable = list.filter(({ address }) => allowed(address));
-      if (usable.length === 0) {
-        return callback(new RemoteFetchError(`${hostname} resolves to a private address`), "", 4);
-      }
-      if (options.all) return callback(null, usable as never, 4);
-      const [first] = usable as [{ address: string; family: number }];
-      callback(null, first.address, first.family);
-    });
-  };
+  const lookupFor =
+    (usualPort: boolean): LookupFunction =>
+    (hostname, options, callback) => {
+      dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+        if (error) return callback(error, "", 4);
+        const list = addresses as unknown as { address: string; family: number }[];
+        const usable = list.filter(({ address }) => allowed(address, usualPort));
+        if (usable.length === 0) {
+          const why = list.some(({ address }) => allowed(address))
+            ? "is not reached on another port"
+            : "resolves to a private address";
+          return callback(new RemoteFetchError(`${hostname} ${why}`), "", 4);
+        }
+        if (options.all) return callback(null, usable as never, 4);
+        const [first] = usable as [{ address: string; family: number }];
+        callback(null, first.address, first.family);
+      });
+    };
 
   function once(
     target: URL,
@@ -144,8 +161,10 @@ export function createRemoteFetch({
         return reject(new RemoteFetchError(`${target.protocol} addresses are not fetched`));
       }
       const literal = target.hostname.replace(/^\[|\]$/g, "");
-      if (isIP(literal) && !allowed(literal)) {
-        return reject(new RemoteFetchError(`${literal} is a private address`));
+      const usualPort = onUsualPort(target);
+      if (isIP(literal) && !allowed(literal, usualPort)) {
+        const why = allowed(literal) ? "is not reached on another port" : "is a private address";
+        return reject(new RemoteFetchError(`${literal} ${why}`));
       }
       const client = target.protocol === "https:" ? process.getBuiltinModule("node:https") : http;
       const request = client.request(
@@ -153,7 +172,7 @@ export function createRemoteFetch({
         {
           method: options.method ?? "GET",
           headers: { "user-agent": userAgent, ...options.headers },
-          lookup,
+          lookup: lookupFor(usualPort),
           signal,
         },
         (response) => {

@@ -300,6 +300,9 @@ export function createWebmentions({
           if (!allowPrivateAddresses && !isPublicHost(source.hostname)) {
             return invalid("The source must be a page on the public web.");
           }
+          if (!allowPrivateAddresses && source.port !== "") {
+            return invalid("The source must be a page on the web's own port (80 or 443).");
+          }
           const path = itemOf(target);
           if (!path) return invalid("The target is not a page of this site that takes mentions.");
           if (mentions.over(addressScope(request.ip))) {

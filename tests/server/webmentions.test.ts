@@ -144,6 +144,23 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       expect(response.statusCode, from).toBe(400);
       expect(response.json().error.message).toBe("The source must be a page on the public web.");
     }
+    // A public site on another port than the web's: the site would knock on its mail or database.
+    for (const from of [
+      "http://93.184.215.14:25/",
+      "https://example.org:6379/",
+      "http://example.org:443/",
+    ]) {
+      const response = await app.inject({
+        method: "POST",
+        url: "/webmention",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ source: from, target }).toString(),
+      });
+      expect(response.statusCode, from).toBe(400);
+      expect(response.json().error.message).toBe(
+        "The source must be a page on the web's own port (80 or 443).",
+      );
+    }
     await app.close();
   });
 });
