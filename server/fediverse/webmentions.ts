@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
-import { addressScope } from "../lib/address-scope.ts";
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { perMinute } from "../lib/per-minute.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
@@ -41,6 +41,13 @@ const fetchTimeoutMs = 10_000;
 /** Mentions waiting to be checked, past which new ones are refused for a while. */
 const waitingMax = 1000;
 const perMinutePerAddress = 30;
+/**
+ * Mentions one network may have waiting at once: each is a fetch of up to 10
+ * seconds, checked one after another, so one network's slow pages hold the
+ * others' at most about 8 minutes (a legitimate sender rarely has more than a
+ * few waiting).
+ */
+const waitingPerNetworkMax = 50;
 /** How a page is fetched: the source of a mention, or a page that may take one. */
 const pageLimits = { timeoutMs: fetchTimeoutMs, maxBytes: sourceBytesMax, maxRedirects: 3 };
 
@@ -71,6 +78,13 @@ export function createWebmentions({
   const { db } = store;
   const site = new URL(siteUrl);
   const mentions = perMinute(perMinutePerAddress);
+  /**
+   * The network that sent each mention waiting, by row: this process's since
+   * its start (a mention waiting from before a restart counts for no one).
+   */
+  const sentFrom = new Map<number, string>();
+  const waitingFrom = (network: string) =>
+    [...sentFrom.values()].filter((from) => from === network).length;
 
   /** The item a target names, or a reason to refuse it. */
   function itemOf(target: URL): string | null {
@@ -184,7 +198,11 @@ export function createWebmentions({
             .orderBy("id")
             .limit(20)
             .execute();
-          if (due.length === 0) break;
+          // None waiting: those another instance checked are not counted for their senders either.
+          if (due.length === 0) {
+            sentFrom.clear();
+            break;
+          }
           for (const row of due) {
             try {
               await verify(row);
@@ -192,6 +210,8 @@ export function createWebmentions({
               // A page it cannot read, or the database a moment: as a source down.
               log.warn({ err: error, webmention: row.id }, "a webmention could not be verified");
               await unreachable(row, "it could not be verified");
+            } finally {
+              sentFrom.delete(row.id);
             }
           }
         }
@@ -314,11 +334,12 @@ export function createWebmentions({
             .select((eb) => eb.fn.countAll().as("count"))
             .where("verified_at", "is", null)
             .executeTakeFirstOrThrow();
-          if (Number(waiting.count) >= waitingMax) {
+          const network = networkOf(request.ip);
+          if (Number(waiting.count) >= waitingMax || waitingFrom(network) >= waitingPerNetworkMax) {
             reply.header("retry-after", "300");
             return refuse(429, "rate_limited", "Too many webmentions are waiting; try later.");
           }
-          await db
+          const { id } = await db
             .insertInto("webmentions")
             .values({
               source: source.href,
@@ -332,7 +353,9 @@ export function createWebmentions({
             .onConflict((conflict) =>
               conflict.columns(["source", "target"]).doUpdateSet({ verified_at: null }),
             )
-            .execute();
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          sentFrom.set(Number(id), network);
           void wake().catch((error: unknown) =>
             log.warn({ err: error }, "webmentions could not be verified"),
           );

@@ -24,11 +24,18 @@ const linking = `<!doctype html><article class="h-entry"><p class="p-content">So
 describe.each(backends)("webmentions received, on %s", (backend) => {
   let scratch: Awaited<ReturnType<typeof scratchStore>>;
   let source = "";
-  const server = createServer((request, response) =>
+  /** Answers to `/slow/…` pages, held until the test lets them go. */
+  const held: (() => void)[] = [];
+  let letGo = false;
+  const server = createServer((request, response) => {
+    if (request.url?.includes("/slow/") && !letGo) {
+      held.push(() => response.writeHead(404).end());
+      return;
+    }
     response
       .writeHead(200, { "content-type": "text/html" })
-      .end(request.url?.endsWith("/linking") ? linking : unreadable),
-  );
+      .end(request.url?.endsWith("/linking") ? linking : unreadable);
+  });
 
   beforeAll(async () => {
     scratch = await scratchStore(backend, { migrated: true });
@@ -121,6 +128,38 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       .execute();
     // One mention under the item, not one for each way of writing its address.
     expect(rows).toEqual([{ target, status: "pending" }]);
+    await app.close();
+  });
+
+  it("holds at most 50 mentions waiting from one network, so its slow pages cannot hold the rest for hours", async () => {
+    const app = Fastify();
+    const webmentions = webmentionsOf();
+    await webmentions.routes(app);
+    const mention = (remoteAddress: string, page: string) =>
+      app.inject({
+        method: "POST",
+        url: "/webmention",
+        remoteAddress,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ source: `${source}/slow/${page}`, target }).toString(),
+      });
+    // Two subscribers of one IPv6 network (/48), 30 and 20 from their /64s, the first held.
+    const sent = [];
+    for (let n = 0; n < 50; n++)
+      sent.push(await mention(`2001:db8:1:${n < 30 ? 1 : 2}::7`, `${n}`));
+    expect(sent.map((response) => response.statusCode)).toEqual(Array(50).fill(202));
+    const third = await mention("2001:db8:1:3::7", "50");
+    expect(third.statusCode).toBe(429);
+    expect(third.json().error.message).toBe("Too many webmentions are waiting; try later.");
+    expect(third.headers["retry-after"]).toBe("300");
+    // Another network's mention is taken meanwhile.
+    expect((await mention("2001:db8:2::7", "other")).statusCode).toBe(202);
+    // Once they are checked (their pages answer 404 and they go), the network may send again.
+    letGo = true;
+    for (const release of held.splice(0)) release();
+    await webmentions.wake();
+    expect((await mention("2001:db8:1:3::7", "51")).statusCode).toBe(202);
+    await webmentions.wake();
     await app.close();
   });
 
