@@ -1,17 +1,18 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import type { AuditEntry, OwnerSession, Passkey } from "../../contract/console.ts";
+import type { AuditEntry, OwnerSession } from "../../contract/console.ts";
 import { limits } from "../../contract/limits.ts";
 import { type OwnerActor, withLine } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 import { tokenDigest as digest, newToken } from "../lib/tokens.ts";
+import { createPasskeyRepository } from "./passkey-repository.ts";
 
 /**
  * Who may use the console, and what was done in it
  * (docs/decisions/012-owner-console.md): one-time sign-in links, sessions,
- * passkeys with their challenges, and the audit trail. Links and session
+ * passkeys with their challenges (./passkey-repository.ts), and the audit trail. Links and session
  * tokens are stored as SHA-256 digests only, so a copy of the database signs
  * nobody in.
  */
@@ -24,8 +25,6 @@ export const ownerRules = {
   sessionMaxMs: 30 * 24 * 60 * 60 * 1000,
   /** A session's last activity is written at most this often. */
   touchEveryMs: 60 * 1000,
-  /** A WebAuthn challenge must be answered within this time. */
-  challengeLifetimeMs: 5 * 60 * 1000,
 } as const;
 
 export type Clock = () => Date;
@@ -51,13 +50,6 @@ export type SessionCheck = {
   touched: boolean;
 };
 
-type StoredPasskey = {
-  id: string;
-  publicKey: Uint8Array<ArrayBuffer>;
-  counter: number;
-  transports: string[];
-};
-
 export type OwnerRepository = ReturnType<typeof createOwnerRepository>;
 
 export function createOwnerRepository(store: Store, now: Clock = () => new Date()) {
@@ -70,11 +62,13 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       .where("last_seen_at", ">", new Date(at - ownerRules.sessionIdleMs).toISOString())
       .where("created_at", ">", new Date(at - ownerRules.sessionMaxMs).toISOString());
 
+  /** A new session; `passkeyId` names the passkey it signed in with (none for a link). */
   async function openSession(
     method: "link" | "passkey",
     at: Date,
     device: string,
     executor: Pick<typeof db, "insertInto"> = db,
+    passkeyId: string | null = null,
   ) {
     const token = newToken();
     const id = newSessionId();
@@ -87,12 +81,17 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
         created_at: at.toISOString(),
         last_seen_at: at.toISOString(),
         device,
+        passkey_id: passkeyId,
       })
       .execute();
     return { sessionId: id, token };
   }
 
+  const passkeys = createPasskeyRepository(db, now);
+
   return {
+    ...passkeys,
+
     /**
      * A new mailed link, unless one mailed before is still unused and valid:
      * that one is in the owner's mailbox already, so asking again mails
@@ -154,8 +153,21 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       });
     },
 
-    /** A session for an owner who proved a passkey. */
-    signInWithPasskey: (device: string) => openSession("passkey", now(), device),
+    /**
+     * A session for an owner who proved passkey `passkeyId` with signature
+     * count `counter`, taken in the same transaction (`passkeyUsed`): removing
+     * the passkey ends the session, even a removal at the same moment. Null
+     * when the count was taken first or the passkey is gone.
+     */
+    async signInWithPasskey(device: string, passkeyId: string, counter: number) {
+      return db
+        .transaction()
+        .execute(async (trx) =>
+          (await passkeys.passkeyUsed(passkeyId, counter, trx))
+            ? openSession("passkey", now(), device, trx, passkeyId)
+            : null,
+        );
+    },
 
     /** The live session a cookie's token names, its idle deadline moved on; null otherwise. */
     async checkSession(token: string): Promise<SessionCheck | null> {
@@ -218,104 +230,6 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       if (target !== "all") query = query.where("id", "=", target.id);
       const result = await query.executeTakeFirst();
       return Number(result.numUpdatedRows);
-    },
-
-    async saveChallenge(
-      challenge: string,
-      purpose: "registration" | "authentication",
-      sessionId: string | null,
-    ): Promise<void> {
-      const at = now();
-      await db.deleteFrom("owner_challenges").where("expires_at", "<=", at.toISOString()).execute();
-      await db
-        .insertInto("owner_challenges")
-        .values({
-          challenge,
-          purpose,
-          session_id: sessionId,
-          expires_at: new Date(at.getTime() + ownerRules.challengeLifetimeMs).toISOString(),
-        })
-        .execute();
-    },
-
-    /** Uses a challenge up: true when it was outstanding for this purpose (and session). */
-    async takeChallenge(
-      challenge: string,
-      purpose: "registration" | "authentication",
-      sessionId: string | null,
-    ): Promise<boolean> {
-      let query = db
-        .deleteFrom("owner_challenges")
-        .where("challenge", "=", challenge)
-        .where("purpose", "=", purpose)
-        .where("expires_at", ">", now().toISOString());
-      query =
-        sessionId === null
-          ? query.where("session_id", "is", null)
-          : query.where("session_id", "=", sessionId);
-      const result = await query.executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    },
-
-    async listPasskeys(): Promise<Passkey[]> {
-      const rows = await db
-        .selectFrom("owner_passkeys")
-        .select(["id", "name", "created_at", "last_used_at"])
-        .orderBy("created_at")
-        .execute();
-      return rows.map((row) => ({
-        id: row.id,
-        name: row.name,
-        createdAt: toIso(row.created_at),
-        lastUsedAt: row.last_used_at === null ? null : toIso(row.last_used_at),
-      }));
-    },
-
-    async storedPasskeys(): Promise<StoredPasskey[]> {
-      const rows = await db.selectFrom("owner_passkeys").selectAll().execute();
-      return rows.map((row) => ({
-        id: row.id,
-        publicKey: new Uint8Array(Buffer.from(row.public_key, "base64url")),
-        counter: Number(row.counter),
-        transports: JSON.parse(row.transports) as string[],
-      }));
-    },
-
-    async addPasskey(passkey: StoredPasskey & { name: string }, within = db): Promise<void> {
-      await within
-        .insertInto("owner_passkeys")
-        .values({
-          id: passkey.id,
-          name: passkey.name,
-          public_key: Buffer.from(passkey.publicKey).toString("base64url"),
-          counter: passkey.counter,
-          transports: JSON.stringify(passkey.transports),
-          created_at: now().toISOString(),
-        })
-        .execute();
-    },
-
-    /**
-     * Records a passkey's answer and its signature counter, which only goes up
-     * (a key that keeps none answers 0 each time); false when another answer
-     * took this count first: two at once, or a copy of the key.
-     */
-    async passkeyUsed(id: string, counter: number): Promise<boolean> {
-      const result = await db
-        .updateTable("owner_passkeys")
-        .set({ counter, last_used_at: now().toISOString() })
-        .where("id", "=", id)
-        .where((eb) => (counter === 0 ? eb("counter", "=", 0) : eb("counter", "<", counter)))
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    },
-
-    async removePasskey(id: string, within = db): Promise<boolean> {
-      const result = await within
-        .deleteFrom("owner_passkeys")
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
     },
 
     /**

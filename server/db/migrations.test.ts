@@ -245,6 +245,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "051-sns-messages-taken.ts",
     "30f659f1031eac4bc932151ebbaa716d008819216a4af28c3afe0c3aa46898f4",
   ],
+  [
+    "052_owner_session_passkeys",
+    "052-owner-session-passkeys.ts",
+    "b4cca9c0e544c76de206cd572773d81f4acc34fbec6e44eddbb82c932a540328",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -45,6 +45,7 @@ import { suppressionsDigested } from "./migrations/048-suppressions-digested.ts"
 import { addressesDigested } from "./migrations/049-addresses-digested.ts";
 import { enquiryZones } from "./migrations/050-enquiry-zones.ts";
 import { snsMessagesTaken } from "./migrations/051-sns-messages-taken.ts";
+import { ownerSessionPasskeys } from "./migrations/052-owner-session-passkeys.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -112,5 +113,6 @@ export function migrations(
     "049_addresses_digested": addressesDigested(addressKey),
     "050_enquiry_zones": enquiryZones(),
     "051_sns_messages_taken": snsMessagesTaken(kind),
+    "052_owner_session_passkeys": ownerSessionPasskeys(),
   };
 }

@@ -260,6 +260,8 @@ export interface Database extends FediverseTables, ReaderTables {
     revoked_at: MaybeTime;
     /** "Firefox on Linux": null for sessions opened before devices were recorded. */
     device: Maybe<string>;
+    /** The passkey it signed in with, whose removal ends it; null for a link's. */
+    passkey_id: Maybe<string>;
   };
   /** WebAuthn credentials the owner registered from a session. */
   owner_passkeys: {

@@ -242,9 +242,12 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         throw refused();
       }
       if (!verified.verified) throw refused();
-      if (!(await owner.passkeyUsed(passkey.id, verified.authenticationInfo.newCounter)))
-        throw refused();
-      const opened = await owner.signInWithPasskey(deviceLabel(request.headers["user-agent"]));
+      const opened = await owner.signInWithPasskey(
+        deviceLabel(request.headers["user-agent"]),
+        passkey.id,
+        verified.authenticationInfo.newCounter,
+      );
+      if (!opened) throw refused();
       return signedIn(reply, opened, "passkey");
     },
   );

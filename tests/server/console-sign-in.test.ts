@@ -1,0 +1,336 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { errorResponseSchema } from "../../contract/api.ts";
+import {
+  passkeyOptionsResponseSchema,
+  sessionsResponseSchema,
+  whoAmIResponseSchema,
+} from "../../contract/console.ts";
+import { SoftPasskey } from "./support/authenticator.ts";
+import { Owner } from "./support/owner.ts";
+import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The owner's sign-in as someone who is not the owner sees it: old cookies,
+ * planted ones, other sites' pages, replayed or misdirected passkey answers,
+ * and floods. Passkeys here are real ES256 keys (./support/authenticator.ts).
+ */
+
+const minute = 60 * 1000;
+
+/** The challenge of a fresh set of options. */
+async function challengeFor(browser: Owner, url: string, headers: Record<string, string> = {}) {
+  const answer = await browser.request("POST", url, {}, headers);
+  expect(answer.statusCode).toBe(200);
+  return json(answer, passkeyOptionsResponseSchema).options as { challenge: string; rpId?: string };
+}
+
+/** Registers `key` from the owner's signed-in `browser`, named `name`. */
+async function register(browser: Owner, key: SoftPasskey, name: string) {
+  const { challenge } = await challengeFor(browser, "/api/admin/passkeys/options");
+  const registered = await browser.post("/api/admin/passkeys", {
+    name,
+    response: key.register(challenge),
+  });
+  expect(registered.statusCode).toBe(201);
+}
+
+/** A new browser signed in with `key`, or the refusal's status. */
+async function passkeySignIn(t: TestApp, key: SoftPasskey, counter?: number) {
+  const browser = new Owner(t);
+  const { challenge } = await challengeFor(browser, "/api/admin/passkey-sign-in/options");
+  const answer = await browser.post("/api/admin/passkey-sign-in", {
+    response: key.assert(challenge, counter === undefined ? {} : { counter }),
+  });
+  return { browser, status: answer.statusCode };
+}
+
+describe.each(backends)("the owner's sign-in against an attacker on %s", (backend) => {
+  let t: TestApp;
+  let offsetMs = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      env: { OWNER_SIGN_IN_ATTEMPTS_PER_HOUR: "1000" },
+      clock: () => new Date(Date.now() + offsetMs),
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  afterEach(() => {
+    offsetMs = 0;
+  });
+
+  it("registers a passkey only with the challenge of the session that asked for it", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const other = new Owner(t);
+    await other.signIn();
+    const key = new SoftPasskey();
+    const { challenge } = await challengeFor(owner, "/api/admin/passkeys/options");
+    const answer = { name: "Stolen", response: key.register(challenge) };
+    // Another session, or nobody's, cannot spend the owner's challenge.
+    expect((await other.post("/api/admin/passkeys", answer)).statusCode).toBe(400);
+    expect((await new Owner(t).post("/api/admin/passkeys", answer)).statusCode).toBe(401);
+    // A sign-in challenge is no registration's.
+    const signIn = await challengeFor(new Owner(t), "/api/admin/passkey-sign-in/options");
+    const crossed = { name: "Crossed", response: key.register(signIn.challenge) };
+    expect((await owner.post("/api/admin/passkeys", crossed)).statusCode).toBe(400);
+    expect(json(await owner.get("/api/admin/session"), whoAmIResponseSchema).passkeys).toEqual([]);
+  });
+
+  it("refuses a passkey's answer replayed, answered late, or made for another site", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    // A key that keeps no count: only the challenge stops a replay.
+    const key = new SoftPasskey({ counter: 0 });
+    await register(owner, key, "Uncounted");
+
+    const browser = new Owner(t);
+    const { challenge } = await challengeFor(browser, "/api/admin/passkey-sign-in/options");
+    const answer = { response: key.assert(challenge) };
+    expect((await browser.post("/api/admin/passkey-sign-in", answer)).statusCode).toBe(200);
+    const replayed = await new Owner(t).post("/api/admin/passkey-sign-in", answer);
+    expect(replayed.statusCode).toBe(401);
+    expect(replayed.cookies).toEqual([]);
+
+    const late = await challengeFor(new Owner(t), "/api/admin/passkey-sign-in/options");
+    offsetMs = 5 * minute + 1000;
+    const lateAnswer = { response: key.assert(late.challenge) };
+    expect((await new Owner(t).post("/api/admin/passkey-sign-in", lateAnswer)).statusCode).toBe(
+      401,
+    );
+    offsetMs = 0;
+
+    for (const elsewhere of [
+      { origin: "https://evil.example" },
+      { rpId: "evil.example" },
+      { origin: "http://ewe.test:8080" },
+    ]) {
+      const fresh = await challengeFor(new Owner(t), "/api/admin/passkey-sign-in/options");
+      const misdirected = { response: key.assert(fresh.challenge, elsewhere) };
+      const refused = await new Owner(t).post("/api/admin/passkey-sign-in", misdirected);
+      expect(refused.statusCode, JSON.stringify(elsewhere)).toBe(401);
+    }
+    // The owner's own answer still works after all of them.
+    expect((await passkeySignIn(t, key)).status).toBe(200);
+    await owner.delete(`/api/admin/passkeys/${key.id}`);
+  });
+
+  it("takes the passkeys' site from SITE_URL, whatever Host or X-Forwarded-Host say", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const key = new SoftPasskey({ counter: 0 });
+    await register(owner, key, "Hosted");
+    const spoofed = { host: "evil.example", "x-forwarded-host": "evil.example" };
+    const browser = new Owner(t);
+    const options = await challengeFor(browser, "/api/admin/passkey-sign-in/options", spoofed);
+    expect(options.rpId).toBe("ewe.test");
+    const forEvil = key.assert(options.challenge, {
+      origin: "http://evil.example",
+      rpId: "evil.example",
+    });
+    const refused = await browser.request(
+      "POST",
+      "/api/admin/passkey-sign-in",
+      { response: forEvil },
+      { ...spoofed, origin: "http://evil.example" },
+    );
+    // Refused as a write from another site before the passkey is even read.
+    expect(refused.statusCode).toBe(403);
+    const sameOrigin = await browser.request(
+      "POST",
+      "/api/admin/passkey-sign-in",
+      { response: forEvil },
+      spoofed,
+    );
+    expect(sameOrigin.statusCode).toBe(401);
+    await owner.delete(`/api/admin/passkeys/${key.id}`);
+  });
+
+  it("refuses a signature counter that goes backwards, as from a copy of the key", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const key = new SoftPasskey({ counter: 10 });
+    await register(owner, key, "Counting");
+    expect((await passkeySignIn(t, key, 11)).status).toBe(200);
+    expect((await passkeySignIn(t, key, 11)).status).toBe(401);
+    expect((await passkeySignIn(t, key, 5)).status).toBe(401);
+    expect((await passkeySignIn(t, key, 0)).status).toBe(401);
+    expect((await passkeySignIn(t, key, 12)).status).toBe(200);
+    await owner.delete(`/api/admin/passkeys/${key.id}`);
+  });
+
+  it("ends the sessions a passkey opened when the owner removes it, and only those", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const lost = new SoftPasskey();
+    const kept = new SoftPasskey();
+    await register(owner, lost, "Lost phone");
+    await register(owner, kept, "Laptop");
+    const thief = (await passkeySignIn(t, lost)).browser;
+    const laptop = (await passkeySignIn(t, kept)).browser;
+    expect((await thief.get("/api/admin/session")).statusCode).toBe(200);
+
+    expect((await owner.delete(`/api/admin/passkeys/${lost.id}`)).statusCode).toBe(204);
+    const refused = await thief.get("/api/admin/session");
+    expect(refused.statusCode).toBe(401);
+    expect(json(refused, errorResponseSchema).error.code).toBe("unauthorized");
+    expect((await thief.post("/api/admin/sign-out")).statusCode).toBe(401);
+    expect((await passkeySignIn(t, lost)).status).toBe(401);
+    // The owner's other sessions go on.
+    expect((await laptop.get("/api/admin/session")).statusCode).toBe(200);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+    const sessions = json(await owner.get("/api/admin/sessions"), sessionsResponseSchema).sessions;
+    expect(sessions.filter((s) => s.method === "passkey")).toHaveLength(1);
+
+    // Removed from a session it opened itself, it ends that one too.
+    const selfRemoval = await laptop.delete(`/api/admin/passkeys/${kept.id}`);
+    expect(selfRemoval.statusCode).toBe(204);
+    expect((await laptop.get("/api/admin/session")).statusCode).toBe(401);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+  });
+
+  it("never keeps a session id planted before sign-in", async () => {
+    const planted = "P".repeat(43);
+    const victim = new Owner(t);
+    victim.cookie = `ewe_owner=${planted}`;
+    const signedIn = await victim.signIn();
+    expect(signedIn.statusCode).toBe(200);
+    expect(victim.cookie).toMatch(/^ewe_owner=[\w-]{43}$/);
+    expect(victim.cookie).not.toBe(`ewe_owner=${planted}`);
+    const attacker = new Owner(t);
+    attacker.cookie = `ewe_owner=${planted}`;
+    expect((await attacker.get("/api/admin/session")).statusCode).toBe(401);
+    expect((await victim.get("/api/admin/session")).statusCode).toBe(200);
+  });
+
+  it("ends a session everywhere its cookie is held, at once, when the owner ends it", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const stolen = new Owner(t);
+    await stolen.signIn();
+    const copy = new Owner(t);
+    copy.cookie = stolen.cookie;
+    expect((await copy.get("/api/admin/session")).statusCode).toBe(200);
+    const { id } = json(await stolen.get("/api/admin/session"), whoAmIResponseSchema).session;
+    expect((await owner.delete(`/api/admin/sessions/${id}`)).statusCode).toBe(204);
+    for (const holder of [stolen, copy]) {
+      expect((await holder.get("/api/admin/session")).statusCode).toBe(401);
+      const page = await t.app.inject({
+        method: "GET",
+        url: "/admin/",
+        headers: { cookie: holder.cookie ?? "" },
+      });
+      expect([page.statusCode, page.headers.location]).toEqual([303, "/admin/sign-in"]);
+    }
+  });
+
+  it("refuses the console's writes from another site's form, text/plain JSON or no origin", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const cookie = owner.cookie ?? "";
+    const signOut = (headers: Record<string, string>, payload: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/admin/sign-out",
+        headers: { cookie, ...headers },
+        payload,
+      });
+    const attempts = [
+      // A form on another site.
+      [
+        {
+          origin: "https://evil.example",
+          "content-type": "application/x-www-form-urlencoded",
+          "sec-fetch-site": "cross-site",
+        },
+        "a=1",
+        403,
+      ],
+      // JSON sent as text/plain, which a cross-site fetch may send without asking first.
+      [{ origin: "https://evil.example", "content-type": "text/plain" }, "{}", 403],
+      [{ origin: siteUrl, "content-type": "text/plain" }, "{}", 415],
+      // A sandboxed frame or a cross-site redirect sends Origin: null.
+      [
+        { origin: "null", referer: `${siteUrl}/admin/`, "content-type": "application/json" },
+        "{}",
+        403,
+      ],
+      // No Origin and no Referer, or a Referer of another site.
+      [{ "content-type": "application/json" }, "{}", 403],
+      [{ referer: "https://evil.example/", "content-type": "application/json" }, "{}", 403],
+    ] as const;
+    for (const [headers, payload, status] of attempts) {
+      expect((await signOut(headers, payload)).statusCode, JSON.stringify(headers)).toBe(status);
+    }
+    // Still signed in: none of them signed the owner out.
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+  });
+});
+
+describe("the console's pages and its mailed links against an attacker", () => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp("sqlite", {
+      env: { SMTP_URL: smtp.url, OWNER_EMAIL: "owner@example.com", RATE_LIMIT_WRITES_PER_IP: "5" },
+      clientFiles: {
+        "admin/index.html": "<!doctype html><title>Overview</title>",
+        "admin/sign-in/index.html": "<!doctype html><title>Sign in</title>",
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  it("cannot be framed by another site", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    for (const [url, cookie] of [
+      ["/admin/sign-in/", ""],
+      ["/admin/", owner.cookie ?? ""],
+    ] as const) {
+      const page = await t.app.inject({ method: "GET", url, headers: { cookie } });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.headers["content-security-policy"], url).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it("mails the link for SITE_URL whatever Host says, and answers a flood with 429 and Retry-After", async () => {
+    const ask = (remoteAddress: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/admin/sign-in/mail",
+        remoteAddress,
+        headers: {
+          origin: siteUrl,
+          host: "evil.example",
+          "x-forwarded-host": "evil.example",
+          "x-forwarded-for": "198.51.100.99",
+        },
+        payload: { email: "owner@example.com" },
+      });
+    const answers: number[] = [];
+    for (let i = 0; i < 6; i++) answers.push((await ask("203.0.113.40")).statusCode);
+    expect(answers).toEqual([202, 202, 202, 202, 202, 429]);
+    const refused = await ask("203.0.113.40");
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(json(refused, errorResponseSchema).error.code).toBe("rate_limited");
+    // Another network is answered; a forwarded address from an untrusted client changes nothing.
+    expect((await ask("203.0.113.41")).statusCode).toBe(202);
+
+    await smtp.waitFor((received) => received.length >= 1);
+    expect(smtp.received).toHaveLength(1);
+    const mail = smtp.received[0];
+    if (!mail) throw new Error("no sign-in mail");
+    expect(header(mail, "Subject")).toBe("Your sign-in link to the console");
+    const text = mail.parsed.text ?? "";
+    expect(text).toMatch(/http:\/\/ewe\.test\/admin\/sign-in#token=[\w-]{43}/);
+    expect(text).not.toContain("evil.example");
+  });
+});
