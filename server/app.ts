@@ -14,6 +14,7 @@ import { ownerCookieName } from "./console/owner-session.ts";
 import { createOwnerVoice } from "./console/owner-voice.ts";
 import { concernsConsole, consolePages } from "./console/pages.ts";
 import { consoleRoutes } from "./console/routes/index.ts";
+import { signInChallenges } from "./console/sign-in-challenge.ts";
 import { itemTitles } from "./console/titles.ts";
 import { isDatabaseUnavailable } from "./db/errors.ts";
 import type { Catalog } from "./engagement/catalog.ts";
@@ -275,6 +276,7 @@ export async function buildApp({
           bookings,
           assistant,
           replyWatches,
+          challenges: signInChallenges(cookieSecret, clock),
           suppressions: mailOut.suppressions,
           fediverse,
           editionStore: newsletter.editions,

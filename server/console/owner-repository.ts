@@ -38,6 +38,9 @@ const newSessionId = () => randomBytes(9).toString("hex");
 /** What a session opened before devices were recorded shows. */
 const unknownDevice = "Unknown browser";
 
+/** A sign-in challenge a passkey answered, and until when it could be. */
+type Spent = { value: string; deadline: Date };
+
 type LinkOutcome = { sessionId: string; token: string } | "unknown" | "expired" | "used";
 
 export type SessionCheck = {
@@ -154,15 +157,20 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     },
 
     /**
-     * A session for an owner who proved passkey `passkeyId` with signature
-     * count `counter`, taken in the same transaction (`passkeyUsed`): removing
-     * the passkey ends the session, even a removal at the same moment. Null
-     * when the count was taken first or the passkey is gone.
+     * A session for an owner whose passkey `passkeyId` answered `challenge`
+     * with signature count `counter`, both taken in the same transaction
+     * (`spendChallenge`, `passkeyUsed`): removing the passkey ends the
+     * session, even a removal at the same moment. Null when the challenge or
+     * the count was taken first, or the passkey is gone.
      */
-    async signInWithPasskey(device: string, passkeyId: string, counter: number) {
+    async signInWithPasskey(
+      device: string,
+      { passkeyId, counter, challenge }: { passkeyId: string; counter: number; challenge: Spent },
+    ) {
       return db
         .transaction()
         .execute(async (trx) =>
+          (await passkeys.spendChallenge(challenge.value, challenge.deadline, trx)) &&
           (await passkeys.passkeyUsed(passkeyId, counter, trx))
             ? openSession("passkey", now(), device, trx, passkeyId)
             : null,

@@ -57,6 +57,30 @@ export function createPasskeyRepository(db: Store["db"], now: () => Date) {
       return Number(result.numDeletedRows) > 0;
     },
 
+    /**
+     * Writes down a sign-in challenge (./sign-in-challenge.ts) a passkey's
+     * answer verified, until its deadline: true the first time only, so an
+     * answer sent again signs nobody in.
+     */
+    async spendChallenge(challenge: string, deadline: Date, within = db): Promise<boolean> {
+      await within
+        .deleteFrom("owner_challenges")
+        .where("expires_at", "<=", now().toISOString())
+        .execute();
+      const spent = await within
+        .insertInto("owner_challenges")
+        .values({
+          challenge,
+          purpose: "authentication",
+          session_id: null,
+          expires_at: deadline.toISOString(),
+        })
+        .onConflict((conflict) => conflict.column("challenge").doNothing())
+        .returning("challenge")
+        .executeTakeFirst();
+      return spent !== undefined;
+    },
+
     async listPasskeys(): Promise<Passkey[]> {
       const rows = await db
         .selectFrom("owner_passkeys")

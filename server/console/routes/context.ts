@@ -23,6 +23,7 @@ import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
 import { ownerCookieName, setOwnerCookie } from "../owner-session.ts";
 import { passkeyProblem } from "../passkey-host.ts";
+import type { SignInChallenges } from "../sign-in-challenge.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -57,6 +58,8 @@ export type ConsoleDeps = {
   readers: ReadersReports;
   /** Booked calls (server/bookings/service.ts). */
   bookings: Bookings;
+  /** The challenges a passkey signs in with, signed rather than stored (../sign-in-challenge.ts). */
+  challenges: SignInChallenges;
   /** The site's own assistant and its questions (server/assistant/service.ts). */
   assistant: Assistant;
   /** A reader's stop of all reply mails, lifted with a suppression (server/comments/reply-watches.ts). */

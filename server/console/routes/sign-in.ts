@@ -66,17 +66,11 @@ const linkRefusals = {
 
 /** Signing in: by a one-time link's token, a mailed link, or a passkey. No session needed. */
 export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, owner, mailer, rpID, expectedOrigin, setSessionCookie } = context;
+  const { config, owner, mailer, rpID, expectedOrigin, setSessionCookie, challenges } = context;
   const { siteUrl } = config;
 
   let linkMailing: Promise<void> = Promise.resolve();
   const failures = failureCounter(config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR, 60 * 60 * 1000);
-  // Asking for a challenge is no attempt, but each one is a row: as many an hour.
-  const optionsByIp = app.createRateLimit({
-    max: config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR,
-    timeWindow: 60 * 60 * 1000,
-    keyGenerator: (request) => `owner-passkey-options:${addressScope(request.ip)}`,
-  });
 
   /**
    * A failed attempt: counted, or refused with 429 once the address has
@@ -189,27 +183,20 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       "WebAuthn options to sign in with a registered passkey",
       passkeyOptionsResponseSchema,
     ),
-    async (request) => {
-      const allowed = await optionsByIp(request);
-      if (!allowed.isAllowed && allowed.isExceeded) {
-        throw new ApiError(
-          429,
-          "rate_limited",
-          "Too many sign-in attempts from this address; try again later.",
-          Math.max(1, allowed.ttlInSeconds),
-        );
-      }
+    async () => {
+      // Asking is no attempt and stores nothing (../sign-in-challenge.ts):
+      // only the API's limit on writes per address bounds it.
       refuseIpHost(siteUrl);
       const passkeys = await owner.storedPasskeys();
       const options = await (await webauthn()).generateAuthenticationOptions({
         rpID,
+        challenge: challenges.issue(),
         userVerification: "preferred",
         allowCredentials: passkeys.map((p) => ({
           id: p.id,
           transports: p.transports as AuthenticatorTransport[],
         })),
       });
-      await owner.saveChallenge(options.challenge, "authentication", null);
       return { options: options as unknown as Record<string, unknown> };
     },
   );
@@ -228,10 +215,16 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       const passkey = (await owner.storedPasskeys()).find((p) => p.id === response.id);
       if (!passkey) throw refused();
       let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+      // The challenge answered, ours and alive: spent only once the answer verified.
+      let challenge: { value: string; deadline: Date } | undefined;
       try {
         verified = await (await webauthn()).verifyAuthenticationResponse({
           response,
-          expectedChallenge: (challenge) => owner.takeChallenge(challenge, "authentication", null),
+          expectedChallenge: (value) => {
+            const deadline = challenges.deadline(value);
+            if (deadline) challenge = { value, deadline };
+            return deadline !== null;
+          },
           expectedOrigin,
           expectedRPID: rpID,
           credential: passkey,
@@ -241,12 +234,12 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         request.log.info({ reason: (error as Error).message }, "passkey sign-in refused");
         throw refused();
       }
-      if (!verified.verified) throw refused();
-      const opened = await owner.signInWithPasskey(
-        deviceLabel(request.headers["user-agent"]),
-        passkey.id,
-        verified.authenticationInfo.newCounter,
-      );
+      if (!verified.verified || !challenge) throw refused();
+      const opened = await owner.signInWithPasskey(deviceLabel(request.headers["user-agent"]), {
+        passkeyId: passkey.id,
+        counter: verified.authenticationInfo.newCounter,
+        challenge,
+      });
       if (!opened) throw refused();
       return signedIn(reply, opened, "passkey");
     },
