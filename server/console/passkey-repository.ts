@@ -15,45 +15,37 @@ export type StoredPasskey = {
 /**
  * The owner's passkeys and their WebAuthn challenges
  * (docs/decisions/012-owner-console.md), part of the owner repository
- * (./owner-repository.ts): challenges are rows, so any instance answers the
- * next request, each used once within `challengeLifetimeMs`.
+ * (./owner-repository.ts). A registration's challenge is a row bound to its
+ * session; a sign-in's is signed instead (./sign-in-challenge.ts) and a row only
+ * once answered. Either way any instance answers the next request, and each is
+ * used once within `challengeLifetimeMs`.
  */
 export function createPasskeyRepository(db: Store["db"], now: () => Date) {
   return {
-    async saveChallenge(
-      challenge: string,
-      purpose: "registration" | "authentication",
-      sessionId: string | null,
-    ): Promise<void> {
+    /** Keeps a registration's challenge, for the session that asked for it. */
+    async saveChallenge(challenge: string, sessionId: string): Promise<void> {
       const at = now();
       await db.deleteFrom("owner_challenges").where("expires_at", "<=", at.toISOString()).execute();
       await db
         .insertInto("owner_challenges")
         .values({
           challenge,
-          purpose,
+          purpose: "registration",
           session_id: sessionId,
           expires_at: new Date(at.getTime() + challengeLifetimeMs).toISOString(),
         })
         .execute();
     },
 
-    /** Uses a challenge up: true when it was outstanding for this purpose (and session). */
-    async takeChallenge(
-      challenge: string,
-      purpose: "registration" | "authentication",
-      sessionId: string | null,
-    ): Promise<boolean> {
-      let query = db
+    /** Uses a registration's challenge up: true when it was outstanding for this session. */
+    async takeChallenge(challenge: string, sessionId: string): Promise<boolean> {
+      const result = await db
         .deleteFrom("owner_challenges")
         .where("challenge", "=", challenge)
-        .where("purpose", "=", purpose)
-        .where("expires_at", ">", now().toISOString());
-      query =
-        sessionId === null
-          ? query.where("session_id", "is", null)
-          : query.where("session_id", "=", sessionId);
-      const result = await query.executeTakeFirst();
+        .where("purpose", "=", "registration")
+        .where("session_id", "=", sessionId)
+        .where("expires_at", ">", now().toISOString())
+        .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
 

@@ -5,8 +5,9 @@ import {
   sessionsResponseSchema,
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { SoftPasskey } from "./support/authenticator.ts";
-import { Owner } from "./support/owner.ts";
+import { linkToken, Owner } from "./support/owner.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -190,6 +191,29 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     expect(selfRemoval.statusCode).toBe(204);
     expect((await laptop.get("/api/admin/session")).statusCode).toBe(401);
     expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+  });
+
+  it("opens one session for a link or a passkey's answer sent twice at once", async () => {
+    const login = await admin(adminEnv(t), "login");
+    const token = linkToken(login.stdout);
+    const link = await Promise.all(
+      [new Owner(t), new Owner(t)].map((browser) => browser.post("/api/admin/sign-in", { token })),
+    );
+    expect(link.map((answer) => answer.statusCode).sort()).toEqual([200, 410]);
+
+    const owner = new Owner(t);
+    await owner.signIn();
+    const key = new SoftPasskey({ counter: 0 });
+    await register(owner, key, "Twice");
+    const { challenge } = await challengeFor(new Owner(t), "/api/admin/passkey-sign-in/options");
+    const answer = { response: key.assert(challenge) };
+    const passkey = await Promise.all(
+      [new Owner(t), new Owner(t)].map((browser) =>
+        browser.post("/api/admin/passkey-sign-in", answer),
+      ),
+    );
+    expect(passkey.map((each) => each.statusCode).sort()).toEqual([200, 401]);
+    await owner.delete(`/api/admin/passkeys/${key.id}`);
   });
 
   it("never keeps a session id planted before sign-in", async () => {

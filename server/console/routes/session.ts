@@ -83,7 +83,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         })),
         authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
       });
-      await owner.saveChallenge(options.challenge, "registration", session.id);
+      await owner.saveChallenge(options.challenge, session.id);
       return { options: options as unknown as Record<string, unknown> };
     },
   );
@@ -105,8 +105,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           response: request.body.response as unknown as Parameters<
             typeof verifyRegistrationResponse
           >[0]["response"],
-          expectedChallenge: (challenge) =>
-            owner.takeChallenge(challenge, "registration", session.id),
+          expectedChallenge: (challenge) => owner.takeChallenge(challenge, session.id),
           expectedOrigin,
           expectedRPID: rpID,
           requireUserVerification: false,
