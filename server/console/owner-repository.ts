@@ -12,9 +12,9 @@ import { createPasskeyRepository } from "./passkey-repository.ts";
 /**
  * Who may use the console, and what was done in it
  * (docs/decisions/012-owner-console.md): one-time sign-in links, sessions,
- * passkeys with their challenges (./passkey-repository.ts), and the audit trail. Links and session
- * tokens are stored as SHA-256 digests only, so a copy of the database signs
- * nobody in.
+ * passkeys with their challenges (./passkey-repository.ts), and the audit
+ * trail. Links and session tokens are stored as SHA-256 digests only, so a
+ * copy of the database signs nobody in.
  */
 export const ownerRules = {
   /** A sign-in link works this long, once. */
