@@ -10,7 +10,6 @@ import { assistantPages } from "./assistant/pages.ts";
 import { bookingPages } from "./bookings/pages.ts";
 import { replyMailRoutes } from "./comments/reply-pages.ts";
 import { createInsightsRepository } from "./console/insights-repository.ts";
-import { ownerCookieName } from "./console/owner-session.ts";
 import { createOwnerVoice } from "./console/owner-voice.ts";
 import { concernsConsole, consolePages } from "./console/pages.ts";
 import { consoleRoutes } from "./console/routes/index.ts";
@@ -321,11 +320,7 @@ export async function buildApp({
       siteUrl: config.siteUrl,
       limit: questionsByIp,
     });
-    await consolePages(app, {
-      files: siteFiles,
-      owner: ownerConsole,
-      cookieName: ownerCookieName(config.siteUrl),
-    });
+    await consolePages(app, { files: siteFiles, owner: ownerConsole, siteUrl: config.siteUrl });
     await engagementPages(app, {
       files: siteFiles,
       reads,

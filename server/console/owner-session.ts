@@ -41,8 +41,13 @@ export function setOwnerCookie(
   reply.setCookie(ownerNameCookie, name, options);
 }
 
-/** Signing out: both cookies go. */
+/**
+ * Signing out, or a session found ended: both cookies go. Written as headers,
+ * not through the cookie plugin, which the console's pages' hooks run without.
+ */
 export function clearOwnerCookie(reply: FastifyReply, siteUrl: string): void {
-  reply.clearCookie(ownerCookieName(siteUrl), cookieOptions(siteUrl));
-  reply.clearCookie(ownerNameCookie, cookieOptions(siteUrl));
+  const secure = siteUrl.startsWith("https:") ? "; Secure" : "";
+  for (const name of [ownerCookieName(siteUrl), ownerNameCookie]) {
+    reply.header("set-cookie", `${name}=; Max-Age=0; Path=/; SameSite=Strict${secure}`);
+  }
 }

@@ -1,8 +1,9 @@
 import path from "node:path";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { inlineScriptHashes } from "../web/inline-scripts.ts";
 import { htmlPages, type SiteFile } from "../web/site-files.ts";
 import type { OwnerRepository } from "./owner-repository.ts";
+import { clearOwnerCookie, ownerCookieName } from "./owner-session.ts";
 
 const consolePath = /^\/admin(?:\/|$)/;
 const signInPath = /^\/admin\/sign-in\/?$/;
@@ -52,14 +53,20 @@ export async function consolePages(
   {
     files,
     owner,
-    cookieName,
+    siteUrl,
   }: {
     /** The built site's table (server/web/site-files.ts), whose admin/ pages these are. */
     files: Map<string, SiteFile>;
     owner: OwnerRepository;
-    cookieName: string;
+    siteUrl: string;
   },
 ) {
+  const cookieName = ownerCookieName(siteUrl);
+  /** To sign in; an ended session's cookies go (the reading pages stop showing the owner's name). */
+  const toSignIn = (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.headers.cookie?.includes("ewe_owner")) clearOwnerCookie(reply, siteUrl);
+    reply.redirect("/admin/sign-in", 303);
+  };
   const hashes = inlineScriptHashes(htmlPages(files, "/admin/"));
   const policy = [
     "default-src 'self'",
@@ -85,13 +92,10 @@ export async function consolePages(
     if (!consolePath.test(served) || signInPath.test(served)) return done();
     if (request.method !== "GET" && request.method !== "HEAD") return done();
     const token = cookieValue(request, cookieName);
-    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
-      reply.redirect("/admin/sign-in", 303);
-      return;
-    }
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return toSignIn(request, reply);
     owner.checkSession(token).then((session) => {
       if (session) done();
-      else reply.redirect("/admin/sign-in", 303);
+      else toSignIn(request, reply);
     }, done);
   });
 

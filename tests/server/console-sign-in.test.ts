@@ -240,15 +240,27 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     expect((await copy.get("/api/admin/session")).statusCode).toBe(200);
     const { id } = json(await stolen.get("/api/admin/session"), whoAmIResponseSchema).session;
     expect((await owner.delete(`/api/admin/sessions/${id}`)).statusCode).toBe(204);
+    /** The cookies an answer clears (set empty), by name. */
+    const cleared = (answer: { cookies: { name: string; value: string }[] }) =>
+      answer.cookies.filter((cookie) => cookie.value === "").map((cookie) => cookie.name);
     for (const holder of [stolen, copy]) {
-      expect((await holder.get("/api/admin/session")).statusCode).toBe(401);
-      const page = await t.app.inject({
+      // The pages' readable cookie with the owner's name is sent too, as a browser would.
+      const cookie = `${holder.cookie}; ewe_owner_name=Owner`;
+      const api = await t.app.inject({
         method: "GET",
-        url: "/admin/",
-        headers: { cookie: holder.cookie ?? "" },
+        url: "/api/admin/session",
+        headers: { cookie },
       });
+      expect(api.statusCode).toBe(401);
+      // Both go, so the reading pages stop showing the owner's name and controls.
+      expect(cleared(api).sort()).toEqual(["ewe_owner", "ewe_owner_name"]);
+      const page = await t.app.inject({ method: "GET", url: "/admin/", headers: { cookie } });
       expect([page.statusCode, page.headers.location]).toEqual([303, "/admin/sign-in"]);
+      expect(cleared(page).sort()).toEqual(["ewe_owner", "ewe_owner_name"]);
     }
+    // A stranger with no cookie is told to sign in, and sent no cookie.
+    const stranger = await t.app.inject({ method: "GET", url: "/api/admin/session" });
+    expect([stranger.statusCode, stranger.cookies]).toEqual([401, []]);
   });
 
   it("refuses the console's writes from another site's form, text/plain JSON or no origin", async () => {

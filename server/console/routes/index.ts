@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { ownerSessionOf } from "../owner-session.ts";
+import { clearOwnerCookie, ownerSessionOf } from "../owner-session.ts";
 import { bookingConsoleRoutes } from "./bookings.ts";
 import { commentRoutes } from "./comments.ts";
 import { type ConsoleDeps, consoleContext, signedOut } from "./context.ts";
@@ -31,7 +31,12 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
     reply.header("cache-control", "no-store");
     if (request.routeOptions.config.ownerSignIn === true) return;
     const session = await ownerSessionOf(request, owner, cookieName);
-    if (!session) throw signedOut();
+    if (!session) {
+      // An ended session's cookies go, so the reading pages stop showing the owner's name.
+      if (request.headers.cookie?.includes("ewe_owner"))
+        clearOwnerCookie(reply, deps.config.siteUrl);
+      throw signedOut();
+    }
     request.ownerSession = session;
     // The cookie's lifetime follows the idle deadline.
     const token = request.cookies[cookieName];
