@@ -500,23 +500,26 @@ describe("reading a bad export", () => {
   });
   afterAll(() => target?.close());
 
+  const comment = (id: number, extra: Record<string, unknown> = {}) => ({
+    id,
+    post_id: "soap",
+    parent_id: null,
+    user_name: "Asha",
+    content: "Hard water wastes soap.",
+    content_html: null,
+    visitor_id: "imported:test:asha",
+    status: "published",
+    by_owner: 0,
+    ip_hash: null,
+    created_at: "2024-03-01T10:00:00.000Z",
+    updated_at: "2024-03-01T10:00:00.000Z",
+    deleted_at: null,
+    ...extra,
+  });
+  const importExport = (file: string) =>
+    admin(adminEnv(target), "import", "--from", "export", file);
+
   it("lists every problem with its row and writes nothing", async () => {
-    const comment = (id: number, extra: Record<string, unknown> = {}) => ({
-      id,
-      post_id: "soap",
-      parent_id: null,
-      user_name: "Asha",
-      content: "Hard water wastes soap.",
-      content_html: null,
-      visitor_id: "imported:test:asha",
-      status: "published",
-      by_owner: 0,
-      ip_hash: null,
-      created_at: "2024-03-01T10:00:00.000Z",
-      updated_at: "2024-03-01T10:00:00.000Z",
-      deleted_at: null,
-      ...extra,
-    });
     const file = path.join(scratch(), "bad.json");
     writeFileSync(
       file,
@@ -538,7 +541,7 @@ describe("reading a bad export", () => {
         },
       }),
     );
-    const run = await admin(adminEnv(target), "import", "--from", "export", file);
+    const run = await importExport(file);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("Nothing was imported: the input has 6 problems.");
     expect(run.stderr).toContain("tables.passwords: is not a table this site exports");
@@ -552,29 +555,44 @@ describe("reading a bad export", () => {
     expect(await runSql(target, "select id from science_comments")).toEqual([]);
   });
 
+  it("reads a file an editor saved with a byte order mark, and refuses one not in UTF-8, naming its line", async () => {
+    const dir = scratch();
+    const lines = (name: string) =>
+      [
+        '{"format": "engage-with-engineer-export", "version": 2,',
+        '"exportedAt": "2025-01-01T00:00:00.000Z", "settings": {}, "tables": {"science_comments": [',
+        JSON.stringify(comment(7, { user_name: name })),
+        "]}}",
+      ].join("\n");
+    // Latin-1, as a spreadsheet or an old editor may save it: é is one byte, no UTF-8.
+    writeFileSync(path.join(dir, "latin1.json"), Buffer.from(lines("José"), "latin1"));
+    const latin1 = await importExport(path.join(dir, "latin1.json"));
+    expect(latin1.code).toBe(1);
+    expect(latin1.stderr).toContain(
+      "latin1.json line 3: is not UTF-8 text: save the file as UTF-8 and import it again",
+    );
+    expect(await runSql(target, "select id from science_comments")).toEqual([]);
+    // The same file in UTF-8 after a byte order mark, with a U+FFFD of its own.
+    writeFileSync(path.join(dir, "bom.json"), `\ufeff${lines("José \ufffd")}`);
+    const bom = await importExport(path.join(dir, "bom.json"));
+    expect(bom.stderr).toBe("");
+    expect(bom.code).toBe(0);
+    expect(await runSql(target, "select user_name from science_comments")).toEqual([
+      { user_name: "José \ufffd" },
+    ]);
+  });
+
   it("refuses a file that is not JSON, or of a later version, saying so", async () => {
     const dir = scratch();
     writeFileSync(path.join(dir, "torn.json"), '{"format": "engage-with-engineer-export", "tab');
-    const torn = await admin(
-      adminEnv(target),
-      "import",
-      "--from",
-      "export",
-      path.join(dir, "torn.json"),
-    );
+    const torn = await importExport(path.join(dir, "torn.json"));
     expect(torn.code).toBe(1);
     expect(torn.stderr).toMatch(/torn\.json: .*JSON/);
     writeFileSync(
       path.join(dir, "later.json"),
       JSON.stringify({ format: "engage-with-engineer-export", version: 9, tables: {} }),
     );
-    const later = await admin(
-      adminEnv(target),
-      "import",
-      "--from",
-      "export",
-      path.join(dir, "later.json"),
-    );
+    const later = await importExport(path.join(dir, "later.json"));
     expect(later.code).toBe(1);
     expect(later.stderr).toContain("version: is 9, newer than this version of the site reads");
   });

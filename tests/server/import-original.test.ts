@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -165,6 +165,21 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     );
     expect(single.code).toBe(0);
     expect(single.stdout).toContain("comments: 0 added, 1 already there");
+  });
+
+  it("reads a table an editor saved with a byte order mark as the table it is", async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), "ewe-original-"));
+    const saved = path.join(folder, "science_comments.json");
+    writeFileSync(
+      saved,
+      `\ufeff${readFileSync(fixture("original-json/science_comments.json"), "utf8")}`,
+    );
+    const dryRun = (file: string) =>
+      admin(adminEnv(t), "import", "--from", "original", "--dry-run", file);
+    const run = await dryRun(saved);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("comments: ");
+    expect(run.stdout).toBe((await dryRun(fixture("original-json/science_comments.json"))).stdout);
   });
 
   it("changes nothing when the same tables are imported again", async () => {

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -49,7 +50,40 @@ function readInput(file: string): string {
       `${file} is larger than ${maxInputBytes / 1024 / 1024} MB: split it first.`,
     );
   }
-  return readFileSync(file, "utf8");
+  return utf8Text(file, readFileSync(file));
+}
+
+/**
+ * A file's bytes as text: UTF-8, as every export is, and without the byte
+ * order mark an editor may have put first. A byte that is no UTF-8 (a file
+ * saved as Latin-1 or Windows-1252) stops the import, naming its line,
+ * rather than becoming U+FFFD in a reader's name or comment.
+ */
+const byteOrderMark = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function utf8Text(file: string, bytes: Buffer): string {
+  const text = new TextDecoder().decode(bytes);
+  if (isUtf8(bytes)) return text;
+  // The first U+FFFD that the file does not spell out in UTF-8 (EF BF BD) is the bad byte.
+  let at = bytes.subarray(0, 3).equals(byteOrderMark) ? 3 : 0;
+  let from = 0;
+  for (let index = text.indexOf("\ufffd"); index !== -1; index = text.indexOf("\ufffd", from)) {
+    at += Buffer.byteLength(text.slice(from, index));
+    if (bytes.readUIntBE(at, Math.min(3, bytes.length - at)) !== 0xefbfbd) {
+      const line = text.slice(0, index).split("\n").length;
+      throw new AdminError(
+        formatProblems([
+          {
+            where: `${file} line ${line}`,
+            message: "is not UTF-8 text: save the file as UTF-8 and import it again",
+          },
+        ]),
+      );
+    }
+    at += 3;
+    from = index + 1;
+  }
+  throw new AdminError(formatProblems([{ where: file, message: "is not UTF-8 text" }]));
 }
 
 function report(
