@@ -12,11 +12,16 @@ function neutraliseFormula(value: string): string {
   return /^[\s"']*[=+\-@\uff1d\uff0b\uff0d\uff20]|^[\t\r]/u.test(value) ? `'${value}` : value;
 }
 
-/** RFC 4180: CRLF line ends; fields with a comma, quote or line break are quoted. */
+/**
+ * RFC 4180: CRLF line ends; fields with a comma, quote or line break are
+ * quoted, and those with a semicolon or a tab too: a spreadsheet set to a
+ * language whose lists use ";" (German, French) splits a .csv there, and the
+ * part after one would start a cell of its own, formula or not.
+ */
 export function toCsv(rows: string[][]): string {
   const field = (raw: string) => {
     const value = neutraliseFormula(raw);
-    return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+    return /[",;\t\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
   };
   return rows.map((row) => `${row.map(field).join(",")}\r\n`).join("");
 }

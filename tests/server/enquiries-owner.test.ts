@@ -224,6 +224,8 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     const risky = enquiry({
       name: '=HYPERLINK("https://evil.example")',
       organisation: "@SUM(1)",
+      // A spreadsheet whose lists use ";" splits an unquoted cell there: the rest would be a formula.
+      timeline: "Soon;=SUM(1+1)",
       // A form's \r\n and a lone \r, which the terminal would print as a return to the line's start.
       message: "Our bench writes 40 CSV files a day.\r\nWe need them merged\rinto one workbook.",
     });
@@ -232,7 +234,7 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     const csv = await me.get("/api/admin/enquiries/export");
     expect(csv.headers["content-type"]).toMatch(/^text\/csv/);
     expect(csv.body).toContain(`"'=HYPERLINK(""https://evil.example"")"`);
-    expect(csv.body).toContain(",'@SUM(1),");
+    expect(csv.body).toContain(',\'@SUM(1),"Soon;=SUM(1+1)",');
     expect(csv.body).not.toMatch(/,=HYPERLINK/);
     // A zone kept otherwise than the form's list gives (an older version's row) is no cell of its own.
     await runSql(t, "update enquiries set zone = ? where id = ?", ['=HYPERLINK("x")', id]);
