@@ -89,3 +89,30 @@ export function skipUnknownItems(tables: ExportRows[], catalog: Catalog): Skippe
     return leaveOut(rows, mark);
   });
 }
+
+/**
+ * What grants trust, from a file that is not this site's own signed export
+ * (docs/decisions/030-import-and-export.md): a browser's approval, by which
+ * its comments skip moderation, is left out, and so is the calendar feed's
+ * secret address, which whoever wrote the file would know. Returns what to
+ * tell the owner of the feed.
+ */
+export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notice?: string } {
+  const approvals = tables.find((t) => t.table.name === "approved_visitors");
+  const skipped = approvals
+    ? leaveOut(
+        approvals,
+        () =>
+          "an approval is kept only from this site's own export, read back with its cookie secret: approve the browser's next comment instead",
+      )
+    : [];
+  const settings = tables.find((t) => t.table.name === "booking_settings")?.rows ?? [];
+  const feeds = settings.filter((row) => row.feed_token_hash !== null);
+  for (const row of feeds) row.feed_token_hash = null;
+  if (feeds.length === 0) return { skipped };
+  return {
+    skipped,
+    notice:
+      "The calendar feed's secret address is kept only from this site's own export, read back with its cookie secret: make a new one (bookings feed --new).",
+  };
+}

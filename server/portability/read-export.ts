@@ -10,7 +10,7 @@ import type { Catalog } from "../engagement/catalog.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { exportRow, exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
-import { settleSchedules, skipUnknownItems } from "./left-out.ts";
+import { leaveOutGrants, settleSchedules, skipUnknownItems } from "./left-out.ts";
 import { ownerNamedNotice } from "./plan.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
@@ -140,6 +140,11 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   const signed = signer?.verifies(lines, file.commentsSignature) === true;
   const notice = comments && !signed ? settleOwnerMarks(comments, file.commentsSignature) : null;
   if (notice) notices.push(notice);
+  if (!signed) {
+    const grants = leaveOutGrants(tables);
+    skipped.push(...grants.skipped);
+    if (grants.notice) notices.push(grants.notice);
+  }
   skipped.push(...skipUnknownItems(tables, catalog));
   checkReferences(tables, problem);
   if (comments) checkComments(comments, problem);

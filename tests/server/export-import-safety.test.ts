@@ -3,7 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
+import { defaultAvailability } from "../../contract/bookings.ts";
 import { renderComment } from "../../server/comments/markdown.ts";
+import { newToken, tokenDigest } from "../../server/lib/tokens.ts";
 import { fragment } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -304,6 +306,42 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     expect((await commentsOf(sameSite, "wifi")).comments[0]?.byOwner).toBe(false);
     // What was there already stays as it was.
     expect((await commentsOf(sameSite, "soap")).comments[0]?.byOwner).toBe(true);
+  });
+
+  it("keep a browser's approval and the calendar feed's address from the site's own export alone", async () => {
+    // A file's author who knows a feed token, and their own browser's id, would read every
+    // call booked after the import, and post without moderation.
+    const token = newToken();
+    const now = new Date().toISOString();
+    await runSql(
+      source,
+      "insert into booking_settings (id, availability, feed_token_hash, updated_at) values (1, ?, ?, ?)",
+      [JSON.stringify(defaultAvailability), tokenDigest(token), now],
+    );
+    await runSql(source, "insert into approved_visitors (visitor_id, approved_at) values (?, ?)", [
+      "a-browser-of-the-file",
+      now,
+    ]);
+    const file = path.join(scratch(), "granting.json");
+    expect((await admin(adminEnv(source), "export", "--out", file)).code).toBe(0);
+    const feed = (t: TestApp) => t.app.inject({ method: "GET", url: `/book/feed/${token}.ics` });
+    const approved = (t: TestApp) => runSql(t, "select visitor_id from approved_visitors");
+
+    const other = await admin(adminEnv(otherSite), "import", "--from", "export", file);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toMatch(
+      /tables\.approved_visitors\[0\]: an approval is kept only from this site's own export/,
+    );
+    expect(other.stdout).toContain("The calendar feed's secret address is kept only from");
+    expect((await feed(otherSite)).statusCode).toBe(404);
+    expect(await approved(otherSite)).toEqual([]);
+
+    const own = await admin(adminEnv(sameSite), "import", "--from", "export", file);
+    expect(own.stderr).toBe("");
+    expect(own.stdout).not.toContain("approved_visitors[0]");
+    expect(own.stdout).not.toContain("calendar feed");
+    expect((await feed(sameSite)).statusCode).toBe(200);
+    expect(await approved(sameSite)).toEqual([{ visitor_id: "a-browser-of-the-file" }]);
   });
 
   it("come in under the owner's name from the site's own export, and from no other", async () => {
