@@ -1,5 +1,8 @@
 import type { ItemKind } from "../../contract/limits.ts";
+import { plural } from "../../contract/plural.ts";
 import type { Catalog } from "../engagement/catalog.ts";
+import { isVisitorId } from "../engagement/visitor.ts";
+import { importedVisitor } from "./apply-plan.ts";
 import { quoted, type Skipped } from "./report.ts";
 import type { ExportRows } from "./tables.ts";
 
@@ -90,14 +93,27 @@ export function skipUnknownItems(tables: ExportRows[], catalog: Catalog): Skippe
   });
 }
 
+/** The tables whose rows are their browser's (its visitor id): to edit, delete and download. */
+const browsersRows = [
+  "science_comments",
+  "science_reactions",
+  "mythology_reactions",
+  "reply_addresses",
+  "bookings",
+];
+
 /**
  * What grants trust, from a file that is not this site's own signed export
- * (docs/decisions/030-import-and-export.md): a browser's approval, by which
- * its comments skip moderation, is left out, and so is the calendar feed's
- * secret address, which whoever wrote the file would know. Returns what to
- * tell the owner of the feed.
+ * (docs/decisions/030-import-and-export.md). A browser's approval, by which
+ * its comments skip moderation, is left out. What browsers wrote comes in as
+ * nobody's: a browser id of such a file can only be one whose cookie this
+ * site signed, the file's writer's own, who would own the rows and, by their
+ * published comments, be trusted with links. The calendar feed's secret
+ * address, which the file's writer would know, is not kept. Returns what to
+ * tell the owner.
  */
-export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notice?: string } {
+export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notices: string[] } {
+  const notices: string[] = [];
   const approvals = tables.find((t) => t.table.name === "approved_visitors");
   const skipped = approvals
     ? leaveOut(
@@ -106,13 +122,27 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
           "an approval is kept only from this site's own export, read back with its cookie secret: approve the browser's next comment instead",
       )
     : [];
+  let owned = 0;
+  for (const { table, rows } of tables) {
+    if (!browsersRows.includes(table.name)) continue;
+    for (const row of rows) {
+      if (typeof row.visitor_id !== "string" || !isVisitorId(row.visitor_id)) continue;
+      row.visitor_id = importedVisitor("browser", row.visitor_id);
+      owned += 1;
+    }
+  }
+  if (owned > 0) {
+    notices.push(
+      `${plural(owned, "row")} that readers' browsers wrote (comments, reactions, addresses for replies, calls) ${owned === 1 ? "comes" : "come"} in as nobody's, for only the owner to change: a browser keeps its own only from this site's own export, read back with its cookie secret.`,
+    );
+  }
   const settings = tables.find((t) => t.table.name === "booking_settings")?.rows ?? [];
   const feeds = settings.filter((row) => row.feed_token_hash !== null);
   for (const row of feeds) row.feed_token_hash = null;
-  if (feeds.length === 0) return { skipped };
-  return {
-    skipped,
-    notice:
+  if (feeds.length > 0) {
+    notices.push(
       "The calendar feed's secret address is kept only from this site's own export, read back with its cookie secret: make a new one (bookings feed --new).",
-  };
+    );
+  }
+  return { skipped, notices };
 }

@@ -143,7 +143,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   if (!signed) {
     const grants = leaveOutGrants(tables);
     skipped.push(...grants.skipped);
-    if (grants.notice) notices.push(grants.notice);
+    notices.push(...grants.notices);
   }
   skipped.push(...skipUnknownItems(tables, catalog));
   checkReferences(tables, problem);

@@ -308,9 +308,9 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     expect((await commentsOf(sameSite, "soap")).comments[0]?.byOwner).toBe(true);
   });
 
-  it("keep a browser's approval and the calendar feed's address from the site's own export alone", async () => {
+  it("keep a browser's rows and approval, and the calendar feed's address, from the site's own export alone", async () => {
     // A file's author who knows a feed token, and their own browser's id, would read every
-    // call booked after the import, and post without moderation.
+    // call booked after the import, own what the file says they wrote, and post without moderation.
     const token = newToken();
     const now = new Date().toISOString();
     await runSql(
@@ -322,10 +322,19 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
       "a-browser-of-the-file",
       now,
     ]);
+    const browser = "AbCdEfGhIjKlMnOpQrStUv";
+    await runSql(
+      source,
+      `insert into science_comments (post_id, user_name, content, content_html, visitor_id, status, by_owner, created_at, updated_at)
+       values ('wifi', 'Mallory', 'Trust me, I have written here for years.', null, ?, 'published', 0, ?, ?)`,
+      [browser, now, now],
+    );
     const file = path.join(scratch(), "granting.json");
     expect((await admin(adminEnv(source), "export", "--out", file)).code).toBe(0);
     const feed = (t: TestApp) => t.app.inject({ method: "GET", url: `/book/feed/${token}.ics` });
     const approved = (t: TestApp) => runSql(t, "select visitor_id from approved_visitors");
+    const writer = (t: TestApp) =>
+      runSql(t, "select visitor_id from science_comments where user_name = 'Mallory'");
 
     const other = await admin(adminEnv(otherSite), "import", "--from", "export", file);
     expect(other.code).toBe(0);
@@ -335,13 +344,17 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     expect(other.stdout).toContain("The calendar feed's secret address is kept only from");
     expect((await feed(otherSite)).statusCode).toBe(404);
     expect(await approved(otherSite)).toEqual([]);
+    expect(other.stdout).toContain("1 row that readers' browsers wrote");
+    expect(await writer(otherSite)).toEqual([{ visitor_id: `imported:browser:${browser}` }]);
 
     const own = await admin(adminEnv(sameSite), "import", "--from", "export", file);
     expect(own.stderr).toBe("");
     expect(own.stdout).not.toContain("approved_visitors[0]");
     expect(own.stdout).not.toContain("calendar feed");
+    expect(own.stdout).not.toContain("nobody's");
     expect((await feed(sameSite)).statusCode).toBe(200);
     expect(await approved(sameSite)).toEqual([{ visitor_id: "a-browser-of-the-file" }]);
+    expect(await writer(sameSite)).toEqual([{ visitor_id: browser }]);
   });
 
   it("come in under the owner's name from the site's own export, and from no other", async () => {
