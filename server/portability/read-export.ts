@@ -3,6 +3,7 @@ import { commentContentSchema, emailSchema, userNameSchema } from "../../contrac
 import { bookingRequestSchema } from "../../contract/bookings.ts";
 import { enquiryRequestSchema } from "../../contract/enquiries.ts";
 import { plural } from "../../contract/plural.ts";
+import { hasNoHiddenCharacters } from "../../contract/text.ts";
 import { isOfferedTimeZone, offeredZoneName } from "../../contract/time-zones.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { emptiedPlace } from "../comments/rows.ts";
@@ -36,6 +37,22 @@ import {
 
 /** The tables whose rows' addresses the site mails: editions, reply mails, answers, reminders. */
 const mailedTables = ["subscribers", "outbox", "reply_addresses", "enquiries", "bookings"];
+
+/** An address a page links to: http or https, without a user or password (as the Webmention receiver's). */
+const webLink = z
+  .string()
+  .max(2000, "is longer than 2000 characters")
+  .refine((value) => {
+    const url = URL.parse(value);
+    return /^https?:$/.test(url?.protocol ?? "") && !url?.username && !url?.password;
+  }, "must be an http or https address");
+
+/** One line of text from elsewhere, as a page shows it. */
+const oneLine = (max: number) =>
+  z
+    .string()
+    .max(max, `is longer than ${max} characters`)
+    .refine(hasNoHiddenCharacters, "holds a line break, or a control or text-direction character");
 
 /** A row by its place in the file, and its id where it has one. */
 const rowName = (table: ExportTable, at: number, row: Record<string, unknown>) =>
@@ -185,6 +202,15 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     ["bookings", "name", bookingRequestSchema.shape.name],
     ["bookings", "note", bookingRequestSchema.shape.note],
     ["bookings", "reader_zone", listedZone],
+    // What a page shows of the web's mentions and Fediverse writers, as their receivers take it.
+    ["webmentions", "source", webLink],
+    ["webmentions", "target", webLink],
+    ["webmentions", "author_url", webLink.optional()],
+    ["webmentions", "author_name", oneLine(100).optional()],
+    ["webmentions", "content", oneLine(1000).optional()],
+    // A handle is @name@host: 64 characters of name at most, and a host's 253.
+    ["fediverse_replies", "handle", oneLine(320)],
+    ["fediverse_followers", "handle", oneLine(320)],
     ...mailedTables.map((name): [string, string, ZodType] => [name, "email", emailSchema]),
   ];
   for (const [name, column, schema] of checked) {

@@ -85,6 +85,12 @@ const soapPage = `<!doctype html><html><head></head><body><h1>Soap</h1>
 <p>${fragment("science:soap", "summary", "Soap")}</p>
 <section>${fragment("science:soap", "comments")}</section></body></html>`;
 
+/** The same page with the web's mentions of it under its comments. */
+const mentionsPage = soapPage.replace(
+  "</section>",
+  `${fragment("science:soap", "mentions")}</section>`,
+);
+
 const commentsOf = async (t: TestApp, post: string) =>
   json(await t.visitor().get(`/api/items/science/${post}/comments`), commentsResponseSchema);
 
@@ -232,6 +238,90 @@ describe.each(backends)("what readers see of an imported comment, on %s", (backe
     expect(await count(t, "science_comments")).toBe(before);
   });
 });
+
+describe.each(backends)(
+  "the web's mentions and Fediverse writers in an export, on %s",
+  (backend) => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(backend, { clientFiles: { "science/soap/index.html": mentionsPage } });
+    });
+    afterAll(() => t?.close());
+
+    const at = "2024-03-01T10:00:00.000Z";
+    const mention = (id: number, extra: Row = {}): Row => ({
+      id,
+      source: `https://blog.example/notes/${id}`,
+      target: "https://engage.example/science/soap",
+      path: "/science/soap",
+      status: "published",
+      kind: "mention",
+      author_name: "Ravi",
+      author_url: "https://blog.example/",
+      content: "A fine explanation of soap.",
+      received_at: at,
+      verified_at: at,
+      ...extra,
+    });
+    const writer = (commentId: number, handle: string): Row => ({
+      comment_id: commentId,
+      note_id: `https://social.example/notes/${commentId}`,
+      actor_id: "https://social.example/users/ravi",
+      handle,
+      name: "Ravi",
+      url: "https://social.example/@ravi",
+      avatar: null,
+      created_at: at,
+    });
+    const remote = (id: number) =>
+      comment(id, { visitor_id: "fediverse:https://social.example/users/ravi" });
+
+    it("are refused where their receivers would refuse them: a link not to a web page, a long or hidden-character line", async () => {
+      const file = exportFile({
+        science_comments: [remote(1), remote(2)],
+        fediverse_replies: [
+          writer(1, "@ravi@social.example\u001b]8;;https://evil.example\u0007"),
+          writer(2, "@ravi@social.example"),
+        ],
+        webmentions: [
+          mention(1, { author_url: "vbscript:msgbox(1)" }),
+          mention(2, { source: "data:text/html,<script>alert(1)</script>" }),
+          mention(3, { source: "https://user:secret@blog.example/notes/3" }),
+          mention(4, { author_name: "N".repeat(101) }),
+          mention(5, { content: "Read this\n\u202Eelbat" }),
+          mention(6),
+        ],
+      });
+      const run = await admin(adminEnv(t), "import", "--from", "export", file);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("Nothing was imported: the input has 6 problems.");
+      for (const line of [
+        "tables.fediverse_replies[0].handle: holds a line break, or a control or text-direction character",
+        "tables.webmentions[0].author_url: must be an http or https address",
+        "tables.webmentions[1].source: must be an http or https address",
+        "tables.webmentions[2].source: must be an http or https address",
+        "tables.webmentions[3].author_name: is longer than 100 characters",
+        "tables.webmentions[4].content: holds a line break, or a control or text-direction character",
+      ]) {
+        expect(run.stderr).toContain(line);
+      }
+      expect(await count(t, "webmentions")).toBe(0);
+
+      // What the receivers take comes in, and shows.
+      const fine = exportFile({
+        science_comments: [remote(2)],
+        fediverse_replies: [writer(2, "@ravi@social.example")],
+        webmentions: [mention(6)],
+      });
+      const imported = await admin(adminEnv(t), "import", "--from", "export", fine);
+      expect(imported.stderr).toBe("");
+      expect(imported.code).toBe(0);
+      const page = async () => (await t.app.inject({ method: "GET", url: "/science/soap" })).body;
+      await expect.poll(page).toContain('href="https://blog.example/notes/6"');
+      expect(await page()).toContain("@ravi@social.example");
+    });
+  },
+);
 
 describe.each(backends)("the owner's comments in an export, on %s", (backend) => {
   let source: TestApp;
