@@ -68,9 +68,17 @@ export function parseXml(
     htmlEntities: false,
     isArray: (_name, path) => arrays.has(String(path)),
   });
-  const node = root.path
-    .split(".")
-    .reduce<unknown>((at, name) => childOf(at, name), parser.parse(text));
+  let parsed: unknown;
+  try {
+    parsed = parser.parse(text);
+  } catch (error) {
+    // Well-formed, but beyond the parser's limits (elements nested over 100 deep).
+    return {
+      root: null,
+      problems: [{ where: "file", message: `cannot be read: ${(error as Error).message}` }],
+    };
+  }
+  const node = root.path.split(".").reduce<unknown>((at, name) => childOf(at, name), parsed);
   if (typeof node !== "object" || node === null) {
     return { root: null, problems: [{ where: "file", message: root.missing }] };
   }

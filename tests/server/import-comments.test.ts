@@ -289,6 +289,17 @@ describe("refusing dangerous or bad input", () => {
     const tornRun = await admin(adminEnv(t), "import", "--from", "disqus", torn);
     expect(tornRun.code).toBe(1);
     expect(tornRun.stderr).toMatch(/line \d+, column \d+: malformed XML/);
+    // Well-formed, but nested deeper than any export: a problem of the file, not a failure.
+    const deep = path.join(dir, "deep.xml");
+    writeFileSync(
+      deep,
+      `<?xml version="1.0"?><disqus>${"<a>".repeat(500)}${"</a>".repeat(500)}</disqus>`,
+    );
+    const deepRun = await admin(adminEnv(t), "import", "--from", "disqus", deep);
+    expect(deepRun.code).toBe(1);
+    expect(deepRun.stderr.trim()).toBe(
+      "Nothing was imported: the input has 1 problem.\n  file: cannot be read: Maximum nested tags exceeded",
+    );
 
     const post = (id: number | string, body: string, date: string, name = "Reader") =>
       `<post dsq:id="${id}"><message><![CDATA[${body}]]></message><createdAt>${date}</createdAt><isDeleted>false</isDeleted><isSpam>false</isSpam><author><name>${name}</name></author><thread dsq:id="1"/></post>`;
