@@ -110,7 +110,9 @@ const browsersRows = [
  * site signed, the file's writer's own, who would own the rows and, by their
  * published comments, be trusted with links. The calendar feed's secret
  * address, which the file's writer would know, is not kept. Returns what to
- * tell the owner.
+ * tell the owner. An edition's schedule and its mails still to go, which
+ * would send the file's edition to this site's subscribers or to the
+ * file's addresses, are left out too.
  */
 export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notices: string[] } {
   const notices: string[] = [];
@@ -134,6 +136,27 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
   if (owned > 0) {
     notices.push(
       `${plural(owned, "row")} that readers' browsers wrote (comments, reactions, addresses for replies, calls) ${owned === 1 ? "comes" : "come"} in as nobody's, for only the owner to change: a browser keeps its own only from this site's own export, read back with its cookie secret.`,
+    );
+  }
+  // An edition and its recipients are the file's word: it would go to every subscriber here.
+  const schedules = tables.find((t) => t.table.name === "edition_schedules");
+  if (schedules) {
+    skipped.push(
+      ...leaveOut(schedules, (row) =>
+        row.queued_at === null
+          ? 'an edition is scheduled only from this site\'s own export, read back with its cookie secret: send its file with "newsletter send"'
+          : null,
+      ),
+    );
+  }
+  const outbox = tables.find((t) => t.table.name === "outbox");
+  if (outbox) {
+    skipped.push(
+      ...leaveOut(outbox, (row) =>
+        row.status === "queued" || row.status === "sending"
+          ? "an edition's mail still to go is sent only from this site's own export, read back with its cookie secret"
+          : null,
+      ),
     );
   }
   const settings = tables.find((t) => t.table.name === "booking_settings")?.rows ?? [];

@@ -529,7 +529,7 @@ describe.each(backends)("scheduled editions in an export, on %s", (backend) => {
   });
   afterAll(() => t?.close());
 
-  it("come in to go at their time, but one whose time passed before the import, which the dry run names too", async () => {
+  it("come in to go at their time from the site's own export, but one whose time passed before the import, which the dry run names too", async () => {
     const edition = (id: number, slug: string): Row => ({
       id,
       slug,
@@ -547,19 +547,56 @@ describe.each(backends)("scheduled editions in an export, on %s", (backend) => {
       ...extra,
     });
     const ahead = new Date(Date.now() + 30 * 86_400_000).toISOString();
-    const file = exportFile({
-      editions: [edition(1, "01-sent"), edition(2, "02-missed"), edition(3, "03-ahead")],
-      edition_schedules: [
-        // Sent on the old site: history.
-        schedule(1, "2025-01-02T07:00:00.000Z", {
-          started_at: "2025-01-02T07:00:01.000Z",
-          queued_at: "2025-01-02T07:00:09.000Z",
-        }),
-        // Its time came while the site moved.
-        schedule(2, "2025-01-09T07:00:00.000Z"),
-        schedule(3, ahead),
+    // An edition goes to every subscriber: it is scheduled from the site's own export alone.
+    const unsigned = exportFile({
+      editions: [edition(3, "03-ahead")],
+      edition_schedules: [schedule(3, ahead)],
+      outbox: [
+        {
+          id: 1,
+          kind: "edition",
+          edition_id: 3,
+          email: "stranger@example.org",
+          token: null,
+          status: "queued",
+          attempts: 0,
+          next_attempt_at: "2025-01-01T00:00:00.000Z",
+          last_error: null,
+          created_at: "2025-01-01T00:00:00.000Z",
+          sent_at: null,
+          feedback: null,
+        },
       ],
     });
+    const refused = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", unsigned);
+    expect(refused.code).toBe(0);
+    expect(refused.stdout).toContain(
+      "tables.edition_schedules[0]: an edition is scheduled only from this site's own export",
+    );
+    expect(refused.stdout).toContain(
+      "tables.outbox[0]: an edition's mail still to go is sent only from this site's own export",
+    );
+    expect(refused.stdout).not.toMatch(/edition_schedules: 1|outbox: 1/);
+    // The site's own signature of no comments, as its export of nothing writes it.
+    const own = path.join(scratch(), "own.json");
+    expect((await admin(adminEnv(t), "export", "--out", own)).code).toBe(0);
+    const { commentsSignature } = JSON.parse(readFileSync(own, "utf8"));
+    const file = exportFile(
+      {
+        editions: [edition(1, "01-sent"), edition(2, "02-missed"), edition(3, "03-ahead")],
+        edition_schedules: [
+          // Sent on the old site: history.
+          schedule(1, "2025-01-02T07:00:00.000Z", {
+            started_at: "2025-01-02T07:00:01.000Z",
+            queued_at: "2025-01-02T07:00:09.000Z",
+          }),
+          // Its time came while the site moved.
+          schedule(2, "2025-01-09T07:00:00.000Z"),
+          schedule(3, ahead),
+        ],
+      },
+      { commentsSignature },
+    );
     const missed =
       'tables.edition_schedules[1]: the edition "02-missed" was to go out at 2025-01-09T07:00:00.000Z, which has passed: it is not scheduled here.';
 
