@@ -112,7 +112,8 @@ const browsersRows = [
  * address, which the file's writer would know, is not kept. Returns what to
  * tell the owner. An edition's schedule and its mails still to go, which
  * would send the file's edition to this site's subscribers or to the
- * file's addresses, are left out too.
+ * file's addresses, are left out too, and so is the audit trail, which
+ * says what the owner did.
  */
 export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notices: string[] } {
   const notices: string[] = [];
@@ -158,6 +159,15 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
           : null,
       ),
     );
+  }
+  // The trail says what the owner did: a file's lines could put words in their mouth.
+  const trail = tables.find((t) => t.table.name === "owner_audit");
+  if (trail && trail.rows.length > 0) {
+    notices.push(
+      `${plural(trail.rows.length, "line")} of the audit trail ${trail.rows.length === 1 ? "was" : "were"} left out: the trail is restored only from this site's own export, read back with its cookie secret.`,
+    );
+    trail.rows = [];
+    trail.at = [];
   }
   const settings = tables.find((t) => t.table.name === "booking_settings")?.rows ?? [];
   const feeds = settings.filter((row) => row.feed_token_hash !== null);

@@ -398,7 +398,7 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     expect((await commentsOf(sameSite, "soap")).comments[0]?.byOwner).toBe(true);
   });
 
-  it("keep a browser's rows and approval, and the calendar feed's address, from the site's own export alone", async () => {
+  it("keep a browser's rows and approval, the calendar feed's address and the audit trail, from the site's own export alone", async () => {
     // A file's author who knows a feed token, and their own browser's id, would read every
     // call booked after the import, own what the file says they wrote, and post without moderation.
     const token = newToken();
@@ -436,6 +436,10 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     expect(await approved(otherSite)).toEqual([]);
     expect(other.stdout).toContain("1 row that readers' browsers wrote");
     expect(await writer(otherSite)).toEqual([{ visitor_id: `imported:browser:${browser}` }]);
+    // The source's trail holds its first export; only its own site restores that line.
+    const exports = (t: TestApp) => count(t, "owner_audit where action = 'export'");
+    expect(other.stdout).toMatch(/\d+ lines? of the audit trail (was|were) left out/);
+    expect(await exports(otherSite)).toBe(0);
 
     const own = await admin(adminEnv(sameSite), "import", "--from", "export", file);
     expect(own.stderr).toBe("");
@@ -445,6 +449,8 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     expect((await feed(sameSite)).statusCode).toBe(200);
     expect(await approved(sameSite)).toEqual([{ visitor_id: "a-browser-of-the-file" }]);
     expect(await writer(sameSite)).toEqual([{ visitor_id: browser }]);
+    expect(own.stdout).not.toContain("audit trail");
+    expect(await exports(sameSite)).toBe(1);
   });
 
   it("come in under the owner's name from the site's own export, and from no other", async () => {
