@@ -112,8 +112,8 @@ const browsersRows = [
  * address, which the file's writer would know, is not kept. Returns what to
  * tell the owner. An edition's schedule and its mails still to go, which
  * would send the file's edition to this site's subscribers or to the
- * file's addresses, are left out too, and so is the audit trail, which
- * says what the owner did.
+ * file's addresses, are left out too, and so are the audit trail, which
+ * says what the owner did, and the examples the spam filter learns from.
  */
 export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notices: string[] } {
   const notices: string[] = [];
@@ -159,6 +159,15 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
           : null,
       ),
     );
+  }
+  // What the owner taught the spam filter: a file's examples would teach it another's mind.
+  const examples = tables.find((t) => t.table.name === "spam_examples");
+  if (examples && examples.rows.length > 0) {
+    notices.push(
+      `${plural(examples.rows.length, "example")} of what the spam filter learnt ${examples.rows.length === 1 ? "was" : "were"} left out: the filter learns only from this site's own export, read back with its cookie secret, and from your decisions.`,
+    );
+    examples.rows = [];
+    examples.at = [];
   }
   // The trail says what the owner did: a file's lines could put words in their mouth.
   const trail = tables.find((t) => t.table.name === "owner_audit");

@@ -398,7 +398,7 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     expect((await commentsOf(sameSite, "soap")).comments[0]?.byOwner).toBe(true);
   });
 
-  it("keep a browser's rows and approval, the calendar feed's address and the audit trail, from the site's own export alone", async () => {
+  it("keep a browser's rows and approval, the calendar feed's address, the audit trail and the spam filter's examples, from the site's own export alone", async () => {
     // A file's author who knows a feed token, and their own browser's id, would read every
     // call booked after the import, own what the file says they wrote, and post without moderation.
     const token = newToken();
@@ -418,6 +418,12 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
       `insert into science_comments (post_id, user_name, content, content_html, visitor_id, status, by_owner, created_at, updated_at)
        values ('wifi', 'Mallory', 'Trust me, I have written here for years.', null, ?, 'published', 0, ?, ?)`,
       [browser, now, now],
+    );
+    // Words a file could teach the filter are ham, so that spam using them is published.
+    await runSql(
+      source,
+      "insert into spam_examples (comment_id, label, source, content, features, created_at) values (null, 'ham', 'approve', 'Cheap replica watches here', null, ?)",
+      [now],
     );
     const file = path.join(scratch(), "granting.json");
     expect((await admin(adminEnv(source), "export", "--out", file)).code).toBe(0);
@@ -440,6 +446,8 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     const exports = (t: TestApp) => count(t, "owner_audit where action = 'export'");
     expect(other.stdout).toMatch(/\d+ lines? of the audit trail (was|were) left out/);
     expect(await exports(otherSite)).toBe(0);
+    expect(other.stdout).toContain("1 example of what the spam filter learnt was left out");
+    expect(await count(otherSite, "spam_examples")).toBe(0);
 
     const own = await admin(adminEnv(sameSite), "import", "--from", "export", file);
     expect(own.stderr).toBe("");
@@ -451,6 +459,8 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     expect(await writer(sameSite)).toEqual([{ visitor_id: browser }]);
     expect(own.stdout).not.toContain("audit trail");
     expect(await exports(sameSite)).toBe(1);
+    expect(own.stdout).not.toContain("spam filter");
+    expect(await count(sameSite, "spam_examples")).toBe(1);
   });
 
   it("come in under the owner's name from the site's own export, and from no other", async () => {
