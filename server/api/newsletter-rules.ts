@@ -36,8 +36,8 @@ export function assertNoHoneypot(website: string | null | undefined): void {
 
 /**
  * The rules every way of subscribing shares, once the form's own checks
- * passed: the per-IP cap on confirmation mails, one mail per pending address
- * per 24 hours, confirmed addresses answered "already subscribed".
+ * passed: the per-IP cap on confirmation mails, one mail per mailbox (every
+ * spelling of its address) per 24 hours, confirmed addresses answered "already subscribed".
  */
 export async function requestSubscription(
   { engagement, newsletter }: { engagement: Engagement; newsletter: NewsletterDeps },

@@ -21,7 +21,7 @@ type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: strin
 const confirmationRules = {
   /** A confirmation link works this long. */
   tokenLifetimeMs: 48 * 60 * 60 * 1000,
-  /** A pending address gets at most one confirmation mail in this period. */
+  /** A mailbox, however its address is spelled, gets at most one confirmation mail in this period. */
   resendAfterMs: dayMs,
   /** Addresses never confirmed are forgotten this long after their last confirmation mail. */
   forgetPendingAfterMs: 7 * dayMs,
@@ -30,7 +30,7 @@ const confirmationRules = {
 type SubscribeOutcome =
   /** A pending address; its confirmation mail is queued in the outbox. */
   | "confirmation_queued"
-  /** A pending address that had a confirmation mail in the last 24 h: nothing sent. */
+  /** Its mailbox, in any spelling, had a confirmation mail in the last 24 h: nothing stored or sent. */
   | "confirmation_recent"
   | "already_subscribed"
   /** The IP address caused its hourly share of confirmation mails: nothing stored or sent. */
@@ -139,8 +139,8 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
     /**
      * The first step of the double opt-in (docs/product.md, "Newsletter"). A
      * new address becomes pending with a fresh unsubscribe token (256 random
-     * bits); a pending one gets a new confirmation link unless it had one in
-     * the last 24 hours. The confirmation mail is queued in the outbox in the
+     * bits); a pending one gets a new confirmation link unless its mailbox, in
+     * any spelling (lib/mailbox.ts), had one in the last 24 hours. The confirmation mail is queued in the outbox in the
      * same transaction, so an answered request is never a lost mail.
      */
     async subscribe(
@@ -149,23 +149,27 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
     ): Promise<SubscribeOutcome> {
       const attempt = () =>
         db.transaction().execute(async (trx): Promise<SubscribeOutcome> => {
-          // Counted in turn with the others from the network, then for the address.
+          // Counted in turn with the others from the network, then for the mailbox: every
+          // spelling of it (letter case, a "+tag", Gmail's dots) is one digest.
+          const held = heldAddress(addressKey, email);
           await takeTurn(store.kind, trx, "confirmation network", ip);
-          await takeTurn(store.kind, trx, "subscription address", email.toLowerCase());
+          await takeTurn(store.kind, trx, "subscription address", held.email_hash);
           const now = new Date();
           const existing = await trx
             .selectFrom("subscribers")
-            .select(["id", "status", "confirmation_sent_at"])
+            .select(["id", "status"])
             .where(sql<string>`lower(email)`, "=", sql<string>`lower(${email})`)
             .executeTakeFirst();
           if (existing?.status === "confirmed") return "already_subscribed";
-          if (
-            existing?.confirmation_sent_at &&
-            now.getTime() - new Date(existing.confirmation_sent_at).getTime() <
-              confirmationRules.resendAfterMs
-          ) {
-            return "confirmation_recent";
-          }
+          // One confirmation mail a day to a mailbox, to whichever spelling asked.
+          const since = new Date(now.getTime() - confirmationRules.resendAfterMs).toISOString();
+          const mailedToday = await trx
+            .selectFrom("subscribers")
+            .select("id")
+            .where("email_hash", "=", held.email_hash)
+            .where("confirmation_sent_at", ">", since)
+            .executeTakeFirst();
+          if (mailedToday) return "confirmation_recent";
           if (await networkShareSent(trx, ip, now, maxPerIpPerHour)) return "ip_limited";
 
           const nowText = now.toISOString();
@@ -175,7 +179,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
               await trx
                 .insertInto("subscribers")
                 .values({
-                  ...heldAddress(addressKey, email),
+                  ...held,
                   unsubscribe_token: newToken(),
                   created_at: nowText,
                   status: "pending",

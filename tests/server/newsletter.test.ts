@@ -207,6 +207,49 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     );
   });
 
+  it("sends one mailbox at most one confirmation mail per 24 hours, however it is spelled, from any network", async () => {
+    const mailbox = `mail.bomb.${backend}@gmail.com`;
+    const spellings = [
+      mailbox,
+      mailbox.toUpperCase(),
+      `mailbomb${backend}+1@gmail.com`,
+      `m.a.i.l.b.o.m.b.${backend}+news@googlemail.com`,
+      `MAILBOMB${backend}+2@Gmail.Com`,
+    ];
+    // Each from a network of its own, so the per-IP cap never applies.
+    for (const email of spellings) {
+      expect((await requestSubscription(t, email, freshIp())).statusCode).toBe(202);
+    }
+    // A confirmation is queued with the subscription, so the outbox already holds every one.
+    const queued = async () =>
+      (
+        await runSql(
+          t,
+          "select email from outbox where kind = 'confirmation' and lower(email) like ? order by id",
+          [`%${backend}%mail.com`],
+        )
+      ).map((row) => row.email);
+    expect(await queued()).toEqual([mailbox]);
+    // Only the address that was mailed is stored; the others asked for nothing that lasts.
+    expect(
+      (await states()).filter((s) => s.email.toLowerCase().includes(backend)).map((s) => s.email),
+    ).toEqual([mailbox]);
+    await smtp.waitFor(() => smtp.to(mailbox).length === 1);
+
+    // A day later, one more, to whichever spelling asks first, though all ask at once.
+    await runSql(t, "update subscribers set confirmation_sent_at = ? where email = ?", [
+      new Date(Date.now() - 25 * 60 * 60 * 1000).toISOString(),
+      mailbox,
+    ]);
+    const answers = await Promise.all(
+      spellings.slice(1).map((email) => requestSubscription(t, email, freshIp())),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual([202, 202, 202, 202]);
+    const [first, second, ...more] = await queued();
+    expect([first, more]).toEqual([mailbox, []]);
+    expect(spellings.slice(1)).toContain(second);
+  });
+
   it("caps the confirmation mails one IP address causes per hour", async () => {
     const ip = freshIp();
     for (const n of [1, 2, 3]) {
