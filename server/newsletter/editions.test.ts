@@ -19,4 +19,16 @@ describe("an edition's frontmatter", () => {
     );
     expect(edition("subject: Why a kettle goes quiet")().subject).toBe("Why a kettle goes quiet");
   });
+
+  it("refuses a subject of more than one line, which a header could not hold", () => {
+    for (const subject of [
+      '"Engines\\r\\nBcc: all@example.com"',
+      '"Engines\\nin June"',
+      "|\n  Engines\n  in June",
+    ]) {
+      expect(edition(`subject: ${subject}`)).toThrow(
+        "04-kettle-noise.md: subject must be one line",
+      );
+    }
+  });
 });

@@ -432,4 +432,58 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     const status = await admin(adminEnv(t), "newsletter", "status");
     expect(status.stdout).toMatch(/2026-07-faults\tgone@example.com\t.*550.*No such user here/);
   });
+
+  it("carries an edition's line of any length whole, through an SMTP server's 998-character limit", async () => {
+    const reader = `long-lines@${backend}.example.net`;
+    const { seedConfirmed } = await import("./support/sql.ts");
+    await seedConfirmed(t, [reader]);
+    const word = "0123456789".repeat(600);
+    const file = editionFile("2026-09-long-lines", "Long lines", `A word: ${word}\n\nThe end.`);
+    expect((await admin(adminEnv(t), "newsletter", "send", file, "--yes")).code).toBe(0);
+    await smtp.waitFor(() => smtp.to(reader).length === 1);
+    const [mail] = smtp.to(reader);
+    expect(mail!.parsed.text).toContain(word);
+    expect(mail!.parsed.html).toContain(`<p>A word: ${word}</p>`);
+  });
+
+  it("sends nothing to a subscriber who unsubscribes while the edition is going out", async () => {
+    const list = Array.from({ length: 20 }, (_, i) => `during${i}@example.net`);
+    const { seedConfirmed } = await import("./support/sql.ts");
+    await seedConfirmed(t, list);
+    const last = list.at(-1)!;
+    // The SMTP server holds every message: the first few are in flight, the rest wait their turn.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived = 0;
+    smtp.answer = async () => {
+      arrived += 1;
+      await held;
+      return undefined;
+    };
+    const file = editionFile("2026-08-while-sending", "While sending");
+    expect((await admin(adminEnv(t), "newsletter", "send", file, "--yes")).code).toBe(0);
+    await expect.poll(() => arrived).toBeGreaterThan(0);
+    const [row] = await runSql(t, "select unsubscribe_token from subscribers where email = ?", [
+      last,
+    ]);
+    const left = await t
+      .visitor()
+      .post("/api/unsubscribe", { token: String(row?.unsubscribe_token) });
+    expect(left.statusCode).toBe(200);
+    release();
+
+    const copies = (email: string) =>
+      smtp.to(email).filter((m) => header(m, "Subject") === "While sending");
+    await smtp.waitFor(() => list.slice(0, -1).every((email) => copies(email).length === 1));
+    await expect
+      .poll(async () =>
+        runSql(t, "select status, last_error from outbox where kind = 'edition' and email = ?", [
+          last,
+        ]),
+      )
+      .toEqual([{ status: "cancelled", last_error: "unsubscribed before sending" }]);
+    expect(copies(last)).toEqual([]);
+  });
 });
