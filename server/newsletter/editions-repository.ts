@@ -1,8 +1,8 @@
-import type { ExpressionBuilder } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { EditionProgress } from "../../contract/console.ts";
-import type { Database } from "../db/schema.ts";
+import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { dayMs } from "../lib/time.ts";
+import { dayMs, toIso } from "../lib/time.ts";
 import { enqueueEach } from "../outbox/queue.ts";
 import { subscriberSuppressed } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
@@ -13,6 +13,37 @@ const unsubscribeWindowMs = 7 * dayMs;
 /** A subscriber whose address no mail goes to (a bounce, a complaint) is left out of an edition. */
 const notSuppressed = (eb: ExpressionBuilder<Database, "subscribers">) =>
   eb.not(subscriberSuppressed(eb));
+
+/**
+ * A subscriber with no copy of the edition yet, in any letter case: one who
+ * had it, left, and came back spelled otherwise ("Ann@" then "ann@") is the
+ * same address, which the unique index on (edition, address) alone would
+ * not see. Only a subscriber whose row is younger than the edition can be
+ * one (a row is never respelled, and one address has one row at a time);
+ * `storedAt` is the edition's time less an hour, for another instance's
+ * clock. Each is looked for by the outbox's index on the lower-case
+ * address: a few rows per subscriber, however long the list.
+ */
+const withoutCopy =
+  (kind: DatabaseKind, editionId: number, storedAt: string) =>
+  ({ eb, exists, not, or, selectFrom }: ExpressionBuilder<Database, "subscribers">) =>
+    or([
+      eb("subscribers.created_at", "<", storedAt),
+      not(
+        exists(
+          selectFrom("outbox")
+            .select("outbox.id")
+            .where(sql<string>`lower(outbox.email)`, "=", sql<string>`lower(subscribers.email)`)
+            // SQLite, without statistics, would read it by the edition's index, every copy
+            // queued so far for each subscriber: the "+" leaves it the address's.
+            .where(
+              kind === "sqlite" ? sql<number>`+outbox.edition_id` : sql.ref("outbox.edition_id"),
+              "=",
+              editionId,
+            ),
+        ),
+      ),
+    ]);
 
 /**
  * The newsletter's editions as stored, their queueing in the outbox (one row
@@ -139,6 +170,12 @@ export function createEditionsRepository(store: Store, fillDigests: () => Promis
       { pageSize = 1000, onPage }: { pageSize?: number; onPage?: (queued: number) => void } = {},
     ): Promise<number> {
       const now = nowIso();
+      const edition = await db
+        .selectFrom("editions")
+        .select("created_at")
+        .where("id", "=", editionId)
+        .executeTakeFirstOrThrow();
+      const storedAt = new Date(Date.parse(toIso(edition.created_at)) - 3_600_000).toISOString();
       let after = 0;
       let queued = 0;
       for (;;) {
@@ -169,6 +206,7 @@ export function createEditionsRepository(store: Store, fillDigests: () => Promis
             .where("id", ">", after)
             .where("id", "<=", last)
             .where(notSuppressed)
+            .where(withoutCopy(store.kind, editionId, storedAt))
             .orderBy("id"),
         );
         after = last;

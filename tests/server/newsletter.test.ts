@@ -68,6 +68,13 @@ describe.each(backends)("the newsletter on %s", (backend) => {
       email: string;
       status: string;
     }[];
+  /** Follows the unsubscribe link of `email`'s copies, as its reader would. */
+  const unsubscribeByLink = async (email: string) => {
+    const [row] = await runSql(t, "select unsubscribe_token from subscribers where email = ?", [
+      email,
+    ]);
+    return t.visitor().post("/api/unsubscribe", { token: String(row?.unsubscribe_token) });
+  };
   const exported = async () =>
     parseExport((await admin(adminEnv(t), "subscribers", "export")).stdout);
 
@@ -433,6 +440,26 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     expect(status.stdout).toMatch(/2026-07-faults\tgone@example.com\t.*550.*No such user here/);
   });
 
+  it("sends an edition once to an address that left and came back in other capitals", async () => {
+    const before = "Case.Reader@example.net";
+    const { seedConfirmed } = await import("./support/sql.ts");
+    await seedConfirmed(t, [before]);
+    const file = editionFile("2026-10-once-in-any-case", "Once in any case");
+    expect((await admin(adminEnv(t), "newsletter", "send", file, "--yes")).code).toBe(0);
+    await smtp.waitFor(() => smtp.to(before).length === 1);
+    expect((await unsubscribeByLink(before)).statusCode).toBe(200);
+    await seedConfirmed(t, ["case.reader@example.net"]);
+
+    // The same file sent again (a crash half way, a second instance): nobody has it twice.
+    const again = await admin(adminEnv(t), "newsletter", "send", file, "--yes");
+    expect(again.stdout).toContain("for 0 subscribers");
+    expect(
+      await runSql(t, "select email from outbox where kind = 'edition' and lower(email) = ?", [
+        "case.reader@example.net",
+      ]),
+    ).toEqual([{ email: before }]);
+  });
+
   it("carries an edition's line of any length whole, through an SMTP server's 998-character limit", async () => {
     const reader = `long-lines@${backend}.example.net`;
     const { seedConfirmed } = await import("./support/sql.ts");
@@ -465,13 +492,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     const file = editionFile("2026-08-while-sending", "While sending");
     expect((await admin(adminEnv(t), "newsletter", "send", file, "--yes")).code).toBe(0);
     await expect.poll(() => arrived).toBeGreaterThan(0);
-    const [row] = await runSql(t, "select unsubscribe_token from subscribers where email = ?", [
-      last,
-    ]);
-    const left = await t
-      .visitor()
-      .post("/api/unsubscribe", { token: String(row?.unsubscribe_token) });
-    expect(left.statusCode).toBe(200);
+    expect((await unsubscribeByLink(last)).statusCode).toBe(200);
     release();
 
     const copies = (email: string) =>
