@@ -6,7 +6,7 @@ import type { WriterKeys } from "../engagement/writer-keys.ts";
 import { createFormTokens, type FormTokens, type SpentFormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
-import { claimsName } from "./fold.ts";
+import { claimsBadge, claimsName } from "./fold.ts";
 import type { Moderation } from "./service.ts";
 import type { SpamFilter } from "./spam/filter.ts";
 import type { Screening } from "./spam/store.ts";
@@ -75,14 +75,21 @@ export function createCommentDefences({
 
   /**
    * The owner's name, in any letter case or look-alike spelling, with words
-   * around it or cut to initials, is the owner's alone.
+   * around it or cut to initials, is the owner's alone; so is a word that
+   * reads as the "Author" label beside it (`claimsBadge`).
    */
   function nameRefusal(userName: string): Refusal | null {
-    if (!ownerName || !claimsName(userName, ownerName)) return null;
+    const why =
+      ownerName && claimsName(userName, ownerName)
+        ? "is the site owner's name"
+        : claimsBadge(userName)
+          ? "reads as the label of the site owner's own comments"
+          : null;
+    if (!why) return null;
     return {
       status: 422,
       code: "reserved_name",
-      message: `"${userName}" is the site owner's name, so visitors cannot comment under it. Please choose another name.`,
+      message: `"${userName}" ${why}, so visitors cannot comment under it. Please choose another name.`,
     };
   }
 

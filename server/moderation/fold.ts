@@ -124,3 +124,20 @@ export function claimsName(name: string, reserved: string): boolean {
   }
   return false;
 }
+
+/** The words a badge or a role says beside a name: the "Author" label on the owner's comments. */
+const badgeWords = new Set(
+  ["author", "owner", "admin", "administrator", "moderator"].map(foldWord),
+);
+
+function foldWord(word: string): string {
+  return foldLeet(foldLookAlikes(word)).replace(/rn/g, "m").replace(/vv/g, "w");
+}
+
+/**
+ * Whether `name` carries a word that reads as the label only the owner's
+ * comments have ("Sam Author", "Sam (аuthor)", "Site Owner"): on the page
+ * and to a screen reader, such a name is the owner's name and badge.
+ */
+export const claimsBadge = (name: string): boolean =>
+  nameWords(name).some((word) => badgeWords.has(word));

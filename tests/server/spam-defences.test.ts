@@ -472,6 +472,31 @@ describe.each(backends)("spam defences on %s", (backend) => {
     });
   });
 
+  describe("the Author label", () => {
+    it.each([
+      "Sam Author",
+      "Sam (author)",
+      "Sam · АUTHОR", // Cyrillic А and О
+      "Site Owner",
+      "admin",
+      "Moderator Sam",
+    ])("is in no reader's name: refuses %j", async (userName) => {
+      await expectRefused(
+        { content: "Hello", userName },
+        422,
+        "reserved_name",
+        /label of the site owner's own comments/,
+      );
+    });
+
+    it("leaves names that merely hold its letters", async () => {
+      for (const userName of ["Authority Fan", "Samowner", "Ownerson", "Adminah"]) {
+        const response = await t.visitor().comment(freshItem("science"), "Hi", userName);
+        expect(response.statusCode).toBe(201);
+      }
+    });
+  });
+
   describe("the default lists", () => {
     it("leaves nothing of about thirty kinds of junk for other readers, and publishes ordinary comments", async () => {
       const postId = freshItem("science");
