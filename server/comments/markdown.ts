@@ -115,6 +115,18 @@ function hostOf(address: string): string | null {
 /** One host is the other, or under it ("en.wikipedia.org" and "wikipedia.org"). */
 const sameSite = (a: string, b: string) => a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
 
+/**
+ * Whether a link's text shows the address of another site than its `href`
+ * leads to ("paypal.com" on a link to evil.example): how phishing hides
+ * where a link goes, in a comment or in a name linked to its writer's page.
+ */
+export function showsAnotherSite(text: string, href: string): boolean {
+  const target = hostOf(href);
+  return addressesShown(text)
+    .map(hostOf)
+    .some((host) => host !== null && target !== null && !sameSite(host, target));
+}
+
 /** The links of a parsed comment, each with the text it shows. */
 function linksOf(tokens: Token[]): { href: string; text: string }[] {
   const links: { href: string; text: string }[] = [];
@@ -168,11 +180,7 @@ export function markdownRefusal(source: string): MarkdownRefusal | null {
     };
   }
   for (const link of linksOf(tokens)) {
-    const target = hostOf(link.href);
-    const shown = addressesShown(link.text)
-      .map(hostOf)
-      .find((host) => host !== null && target !== null && !sameSite(host, target));
-    if (shown) {
+    if (showsAnotherSite(link.text, link.href)) {
       const text = link.text.trim();
       return {
         status: 422,

@@ -34,6 +34,34 @@ on\u0085<a href="https://ewe.test/science/soap">so\uFEFFap</a></p>
   });
 });
 
+describe("a mentioning page's author", () => {
+  const entryBy = (card: string) =>
+    readEntry(
+      `<article class="h-entry">${card}<p class="p-content">See <a href="https://ewe.test/science/soap">soap</a></p></article>`,
+      new URL("https://eve.example/notes/1"),
+      new URL("https://ewe.test/science/soap"),
+    );
+
+  it("loses a name that reads as another site's address than the page it links to", async () => {
+    for (const name of ["paypal.com", "www.ewe.test", "Mail from https://bank.example/login"]) {
+      const entry = await entryBy(
+        `<a class="p-author h-card" href="https://evil.example/">${name}</a>`,
+      );
+      expect(entry.authorName, name).toBeNull();
+      expect(entry.authorUrl).toBe("https://evil.example/");
+    }
+  });
+
+  it("keeps a name that is an address of its own site, or is no address", async () => {
+    for (const name of ["eve.example", "blog.eve.example", "Eve Rao", "Dr. Eve"]) {
+      const entry = await entryBy(
+        `<a class="p-author h-card" href="https://eve.example/">${name}</a>`,
+      );
+      expect(entry.authorName).toBe(name);
+    }
+  });
+});
+
 describe("a mentioning page nested without end", () => {
   it("is refused at once, not parsed for minutes", async () => {
     // 1 MB, the most a source is read: each `<div>` opened the parser's work on all the others.

@@ -2,6 +2,7 @@ import { defaultTreeAdapter, parse } from "parse5";
 import type { ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import { withoutHiddenCharacters } from "../../contract/text.ts";
+import { showsAnotherSite } from "../comments/markdown.ts";
 import type { RemoteAnswer } from "./safe-fetch.ts";
 
 /*
@@ -170,9 +171,12 @@ export async function readEntry(
     else authorName = text;
   }
   const content = stringOf(props.content?.[0]) ?? stringOf(props.summary?.[0]);
+  const name = authorName ? oneLine(authorName, nameMax) : "";
   return {
     kind,
-    authorName: authorName ? oneLine(authorName, nameMax) || null : null,
+    // The name links to the author's page: one that reads as another site's address
+    // would send readers where it does not say, so the page's host stands in its place.
+    authorName: name === "" || (authorUrl && showsAnotherSite(name, authorUrl)) ? null : name,
     authorUrl,
     content: kind === "like" || kind === "repost" || !content ? null : oneLine(content, contentMax),
   };
