@@ -81,7 +81,8 @@ const usernameMax = 64;
 function handleOf(actor: Actor): string {
   const host = actor.id?.host ?? "unknown";
   const given = withoutHiddenCharacters(actor.preferredUsername?.toString() ?? "");
-  const name = [...given.replace(/[\p{Co}\p{Cn}\s]/gu, "")];
+  // An "@" in it would make a second server of its text: "@support@bank.example@their.host".
+  const name = [...given.replace(/[\p{Co}\p{Cn}\s@]/gu, "")];
   const shown =
     name.length > usernameMax ? `${name.slice(0, usernameMax - 1).join("")}…` : name.join("");
   return `@${shown || "someone"}@${host}`;

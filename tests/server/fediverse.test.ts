@@ -103,10 +103,13 @@ async function remoteServer() {
     jo: () => ["image/png", png],
     kim: () => ["image/png", png],
     lu: () => ["image/png", png],
+    max: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
   const usernames: Record<string, string> = {
     eve: `\u202Eev\u200Be\u001B]0;owned\u0007 ${"x".repeat(300)}`,
+    // A name with a server in it: "@support@bank.example@their.host" reads as the bank's account.
+    max: "support@bank.example",
   };
   const names: Record<string, string> = { eve: "\u001B]0;owned\u0007Eve\u202E\nRao" };
   let base = "";
@@ -1191,6 +1194,22 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     });
     expect((await byText("Thanks, good to know."))?.parentId).toBe(question?.id);
     expect(await byText("Lost in the post.")).toBeUndefined();
+  });
+
+  it("shows a writer's handle with their own server's name as its only server", {
+    timeout: 240_000,
+  }, async () => {
+    const id = `${remote.actor("max")}/statuses/1`;
+    expect((await says("max", id, "max has a question")).statusCode).toBe(202);
+    const max = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
+        (comment) => comment.content.startsWith("max"),
+      );
+    await waitFor(async () => (await max()) !== undefined, {
+      timeoutMs: 120_000,
+      what: "max's reply under the post",
+    });
+    expect((await max())?.remote?.handle).toBe(`@supportbank.example@${new URL(remote.base).host}`);
   });
 
   it("logs that a reply arrived, and none of its words", { timeout: 240_000 }, async () => {
