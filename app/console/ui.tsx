@@ -15,7 +15,7 @@ export const inputClass =
   "rounded-lg border border-line bg-ink px-3 py-1.5 text-slate-100 placeholder:text-slate-400";
 
 /** A field's label, its text above the control. */
-export const fieldClass = "flex flex-col gap-1 text-sm text-slate-300";
+export const fieldClass = "flex flex-col gap-1 text-sm wrap-anywhere text-slate-300";
 
 type FieldProps<V> = {
   label: string;

@@ -15,6 +15,8 @@ import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
 test.describe.configure({ mode: "serial" });
 
 let own: OwnSite;
+/** A name with no space in it, as long as the enquiry form takes (100 characters). */
+const longName = "Bo".padEnd(100, "o");
 /** A URL with no space in it, as a stranger may type one anywhere. */
 const unbroken = `https://example.org/${"averyveryverylongpathsegment".repeat(4)}`.slice(0, 120);
 
@@ -50,6 +52,18 @@ test.beforeAll(async ({ request }) => {
     });
     expect(sent.status(), await sent.text()).toBe(201);
   }).toPass({ timeout: 20_000 });
+  // A name as long as the form takes, with no space in it.
+  const sent = await request.post(`${own.siteUrl}/api/enquiries`, {
+    headers: { origin: own.siteUrl },
+    data: {
+      name: longName,
+      email: "bo@example.org",
+      service: "other",
+      message: "Could you review the tolerance stack of our gearbox housing, bore to bore?",
+      formToken,
+    },
+  });
+  expect(sent.status(), await sent.text()).toBe(201);
 });
 test.afterAll(async () => {
   await own?.stop();
@@ -70,6 +84,17 @@ for (const width of [360, 1280]) {
     expect(await pastTheEdge(page)).toBe(0);
   });
 }
+
+test("an enquiry's name without spaces wraps in its heading on a phone", async ({ visitor }) => {
+  const page = await openAt(visitor, "/admin/enquiries", 360);
+  const card = page.getByRole("article", { name: `Enquiry from ${longName}` });
+  const heading = card.getByRole("heading", { name: new RegExp(`^${longName}`) });
+  await expect(heading).toBeVisible();
+  expect(await heading.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(
+    true,
+  );
+  expect(await pastTheEdge(page)).toBe(0);
+});
 
 test("a follower's handle without spaces wraps on a phone", async ({ visitor }) => {
   const page = await openAt(visitor, "/admin/followers", 360);
@@ -100,8 +125,9 @@ test("Readers and Bookings fit a phone: a wide table's rows stack, each whole in
     row.getByRole("rowheader").boundingBox(),
   ]);
   expect(path?.width ?? 0).toBeGreaterThan((table?.width ?? 0) * 0.9);
-  await expect(row).toContainText("Enquiries 1");
-  await expect(row.getByRole("cell").nth(1)).toHaveAccessibleName("1");
+  // Asha's enquiry and the one under the long name.
+  await expect(row).toContainText("Enquiries 2");
+  await expect(row.getByRole("cell").nth(1)).toHaveAccessibleName("2");
   expect(await seriousViolations(page, "main")).toEqual([]);
 
   await page.goto(`${own.siteUrl}/admin/bookings`);

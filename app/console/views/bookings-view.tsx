@@ -40,7 +40,7 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
       className="rounded-xl border border-line bg-ink/40 p-4"
     >
       <header className="flex flex-wrap items-baseline justify-between gap-2">
-        <h3 className="font-semibold text-slate-100">
+        <h3 className="min-w-0 font-semibold wrap-anywhere text-slate-100">
           {momentLabel(start, ownerZone)} · {booking.name}
         </h3>
         <p className="text-sm text-slate-400">

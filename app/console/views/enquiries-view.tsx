@@ -59,7 +59,7 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
       className="rounded-2xl border border-line bg-panel p-5"
     >
       <header className="flex flex-wrap items-baseline justify-between gap-2">
-        <h2 className="text-base font-semibold text-slate-100">
+        <h2 className="min-w-0 text-base font-semibold wrap-anywhere text-slate-100">
           {enquiry.name} · {enquiry.serviceTitle}
         </h2>
         <p className="text-sm text-slate-400">

@@ -169,7 +169,7 @@ export function FollowersView() {
               {(one) => (
                 <li key={one.id} className="rounded-xl border border-line p-4">
                   <article aria-label={`Webmention ${one.id}`} className="space-y-2 text-sm">
-                    <p className="text-slate-200">
+                    <p className="wrap-anywhere text-slate-200">
                       {said[one.kind]} of <a href={one.path}>{one.path}</a> from{" "}
                       <a
                         href={one.source}
