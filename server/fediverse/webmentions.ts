@@ -124,6 +124,8 @@ export function createWebmentions({
     path: string;
     status: string;
     content: string | null;
+    author_name: string | null;
+    author_url: string | null;
   }) {
     const source = new URL(row.source);
     const target = new URL(row.target);
@@ -158,9 +160,13 @@ export function createWebmentions({
           .where("status", "=", "published")
           .where("source", "like", `${source.origin}/%`)
           .executeTakeFirst()) !== undefined);
-    // An approved mention stays so while it says the same; changed, it waits again.
+    // An approved mention stays so while it says the same under the same name and link; changed, it waits again.
     const status =
-      trusted || (row.status === "published" && row.content === entry.content)
+      trusted ||
+      (row.status === "published" &&
+        row.content === entry.content &&
+        row.author_name === entry.authorName &&
+        row.author_url === entry.authorUrl)
         ? "published"
         : "pending";
     await db
@@ -193,7 +199,16 @@ export function createWebmentions({
         for (;;) {
           const due = await db
             .selectFrom("webmentions")
-            .select(["id", "source", "target", "path", "status", "content"])
+            .select([
+              "id",
+              "source",
+              "target",
+              "path",
+              "status",
+              "content",
+              "author_name",
+              "author_url",
+            ])
             .where("verified_at", "is", null)
             .orderBy("id")
             .limit(20)

@@ -27,7 +27,16 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   /** Answers to `/slow/…` pages, held until the test lets them go. */
   const held: (() => void)[] = [];
   let letGo = false;
+  /** The author `/signed` pages name. */
+  let signedBy = "Ada";
   const server = createServer((request, response) => {
+    if (request.url?.includes("/signed")) {
+      response.writeHead(200, { "content-type": "text/html" }).end(
+        `<!doctype html><article class="h-entry"><a class="p-author h-card" href="https://ada.example/">${signedBy}</a>
+<p class="e-content">Soap, <a href="${target}">explained</a>.</p></article>`,
+      );
+      return;
+    }
     if (request.url?.includes("/slow/") && !letGo) {
       held.push(() => response.writeHead(404).end());
       return;
@@ -103,6 +112,46 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       },
     ]);
     expect(logged).toContain("a webmention stays as it was");
+  });
+
+  it("sends an approved mention back for approval when its author's name changes", async () => {
+    const webmentions = webmentionsOf();
+    const { db } = scratch.store;
+    const from = `${source}/signed`;
+    await db
+      .insertInto("webmentions")
+      .values({
+        source: from,
+        target,
+        path: "/science/soap",
+        status: "unverified",
+        kind: "mention",
+        received_at: new Date().toISOString(),
+      })
+      .execute();
+    const checked = async () => {
+      await webmentions.wake();
+      return db
+        .selectFrom("webmentions")
+        .select(["status", "author_name"])
+        .where("source", "=", from)
+        .executeTakeFirstOrThrow();
+    };
+    expect(await checked()).toEqual({ status: "pending", author_name: "Ada" });
+    // The owner approves it; checked again unchanged, it stays.
+    await db
+      .updateTable("webmentions")
+      .set({ status: "published" })
+      .where("source", "=", from)
+      .execute();
+    const again = () =>
+      db.updateTable("webmentions").set({ verified_at: null }).where("source", "=", from).execute();
+    await again();
+    expect(await checked()).toEqual({ status: "published", author_name: "Ada" });
+    // The same words under another name (the owner's, say): the owner sees it again first.
+    signedBy = "Site Owner";
+    await again();
+    expect(await checked()).toEqual({ status: "pending", author_name: "Site Owner" });
   });
 
   it("keeps one mention of a page from a source, however the target's address is written", async () => {
