@@ -141,6 +141,7 @@ export async function buildApp({
   const eventStreams = createStreamSlots({
     max: config.EVENT_STREAMS_MAX,
     perIp: config.EVENT_STREAMS_PER_IP,
+    perNetwork: config.EVENT_STREAMS_PER_NETWORK,
     perVisitor: config.EVENT_STREAMS_PER_VISITOR,
   });
   app.decorate("eventStreams", eventStreams);

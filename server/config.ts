@@ -191,6 +191,7 @@ const envSchema = z
     ASSISTANT_LLM_ANSWERS_PER_DAY: int(1000, 1, 1_000_000),
     EVENT_STREAMS_MAX: int(10_000),
     EVENT_STREAMS_PER_IP: int(20),
+    EVENT_STREAMS_PER_NETWORK: int(1000),
     EVENT_STREAMS_PER_VISITOR: int(10),
     OWNER_SIGN_IN_ATTEMPTS_PER_HOUR: int(20, 1, 10_000),
     EDITIONS_DIR: z.string().min(1).default("./newsletter"),

@@ -1,10 +1,16 @@
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { ApiError } from "./errors.ts";
 
 type StreamLimits = {
   /** Open streams one instance serves, from everyone. */
   max: number;
-  /** Open streams from one IP address. */
+  /** Open streams from one IP address (an IPv6 address by its /64). */
   perIp: number;
+  /**
+   * Open streams from one IPv6 network (its /48, which holds 65,536 /64s, each
+   * counted as an address): without it, one network could take every stream.
+   */
+  perNetwork: number;
   /** Open streams of one visitor (a browser with the visitor cookie). */
   perVisitor: number;
 };
@@ -28,6 +34,7 @@ declare module "fastify" {
 export function createStreamSlots(limits: StreamLimits) {
   let open = 0;
   const byIp = new Map<string, number>();
+  const byNetwork = new Map<string, number>();
   const byVisitor = new Map<string, number>();
 
   const add = (counts: Map<string, number>, key: string, delta: number) => {
@@ -47,6 +54,9 @@ export function createStreamSlots(limits: StreamLimits) {
      * gives the slot back; calling it again does nothing.
      */
     take(ip: string, visitorId: string | null): () => void {
+      const address = addressScope(ip);
+      // An IPv4 address is its own network: it is counted once, as an address.
+      const network = networkOf(ip) === address ? null : networkOf(ip);
       const tooMany = (from: string) =>
         new ApiError(
           429,
@@ -54,7 +64,10 @@ export function createStreamSlots(limits: StreamLimits) {
           `Too many live-update streams open ${from}; close some pages and try again.`,
           retryAfterSeconds,
         );
-      if ((byIp.get(ip) ?? 0) >= limits.perIp) throw tooMany("from this address");
+      if ((byIp.get(address) ?? 0) >= limits.perIp) throw tooMany("from this address");
+      if (network !== null && (byNetwork.get(network) ?? 0) >= limits.perNetwork) {
+        throw tooMany("from this network");
+      }
       if (visitorId !== null && (byVisitor.get(visitorId) ?? 0) >= limits.perVisitor) {
         throw tooMany("in this browser");
       }
@@ -67,14 +80,16 @@ export function createStreamSlots(limits: StreamLimits) {
         );
       }
       open += 1;
-      add(byIp, ip, 1);
+      add(byIp, address, 1);
+      if (network !== null) add(byNetwork, network, 1);
       if (visitorId !== null) add(byVisitor, visitorId, 1);
       let released = false;
       return () => {
         if (released) return;
         released = true;
         open -= 1;
-        add(byIp, ip, -1);
+        add(byIp, address, -1);
+        if (network !== null) add(byNetwork, network, -1);
         if (visitorId !== null) add(byVisitor, visitorId, -1);
       };
     },

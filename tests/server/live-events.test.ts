@@ -260,10 +260,14 @@ describe("stream slots", () => {
   let baseUrl: string;
   const logs = capturedLogs("info");
   const streams: EventStream[] = [];
-  const open = (options: { localAddress?: string; cookie?: string } = {}) => {
+  const open = (options: { localAddress?: string; cookie?: string; from?: string } = {}) => {
     const stream = new EventStream(baseUrl, "science:wifi", undefined, {
       ...(options.localAddress ? { localAddress: options.localAddress } : {}),
-      headers: options.cookie ? { cookie: options.cookie } : {},
+      headers: {
+        ...(options.cookie ? { cookie: options.cookie } : {}),
+        // The reader's address as the proxy in front (trusted on loopback) passes it on.
+        ...(options.from ? { "x-forwarded-for": options.from } : {}),
+      },
     });
     streams.push(stream);
     return stream;
@@ -273,7 +277,13 @@ describe("stream slots", () => {
 
   beforeAll(async () => {
     t = await startTestApp("sqlite", {
-      env: { EVENT_STREAMS_MAX: "5", EVENT_STREAMS_PER_IP: "3", EVENT_STREAMS_PER_VISITOR: "1" },
+      env: {
+        EVENT_STREAMS_MAX: "5",
+        EVENT_STREAMS_PER_IP: "3",
+        EVENT_STREAMS_PER_NETWORK: "4",
+        EVENT_STREAMS_PER_VISITOR: "1",
+        TRUST_PROXY: "loopback",
+      },
       logger: logs.logger,
     });
     baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
@@ -297,6 +307,22 @@ describe("stream slots", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const other = open({ localAddress: "127.0.0.2" });
+    await other.ready();
+    expect(other.status).toBe(200);
+  });
+
+  it("one IPv6 network filling its share from many addresses does not lock out another network", async () => {
+    // A /48 holds 65,536 /64s, each counted as one address: the network is counted too.
+    const network = ["2001:db8:1:1::1", "2001:db8:1:1::2", "2001:db8:1:2::1", "2001:db8:1:3::1"];
+    await Promise.all(network.map((from) => open({ from }).ready()));
+    const refused = await refusedStream({ "x-forwarded-for": "2001:db8:1:4::1" });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as ErrorResponse).error.message).toBe(
+      "Too many live-update streams open from this network; close some pages and try again.",
+    );
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    const other = open({ from: "2001:db8:2::1" });
     await other.ready();
     expect(other.status).toBe(200);
   });

@@ -10,7 +10,6 @@ import {
   ownerCommentsTopic,
 } from "../../../contract/event-names.ts";
 import type { LiveEvent } from "../../events/bus.ts";
-import { addressScope } from "../../lib/address-scope.ts";
 import { ApiError, errorResponses } from "../errors.ts";
 import type { StreamSlots } from "../stream-slots.ts";
 import { type OwnerSession, type RouteDeps, requireItem } from "./deps.ts";
@@ -179,7 +178,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
   );
 
   async function stream(request: FastifyRequest, reply: FastifyReply, source: Source) {
-    const release = slots.take(addressScope(request.ip), source.visitorId);
+    const release = slots.take(request.ip, source.visitorId);
 
     // Subscribe before reading the position, so nothing falls in between;
     // events arriving during the replay wait and are deduplicated by id.
