@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
-import { addressScope } from "../lib/address-scope.ts";
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { representation } from "../lib/representation.ts";
 import { sendRepresentation } from "./etag.ts";
 import { cacheControl, type SiteFile } from "./site-files.ts";
@@ -35,6 +35,12 @@ const shownMax = 20;
  * searches a few times a minute, a flood is cut short.
  */
 export const searchesPerMinute = 60;
+/**
+ * Searches one IPv6 network (its /48) may make in a minute, from all its
+ * addresses: each of its 65,536 /64s counts as one address above, so without
+ * it one network (or a home's /56) could keep the process busy searching.
+ */
+export const searchesPerMinutePerNetwork = 600;
 
 const resultsHole = '<ewe-fragment data-part="search-results"></ewe-fragment>';
 /** The field of the page's form, whose value the server fills in. */
@@ -147,6 +153,30 @@ export function searchPage(
     timeWindow: 60_000,
     keyGenerator: (request) => addressScope(request.ip),
   });
+  // An IPv4 address is its own network: the limit above comes first.
+  const networkLimit = app.createRateLimit({
+    max: searchesPerMinutePerNetwork,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `network:${networkOf(request.ip)}`,
+  });
+  /** The search's refusal when its address or its network has searched enough this minute. */
+  async function refusal(request: FastifyRequest) {
+    for (const [check, max, from] of [
+      [limit, searchesPerMinute, "your address"],
+      [networkLimit, searchesPerMinutePerNetwork, "your network"],
+    ] as const) {
+      const allowance = await check(request);
+      if (!allowance.isAllowed && allowance.isExceeded) {
+        return {
+          wait: Math.max(1, allowance.ttlInSeconds),
+          html: alert(
+            `That is more than ${max} searches in a minute from ${from}. Wait a moment, then press Search again.`,
+          ),
+        };
+      }
+    }
+    return null;
+  }
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
     const { q } = request.query as { q?: unknown };
@@ -156,15 +186,12 @@ export function searchPage(
       return sendRepresentation(request, reply, bare);
     }
     reply.header("cache-control", "no-store");
-    const allowance = await limit(request);
-    if (!allowance.isAllowed && allowance.isExceeded) {
-      const html = alert(
-        `That is more than ${searchesPerMinute} searches in a minute from your address. Wait a moment, then press Search again.`,
-      );
+    const refused = await refusal(request);
+    if (refused) {
       return reply
         .code(429)
-        .header("retry-after", String(Math.max(1, allowance.ttlInSeconds)))
-        .send(page(shownWords(String(q)).slice(0, limits.searchTermsMax), html));
+        .header("retry-after", String(refused.wait))
+        .send(page(shownWords(String(q)).slice(0, limits.searchTermsMax), refused.html));
     }
     const answer = outcome(q);
     reply.code(answer.status);

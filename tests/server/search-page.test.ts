@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { limits } from "../../contract/limits.ts";
 import { writeSearchIndex } from "../../scripts/search-index.ts";
-import { searchesPerMinute } from "../../server/web/search-page.ts";
+import { searchesPerMinute, searchesPerMinutePerNetwork } from "../../server/web/search-page.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -228,5 +228,23 @@ describe("the search page", () => {
     // The page itself, and other addresses, are not held up.
     expect((await search("", flooder)).statusCode).toBe(200);
     expect((await search("?q=soap", "203.0.113.10")).statusCode).toBe(200);
+  });
+
+  it(`lets one IPv6 network search ${searchesPerMinutePerNetwork} times a minute from all its addresses, then asks it to wait`, async () => {
+    // Each /64 is one address with its own allowance; a /48 holds 65,536 of them.
+    const inNetwork = (n: number) => `2001:db8:7:${n.toString(16)}::1`;
+    const perAddress = searchesPerMinute / 2;
+    for (let i = 0; i < searchesPerMinutePerNetwork; i += 1) {
+      const response = await search(`?q=soap${i}`, inNetwork(Math.floor(i / perAddress)));
+      expect(response.statusCode).toBe(200);
+    }
+    const refused = await search("?q=soap", inNetwork(0xfff));
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(resultsOf(refused.body)).toContain(
+      `more than ${searchesPerMinutePerNetwork} searches in a minute from your network`,
+    );
+    // Another network is not held up.
+    expect((await search("?q=soap", "2001:db8:8::1")).statusCode).toBe(200);
   });
 });
