@@ -211,6 +211,32 @@ describe("the page on a second instance", () => {
       what: "the page on B shows A's comment",
     });
   });
+
+  it("has a comment deleted on the first gone from its page and its read, fast path too, once its stream says so", async () => {
+    const origin = await b.app.listen({ host: "127.0.0.1", port: 0 });
+    // Over a socket: a page or read served twice unchanged is answered by the fast path.
+    const read = async (path: string) => (await fetch(`${origin}${path}`)).text();
+    const both = async () => [await read("/science"), await read("/api/items/science/soap/comments")];
+    const stream = new EventStream(origin, "science:soap");
+    try {
+      await stream.ready();
+      const alex = a.visitor();
+      const { comment } = JSON.parse((await alex.comment("soap", "Deleted on A soon")).body);
+      await stream.find("comment", (event) => event.commentId === comment.id);
+      for (let i = 0; i < 3; i += 1) {
+        for (const text of await both()) expect(text).toContain("Deleted on A soon");
+      }
+      expect((await alex.delete(`/api/comments/${comment.id}`)).statusCode).toBe(204);
+      await stream.find(
+        "comment",
+        (event) => event.commentId === comment.id && event.action === "deleted",
+      );
+      // The caches of B heard of it before its streams did.
+      for (const text of await both()) expect(text).not.toContain("Deleted on A soon");
+    } finally {
+      stream.close();
+    }
+  });
 });
 
 /*

@@ -166,6 +166,15 @@ describe("the search page", () => {
     expect(controls.statusCode).toBe(200);
     expect(controls.headers["set-cookie"]).toBeUndefined();
     expect(fieldOf(controls.body)).toContain('value="soap set-cookie:x"');
+    // Nor bidi overrides and isolates, which would turn the page's text around them.
+    const bidi = await search("?q=soap%E2%80%AEx%E2%81%A6y%E2%80%8F");
+    expect(bidi.statusCode).toBe(200);
+    expect(fieldOf(bidi.body)).toContain('value="soap x y"');
+    expect(resultsOf(bidi.body)).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200e\u200f]/);
+    // An escape that is not UTF-8 is kept as the text it is, never a 500.
+    const broken = await search("?q=%FF%FE%ED%A0%80");
+    expect(broken.statusCode).toBe(200);
+    expect(fieldOf(broken.body)).toContain('value="%FF%FE%ED%A0%80"');
   });
 
   it("keeps every answer to a search out of caches and search engines", async () => {
