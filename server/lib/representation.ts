@@ -13,6 +13,8 @@ export type Representation = {
   compressible: boolean;
   /** Made for one reader (their own flags): never for a shared cache. */
   personal?: true;
+  /** Brotli's quality for this answer (`encoded`): 4 for one made for a single request. */
+  brQuality?: number;
   /** Offered in gzip alone: an assembled answer's gzip is joined from kept pieces, brotli's cannot be. */
   gzipOnly?: true;
   gzip?: Buffer;
@@ -36,7 +38,14 @@ export function encoded(body: Buffer | string, coding: "br" | "gzip", brQuality 
 
 export function representation(
   body: string | Buffer,
-  { shared = true }: { shared?: boolean } = {},
+  {
+    shared = true,
+    once = false,
+  }: {
+    shared?: boolean;
+    /** Made for one request and sent once (a search's answer): compressed at brotli's 4. */
+    once?: boolean;
+  } = {},
 ): Representation {
   const bytes = typeof body === "string" ? Buffer.from(body) : body;
   return {
@@ -44,6 +53,7 @@ export function representation(
     etag: strongEtag(bytes),
     compressible: shared && bytes.length > compressAbove,
     ...(shared ? {} : { personal: true as const }),
+    ...(once ? { brQuality: 4 } : {}),
   };
 }
 

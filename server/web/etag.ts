@@ -33,7 +33,7 @@ export function sendRepresentation(
         : null
       : preferredEncoding(acceptEncoding);
   if (coding === "br") {
-    entry.br ??= encoded(entry.body, "br");
+    entry.br ??= encoded(entry.body, "br", entry.brQuality);
     return reply.header("content-encoding", "br").send(entry.br);
   }
   if (coding === "gzip") {

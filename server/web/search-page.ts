@@ -195,7 +195,8 @@ export function searchPage(
     }
     const answer = outcome(q);
     reply.code(answer.status);
-    return sendRepresentation(request, reply, representation(page(answer.words, answer.html)));
+    const html = page(answer.words, answer.html);
+    return sendRepresentation(request, reply, representation(html, { once: true }));
   }
 
   // Every address the built page has: its file's own too, or that would be sent unfilled.

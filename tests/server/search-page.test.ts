@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { limits } from "../../contract/limits.ts";
 import { writeSearchIndex } from "../../scripts/search-index.ts";
@@ -189,6 +190,22 @@ describe("the search page", () => {
         .find((part) => part.trim().startsWith("script-src"));
       expect(scriptSrc).toMatch(/'sha256-/);
       expect(scriptSrc).not.toContain("'unsafe-inline'");
+    }
+  });
+
+  it("sends a search's answer compressed to a client that accepts it, the same page", async () => {
+    const plain = await search("?q=pressure");
+    for (const [coding, decode] of [
+      ["br", brotliDecompressSync],
+      ["gzip", gunzipSync],
+    ] as const) {
+      const response = await t.app.inject({
+        method: "GET",
+        url: "/search?q=pressure",
+        headers: { "accept-encoding": coding },
+      });
+      expect(response.headers["content-encoding"]).toBe(coding);
+      expect(decode(response.rawPayload).toString()).toBe(plain.body);
     }
   });
 
