@@ -152,6 +152,42 @@ describe.each(backends)("live events on %s", (backend) => {
     expect(upToDate.events.map((e) => e.event)).toEqual(["ready"]);
   });
 
+  it("tells a client whose replay is larger than it may leave unread to resync", async () => {
+    const postId = freshItem("science");
+    const first = open(`science:${postId}`);
+    const ready = await first.ready();
+    first.close();
+    // About 2 MB of comments: written in one go, more than a client may leave
+    // unread (1 MB), which dropped it before its ready, at every reconnection.
+    const sentences = [
+      "I tried this with my own pressure cooker last winter, and the rice was ready in half the time it usually takes.",
+      "What surprised me was how much the boiling point moves with only one extra bar of pressure inside the pot.",
+      "My grandmother always said the whistle was the cooker talking, and now I finally understand what it was saying.",
+      "Could you write about why altitude makes cooking dal so slow? We spent a week in the hills and noticed it daily.",
+      "The part about the seal made sense to me, although I wonder whether an older gasket leaks enough to matter.",
+      "We measured the temperature with a probe through the vent and it read close to what your article predicts.",
+      "Thanks for explaining it without any heavy equations; my daughter read it too and asked good questions.",
+      "One thing I would add is that the valve weight sets the pressure, so a heavier weight means a hotter pot.",
+    ];
+    const count = 450;
+    for (let batch = 0; batch < count; batch += 25) {
+      await Promise.all(
+        Array.from({ length: 25 }, async (_, k) => {
+          const i = batch + k;
+          const text = Array.from({ length: 18 }, (_, j) => sentences[(i + j) % sentences.length]);
+          const response = await t
+            .visitor({ ip: `198.51.100.${i % 200}` })
+            .comment(postId, `Comment ${i}: ${text.join(" ")}`.slice(0, 1990), `Reader ${i}`);
+          expect(response.statusCode).toBe(201);
+        }),
+      );
+    }
+    const back = open(`science:${postId}`, ready.id);
+    // The stream reads the 450 events before it answers: given time on a busy machine.
+    await back.next("ready", 30_000);
+    expect(back.events.map((e) => e.event)).toEqual(["resync", "ready"]);
+  }, 120_000);
+
   it("tells a client from another database to resync", async () => {
     const stream = open("science:wifi", "999999999");
     await stream.ready();

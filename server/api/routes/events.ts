@@ -23,6 +23,13 @@ type StreamOptions = {
 const replayLimit = 500;
 /** A client that lets this much go unread is dropped; it will reconnect and catch up. */
 const maxBufferedBytes = 1024 * 1024;
+/**
+ * A replay larger than this is a `resync` instead (the client reads the item
+ * again, from memory): written in one go, it would fill what a client may
+ * leave unread, and the client would be dropped before its `ready`, again at
+ * every reconnection.
+ */
+const replayBytesMax = maxBufferedBytes / 2;
 /** How often the owner's stream checks that its session is still alive. */
 const sessionRecheckMs = 30_000;
 
@@ -100,7 +107,10 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
     const oldest = await engagement.events.oldestId();
     if (oldest === null ? afterId < latest : afterId + 1 < oldest) return "resync";
     const events = await read(replayLimit + 1);
-    return events.length > replayLimit ? "resync" : events;
+    if (events.length > replayLimit) return "resync";
+    let bytes = 0;
+    for (const event of events) bytes += Buffer.byteLength(event.data);
+    return bytes > replayBytesMax ? "resync" : events;
   }
 
   /** One item's reactions and comments: what every reader may see. */
