@@ -150,8 +150,17 @@ export type AddReactionRequest = z.input<typeof addReactionRequestSchema>;
  * one), and their picture as this site serves it (`/fediverse/avatars/12`):
  * a copy kept here, so a reader's browser never asks their server for it.
  */
+/**
+ * The longest handle the site makes of a Fediverse account (`@name@host`):
+ * 64 characters of name (an emoji is two UTF-16 units), two `@`s and a
+ * host's 253. Answers are checked against their schema as they go out, so a
+ * lower bound here would turn one writer's long host into a 500 for every
+ * reader of the post.
+ */
+export const handleMax = 2 + 128 + 253;
+
 const remoteWriterSchema = z.object({
-  handle: z.string().max(300),
+  handle: z.string().max(handleMax),
   url: z
     .url({ protocol: /^https?$/ })
     .max(2000)

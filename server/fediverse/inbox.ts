@@ -78,7 +78,7 @@ const usernameMax = 64;
  * control, invisible and space characters go (they would disguise it, or
  * command a terminal), and a long one is cut.
  */
-function handleOf(actor: Actor): string {
+export function handleOf(actor: Pick<Actor, "id" | "preferredUsername">): string {
   const host = actor.id?.host ?? "unknown";
   const given = withoutHiddenCharacters(actor.preferredUsername?.toString() ?? "");
   // An "@" in it would make a second server of its text: "@support@bank.example@their.host".

@@ -1,5 +1,10 @@
 import { type ZodType, z } from "zod";
-import { commentContentSchema, emailSchema, userNameSchema } from "../../contract/api.ts";
+import {
+  commentContentSchema,
+  emailSchema,
+  handleMax,
+  userNameSchema,
+} from "../../contract/api.ts";
 import { bookingRequestSchema } from "../../contract/bookings.ts";
 import { enquiryRequestSchema } from "../../contract/enquiries.ts";
 import { plural } from "../../contract/plural.ts";
@@ -208,9 +213,8 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     ["webmentions", "author_url", webLink.optional()],
     ["webmentions", "author_name", oneLine(100).optional()],
     ["webmentions", "content", oneLine(1000).optional()],
-    // A handle is @name@host: 64 characters of name at most, and a host's 253.
-    ["fediverse_replies", "handle", oneLine(320)],
-    ["fediverse_followers", "handle", oneLine(320)],
+    ["fediverse_replies", "handle", oneLine(handleMax)],
+    ["fediverse_followers", "handle", oneLine(handleMax)],
     ...mailedTables.map((name): [string, string, ZodType] => [name, "email", emailSchema]),
   ];
   for (const [name, column, schema] of checked) {
