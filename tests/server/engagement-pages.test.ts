@@ -216,7 +216,10 @@ describe("the page on a second instance", () => {
     const origin = await b.app.listen({ host: "127.0.0.1", port: 0 });
     // Over a socket: a page or read served twice unchanged is answered by the fast path.
     const read = async (path: string) => (await fetch(`${origin}${path}`)).text();
-    const both = async () => [await read("/science"), await read("/api/items/science/soap/comments")];
+    const both = async () => [
+      await read("/science"),
+      await read("/api/items/science/soap/comments"),
+    ];
     const stream = new EventStream(origin, "science:soap");
     try {
       await stream.ready();
