@@ -2,7 +2,6 @@ import fastifyRateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyServerOptions } from "fastify";
 import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { siteErrorHandler } from "./api/errors.ts";
-import type { RateCount } from "./api/guards.ts";
 import { engagementApi } from "./api/index.ts";
 import { fastBeacon } from "./api/routes/readers.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
@@ -19,7 +18,7 @@ import { isDatabaseUnavailable } from "./db/errors.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { enquiryPages } from "./enquiries/pages.ts";
 import { webmentionLink } from "./fediverse/webmentions.ts";
-import { addressScope } from "./lib/address-scope.ts";
+import { type AddressCount, countByAddress } from "./lib/address-limit.ts";
 import { accessLog } from "./logging.ts";
 import { clickKeyOf, editionClicks } from "./newsletter/clicks.ts";
 import { newsletterLinkPages } from "./newsletter/link-pages.ts";
@@ -211,21 +210,20 @@ export async function buildApp({
     // pages) is its own. The questions one address asks the assistant a minute: one
     // count for the API and the question form of pages without JavaScript.
     await app.register(fastifyRateLimit, { global: false });
-    const questionsByMinute = app.createRateLimit({
+    // Each also from one network, ten times the address's (`countByAddress`).
+    const questionsByMinute = countByAddress(app, {
+      name: "assistant",
       max: config.ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP,
       timeWindow: 60_000,
-      keyGenerator: (request) => `assistant:${addressScope(request.ip)}`,
     });
     // And a day: each question is kept for ASSISTANT_RETENTION_DAYS, whoever sent it.
-    const questionsByDay = app.createRateLimit({
+    const questionsByDay = countByAddress(app, {
+      name: "assistant day",
       max: config.ASSISTANT_QUESTIONS_PER_DAY_PER_IP,
       timeWindow: 86_400_000,
-      keyGenerator: (request) => `assistant day:${addressScope(request.ip)}`,
     });
-    const questionsByIp: RateCount = async (request) => {
-      const minute = await questionsByMinute(request);
-      return !minute.isAllowed && minute.isExceeded ? minute : questionsByDay(request);
-    };
+    const questionsByIp: AddressCount = async (request) =>
+      (await questionsByMinute(request)) ?? questionsByDay(request);
 
     await app.register(engagementApi, {
       prefix: "/api",

@@ -1,7 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isVisitorId, newVisitorId, visitorCookieName } from "../engagement/visitor.ts";
 import { fromSite } from "../lib/action-page.ts";
-import { addressScope } from "../lib/address-scope.ts";
+import {
+  type AddressCount,
+  countByAddress,
+  networkFactor,
+  type Refusal,
+} from "../lib/address-limit.ts";
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { ApiError } from "./errors.ts";
 
 declare module "fastify" {
@@ -75,9 +81,9 @@ export type RateLimits = {
 };
 
 /**
- * Counts writes per visitor and per IP address; either running out answers 429.
- * An address's writes in any one second of the clock are held to a second's
- * share of its allowance (at least 10): its whole allowance sent at once was
+ * Counts writes per visitor, per IP address and per network (`countByAddress`);
+ * any running out answers 429. An address's writes in any one second of the clock are held to a second's
+ * share of its allowance (at least 10), a network's to ten times that: its whole allowance sent at once was
  * written at once, and every other reader waited (seconds; on SQLite every
  * page, its commits holding the event loop). Not a route from anywhere
  * (`crossSite`, the one-click unsubscribe): a mail provider posts its
@@ -87,7 +93,8 @@ export type RateLimits = {
 export function createWriteLimiter(app: FastifyInstance, limits: RateLimits) {
   const inWindow = createVisitorLimiter(app, limits, {
     name: "writes",
-    message: "Too many changes in a short time; try again shortly.",
+    message: (_, from) =>
+      `Too many changes${from === "your network" ? " from your network" : ""} in a short time; try again shortly.`,
   });
   const perSecond = Math.max(10, Math.ceil((limits.perIp * 1000) / limits.windowMs));
   // Counted here, not by @fastify/rate-limit, whose count read by requests at once is the last.
@@ -100,56 +107,63 @@ export function createWriteLimiter(app: FastifyInstance, limits: RateLimits) {
       second = now;
       inSecond.clear();
     }
-    const address = addressScope(request.ip);
-    const count = (inSecond.get(address) ?? 0) + 1;
-    inSecond.set(address, count);
-    if (count > perSecond) {
-      throw new ApiError(
-        429,
-        "rate_limited",
-        "Too many changes at once; try again in a moment.",
-        1,
-      );
+    for (const [key, max, from] of [
+      [addressScope(request.ip), perSecond, ""],
+      [`network:${networkOf(request.ip)}`, perSecond * networkFactor, " from your network"],
+    ] as const) {
+      const count = (inSecond.get(key) ?? 0) + 1;
+      inSecond.set(key, count);
+      if (count > max) {
+        throw new ApiError(
+          429,
+          "rate_limited",
+          `Too many changes${from} at once; try again in a moment.`,
+          1,
+        );
+      }
     }
     await inWindow(request);
   };
 }
 
-/** One count of requests, as `createRateLimit` makes it. */
-export type RateCount = ReturnType<FastifyInstance["createRateLimit"]>;
-
 /**
- * Counts requests per visitor and per IP address under `name` (each name has
- * counts of its own; the address's may be a count shared with another route,
- * `byIp`); either running out answers 429 with `message` (made from the
- * Retry-After's seconds, when a count's window is longer than a minute) and Retry-After.
+ * Counts requests per visitor, per IP address and per network under `name`
+ * (each name has counts of its own; the address's and network's may be counts
+ * shared with another route, `byIp`); any running out answers 429 with
+ * `message` (made from the Retry-After's seconds, when a count's window is
+ * longer than a minute, and whose count ran out: the visitor's is "your
+ * address"'s) and Retry-After.
  */
 export function createVisitorLimiter(
   app: FastifyInstance,
-  limits: Omit<RateLimits, "perIp"> & ({ perIp: number } | { byIp: RateCount }),
-  { name, message }: { name: string; message: string | ((retryAfterSeconds: number) => string) },
+  limits: Omit<RateLimits, "perIp"> & ({ perIp: number } | { byIp: AddressCount }),
+  {
+    name,
+    message,
+  }: { name: string; message: (retryAfterSeconds: number, from: Refusal["from"]) => string },
 ) {
   const byIp =
     "byIp" in limits
       ? limits.byIp
-      : app.createRateLimit({
-          max: limits.perIp,
-          timeWindow: limits.windowMs,
-          keyGenerator: (request) => `${name}:${addressScope(request.ip)}`,
-        });
+      : countByAddress(app, { name, max: limits.perIp, timeWindow: limits.windowMs });
   const byVisitor = app.createRateLimit({
     max: limits.perVisitor,
     timeWindow: limits.windowMs,
     keyGenerator: (request) => `${name}:${request.visitorId ?? ""}`,
   });
-  return async (request: FastifyRequest) => {
+  const visitorRefusal = async (request: FastifyRequest): Promise<Refusal | null> => {
     // A visitor's first write has no identity yet; the IP limit covers it.
-    const checks = request.visitorId ? [byIp(request), byVisitor(request)] : [byIp(request)];
-    for (const result of await Promise.all(checks)) {
-      if (!result.isAllowed && result.isExceeded) {
-        const retryAfter = Math.max(1, result.ttlInSeconds);
-        const text = typeof message === "string" ? message : message(retryAfter);
-        throw new ApiError(429, "rate_limited", text, retryAfter);
+    if (!request.visitorId) return null;
+    const result = await byVisitor(request);
+    return !result.isAllowed && result.isExceeded
+      ? { retryAfter: Math.max(1, result.ttlInSeconds), from: "your address" }
+      : null;
+  };
+  return async (request: FastifyRequest) => {
+    for (const refusal of await Promise.all([byIp(request), visitorRefusal(request)])) {
+      if (refusal) {
+        const text = message(refusal.retryAfter, refusal.from);
+        throw new ApiError(429, "rate_limited", text, refusal.retryAfter);
       }
     }
   };

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { AssistantResponse } from "../../contract/assistant.ts";
 import { questionSchema } from "../../contract/assistant.ts";
 import { citedParts } from "../../contract/citations.ts";
@@ -15,6 +15,7 @@ import {
   renderActionPage,
   sendPage as send,
 } from "../lib/action-page.ts";
+import type { AddressCount } from "../lib/address-limit.ts";
 import { type Assistant, tooManyQuestions, whileReaderWaits } from "./service.ts";
 
 /**
@@ -126,8 +127,8 @@ ${from ? `<p>${backTo(from)}</p>` : paragraph("Or go back with your browser's Ba
 export const assistantPages: FastifyPluginAsync<{
   assistant: Assistant;
   siteUrl: string;
-  /** The questions one IP address asks a minute, here and through the API together. */
-  limit: ReturnType<FastifyInstance["createRateLimit"]>;
+  /** The questions one IP address and its network ask, here and through the API together. */
+  limit: AddressCount;
 }> = async (app, { assistant, siteUrl, limit }) => {
   const siteOrigin = new URL(siteUrl).origin;
 
@@ -173,10 +174,14 @@ export const assistantPages: FastifyPluginAsync<{
       );
     }
     const limited = await limit(request);
-    if (!limited.isAllowed && limited.isExceeded) {
-      const retryAfter = Math.max(1, limited.ttlInSeconds);
+    if (limited) {
+      const { retryAfter } = limited;
       reply.header("retry-after", String(retryAfter));
-      return send(reply, 429, problemPage(tooManyQuestions(retryAfter), request, from));
+      return send(
+        reply,
+        429,
+        problemPage(tooManyQuestions(retryAfter, limited.from), request, from),
+      );
     }
     const form = formFields(request);
     const parsed = questionSchema.safeParse(form.get("question") ?? "");

@@ -27,10 +27,14 @@ const notFoundAnswer =
   "I could not find that on this site. The engineer can answer it personally: send an enquiry and you will have a reply by mail.";
 
 /** Why a question was refused 429: its address's minute, or its day, is spent. */
-export const tooManyQuestions = (retryAfterSeconds: number) =>
+export const tooManyQuestions = (retryAfterSeconds: number, from = "your address") =>
   retryAfterSeconds > 60
-    ? "You have asked as many questions as one address may in a day; ask again tomorrow."
-    : "You have asked many questions in a short time; wait a minute, then ask again.";
+    ? from === "your network"
+      ? "As many questions as one network may ask in a day have been asked from your network; ask again tomorrow."
+      : "You have asked as many questions as one address may in a day; ask again tomorrow."
+    : from === "your network"
+      ? "Many questions have been asked from your network in a short time; wait a minute, then ask again."
+      : "You have asked many questions in a short time; wait a minute, then ask again.";
 
 /** Who asked, as far as readership may count it (its address and headers), and forgets. */
 type Asker = { ip: string; headers: IncomingHttpHeaders };

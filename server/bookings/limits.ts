@@ -3,6 +3,7 @@ import { dateKey } from "../../contract/time-zones.ts";
 import type { Database } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
+import type { Refusal } from "../lib/address-limit.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
@@ -16,11 +17,13 @@ import { dayMs, toIso } from "../lib/time.ts";
 
 /**
  * The booking pages' loads and posts, and the API's lists of free times, one
- * address may make in a minute: a person needs a few.
+ * address may make in a minute: a person needs a few. One network may make
+ * ten times as many (`countByAddress`).
  */
 export const bookingLoadsPerMinute = 60;
 /** What a load past that allowance is told, as a page or as JSON. */
-export const tooManyLoads = "Too many requests from your address; wait a minute and try again.";
+export const tooManyLoads = (from: Refusal["from"]) =>
+  `Too many requests from ${from}; wait a minute and try again.`;
 
 /** The most calls one day (in the owner's zone) may hold; a null `max` is no maximum. */
 export type DayLimit = { zone: string; max: number | null };

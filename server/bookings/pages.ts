@@ -27,7 +27,7 @@ import {
   sendPage,
   tryAgainIn,
 } from "../lib/action-page.ts";
-import { addressScope } from "../lib/address-scope.ts";
+import { countByAddress } from "../lib/address-limit.ts";
 import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
@@ -121,17 +121,17 @@ export async function bookingPages(
 
   await app.register(async (scope) => {
     acceptForms(scope);
-    const limit = scope.createRateLimit({
+    const limit = countByAddress(scope, {
+      name: "booking pages",
       max: bookingLoadsPerMinute,
       timeWindow: 60_000,
-      keyGenerator: (request) => addressScope(request.ip),
     });
-    /** A page load or post over the address's allowance for the minute is answered 429. */
+    /** A page load or post over the address's or network's allowance for the minute is answered 429. */
     const limited = async (request: FastifyRequest, reply: FastifyReply) => {
-      const allowance = await limit(request);
-      if (allowance.isAllowed || !allowance.isExceeded) return;
-      reply.header("retry-after", String(Math.max(1, allowance.ttlInSeconds)));
-      return send(reply, 429, alert(tooManyLoads));
+      const refused = await limit(request);
+      if (!refused) return;
+      reply.header("retry-after", String(refused.retryAfter));
+      return send(reply, 429, alert(tooManyLoads(refused.from)));
     };
 
     errorPages(scope, "booking page failed", storeFailureOf, (status, known) =>

@@ -8,13 +8,14 @@ import {
   type assistantStreamEvents,
 } from "../../../contract/assistant.ts";
 import { type Assistant, tooManyQuestions, whileReaderWaits } from "../../assistant/service.ts";
+import type { AddressCount } from "../../lib/address-limit.ts";
 import { ApiError, routesTagged } from "../errors.ts";
-import { createVisitorLimiter, type RateCount } from "../guards.ts";
+import { createVisitorLimiter } from "../guards.ts";
 
 const route = routesTagged("assistant");
 
-/** Questions a visitor may ask a minute, and the count per address the question form shares. */
-export type QuestionLimits = { perVisitor: number; byIp: RateCount };
+/** Questions a visitor may ask a minute, and the count per address and network the question form shares. */
+export type QuestionLimits = { perVisitor: number; byIp: AddressCount };
 
 /**
  * The assistant's API (docs/product.md, "Chat with Me"): a question answered

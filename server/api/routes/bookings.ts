@@ -9,7 +9,7 @@ import {
 } from "../../../contract/bookings.ts";
 import { bookingLoadsPerMinute, tooManyLoads } from "../../bookings/limits.ts";
 import type { Bookings } from "../../bookings/service.ts";
-import { addressScope } from "../../lib/address-scope.ts";
+import { countByAddress, networkFactor } from "../../lib/address-limit.ts";
 import type { Readers } from "../../readers/service.ts";
 import { ApiError, routesTagged } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
@@ -36,24 +36,23 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
     bookings.formTokens,
   );
 
-  // Counted per address as the booking pages are: each list reads the calendar.
-  const limit = app.createRateLimit({
+  // Counted per address and network as the booking pages are: each list reads the calendar.
+  const limit = countByAddress(app, {
+    name: "booking slots",
     max: bookingLoadsPerMinute,
     timeWindow: 60_000,
-    keyGenerator: (request) => `booking slots:${addressScope(request.ip)}`,
   });
   app.get(
     "/bookings/slots",
     route(
-      `The free times to book a call, in UTC, with the zone to show them in; ${bookingLoadsPerMinute} a minute from one address, then 429 with Retry-After`,
+      `The free times to book a call, in UTC, with the zone to show them in; ${bookingLoadsPerMinute} a minute from one address, ${bookingLoadsPerMinute * networkFactor} from one network, then 429 with Retry-After`,
       { 200: slotsResponseSchema },
       { querystring: slotsQuerySchema },
     ),
     async (request, reply) => {
-      const allowance = await limit(request);
-      if (!allowance.isAllowed && allowance.isExceeded) {
-        const retryAfter = Math.max(1, allowance.ttlInSeconds);
-        throw new ApiError(429, "rate_limited", tooManyLoads, retryAfter);
+      const refused = await limit(request);
+      if (refused) {
+        throw new ApiError(429, "rate_limited", tooManyLoads(refused.from), refused.retryAfter);
       }
       reply.header("cache-control", "no-store");
       return bookings.slots(request.query.zone);

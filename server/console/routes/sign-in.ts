@@ -11,7 +11,8 @@ import {
   signInResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError } from "../../api/errors.ts";
-import { addressScope } from "../../lib/address-scope.ts";
+import { networkFactor } from "../../lib/address-limit.ts";
+import { addressScope, networkOf } from "../../lib/address-scope.ts";
 import { deviceLabel } from "../device-label.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { signInLinkMail } from "../sign-in-mail.ts";
@@ -19,7 +20,7 @@ import { webauthn } from "../webauthn.ts";
 import { type Answers, type ConsoleContext, refuseIpHost, route, signedOut } from "./context.ts";
 
 /**
- * Failed sign-in attempts per address over a window, in this instance's
+ * Failed sign-in attempts per address (or network) over a window, in this instance's
  * memory. Only failures count: a genuine link or passkey is never refused, so
  * strangers behind the owner's shared address (or an attacker among them)
  * cannot lock the owner out; they only lose their own guesses.
@@ -71,22 +72,33 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   let linkMailing: Promise<void> = Promise.resolve();
   const failures = failureCounter(config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR, 60 * 60 * 1000);
+  // And per network, ten times as many: its 65,536 /64s would each have the address's allowance.
+  const networkFailures = failureCounter(
+    config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR * networkFactor,
+    60 * 60 * 1000,
+  );
 
   /**
-   * A failed attempt: counted, or refused with 429 once the address has
-   * failed too often (and then not counted further).
+   * A failed attempt: counted, or refused with 429 once the address or its
+   * network has failed too often (and then not counted further).
    */
   function failed(request: FastifyRequest, refusal: ApiError): ApiError {
-    const wait = failures.blockedFor(addressScope(request.ip));
-    if (wait > 0) {
-      return new ApiError(
-        429,
-        "rate_limited",
-        "Too many failed sign-in attempts from this address; try again later.",
-        wait,
-      );
+    const counts = [
+      [failures, addressScope(request.ip), "this address"],
+      [networkFailures, networkOf(request.ip), "your network"],
+    ] as const;
+    for (const [counter, key, from] of counts) {
+      const wait = counter.blockedFor(key);
+      if (wait > 0) {
+        return new ApiError(
+          429,
+          "rate_limited",
+          `Too many failed sign-in attempts from ${from}; try again later.`,
+          wait,
+        );
+      }
     }
-    failures.failed(addressScope(request.ip));
+    for (const [counter, key] of counts) counter.failed(key);
     return refusal;
   }
 
