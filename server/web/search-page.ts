@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
-import { addressScope, networkOf } from "../lib/address-scope.ts";
+import { countByAddress, networkFactor } from "../lib/address-limit.ts";
 import { representation } from "../lib/representation.ts";
 import { sendRepresentation } from "./etag.ts";
 import { cacheControl, type SiteFile } from "./site-files.ts";
@@ -40,7 +40,7 @@ export const searchesPerMinute = 60;
  * addresses: each of its 65,536 /64s counts as one address above, so without
  * it one network (or a home's /56) could keep the process busy searching.
  */
-export const searchesPerMinutePerNetwork = 600;
+export const searchesPerMinutePerNetwork = searchesPerMinute * networkFactor;
 
 const resultsHole = '<ewe-fragment data-part="search-results"></ewe-fragment>';
 /** The field of the page's form, whose value the server fills in. */
@@ -148,34 +148,23 @@ export function searchPage(
     return { status: 200, words, html: `${message(notes.join(" "))}${list}` };
   }
 
-  const limit = app.createRateLimit({
+  const count = countByAddress(app, {
+    name: "search",
     max: searchesPerMinute,
     timeWindow: 60_000,
-    keyGenerator: (request) => addressScope(request.ip),
-  });
-  // An IPv4 address is its own network: the limit above comes first.
-  const networkLimit = app.createRateLimit({
-    max: searchesPerMinutePerNetwork,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `network:${networkOf(request.ip)}`,
   });
   /** The search's refusal when its address or its network has searched enough this minute. */
   async function refusal(request: FastifyRequest) {
-    for (const [check, max, from] of [
-      [limit, searchesPerMinute, "your address"],
-      [networkLimit, searchesPerMinutePerNetwork, "your network"],
-    ] as const) {
-      const allowance = await check(request);
-      if (!allowance.isAllowed && allowance.isExceeded) {
-        return {
-          wait: Math.max(1, allowance.ttlInSeconds),
-          html: alert(
-            `That is more than ${max} searches in a minute from ${from}. Wait a moment, then press Search again.`,
-          ),
-        };
-      }
-    }
-    return null;
+    const refused = await count(request);
+    if (!refused) return null;
+    const { from, retryAfter } = refused;
+    const max = from === "your network" ? searchesPerMinutePerNetwork : searchesPerMinute;
+    return {
+      wait: retryAfter,
+      html: alert(
+        `That is more than ${max} searches in a minute from ${from}. Wait a moment, then press Search again.`,
+      ),
+    };
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
