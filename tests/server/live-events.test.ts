@@ -13,6 +13,25 @@ import {
   type TestApp,
 } from "./support/test-app.ts";
 
+/** Ordinary sentences, for comments long enough to fill buffers without looking like junk. */
+const sentences = [
+  "I tried this with my own pressure cooker last winter, and the rice was ready in half the time it usually takes.",
+  "What surprised me was how much the boiling point moves with only one extra bar of pressure inside the pot.",
+  "My grandmother always said the whistle was the cooker talking, and now I finally understand what it was saying.",
+  "Could you write about why altitude makes cooking dal so slow? We spent a week in the hills and noticed it daily.",
+  "The part about the seal made sense to me, although I wonder whether an older gasket leaks enough to matter.",
+  "We measured the temperature with a probe through the vent and it read close to what your article predicts.",
+  "Thanks for explaining it without any heavy equations; my daughter read it too and asked good questions.",
+  "One thing I would add is that the valve weight sets the pressure, so a heavier weight means a hotter pot.",
+];
+
+/** The `i`th of many different long comments (about 2 KB). */
+const longComment = (i: number) =>
+  `Comment ${i}: ${Array.from({ length: 18 }, (_, j) => sentences[(i + j) % sentences.length]).join(" ")}`.slice(
+    0,
+    1990,
+  );
+
 describe.each(backends)("live events on %s", (backend) => {
   let t: TestApp;
   let baseUrl: string;
@@ -31,6 +50,17 @@ describe.each(backends)("live events on %s", (backend) => {
     for (const stream of streams.splice(0)) stream.close();
   });
   afterAll(() => t?.close());
+  /** 25 long comments (the `first`th on), from readers of one IPv4 /24 (`network`), at once. */
+  const longComments = (postId: string, first: number, network: string) =>
+    Promise.all(
+      Array.from({ length: 25 }, async (_, k) => {
+        const i = first + k;
+        const response = await t
+          .visitor({ ip: `${network}.${i % 200}` })
+          .comment(postId, longComment(i), `Reader ${i}`);
+        expect(response.statusCode).toBe(201);
+      }),
+    );
 
   it("opens with a ready event carrying the stream position", async () => {
     const stream = open("science:wifi");
@@ -152,39 +182,42 @@ describe.each(backends)("live events on %s", (backend) => {
     expect(upToDate.events.map((e) => e.event)).toEqual(["ready"]);
   });
 
-  it("tells a client whose replay is larger than it may leave unread to resync", async () => {
+  /**
+   * A reader's stream back, ready, after it missed `count` long comments on a
+   * new post. The stream reads them all before it answers: given time on a
+   * busy machine.
+   */
+  const backAfterLongComments = async (count: number, network: string) => {
     const postId = freshItem("science");
     const first = open(`science:${postId}`);
     const ready = await first.ready();
     first.close();
+    for (let batch = 0; batch < count; batch += 25) await longComments(postId, batch, network);
+    const back = open(`science:${postId}`, ready.id);
+    await back.next("ready", 30_000);
+    return back;
+  };
+
+  it("replays a large gap whole, though a reader that lets 1 MB go unread is dropped", async () => {
+    // About 400 KB of comment events: under what a replay may be (512 KB),
+    // written in one go, and none of it may be lost to the slow reader's drop.
+    const count = 100;
+    const back = await backAfterLongComments(count, "203.0.113");
+    const replayed = back.events.slice(0, -1);
+    expect(back.events.at(-1)?.event).toBe("ready");
+    expect(replayed.every((e) => e.event === "comment")).toBe(true);
+    const bytes = replayed.reduce((sum, e) => sum + Buffer.byteLength(e.data), 0);
+    expect(bytes).toBeGreaterThan(300 * 1024);
+    const commentIds = new Set(replayed.map((e) => JSON.parse(e.data).commentId));
+    expect(commentIds.size).toBe(count);
+    const ids = replayed.map((e) => Number(e.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  }, 120_000);
+
+  it("tells a client whose replay is larger than it may leave unread to resync", async () => {
     // About 2 MB of comments: written in one go, more than a client may leave
     // unread (1 MB), which dropped it before its ready, at every reconnection.
-    const sentences = [
-      "I tried this with my own pressure cooker last winter, and the rice was ready in half the time it usually takes.",
-      "What surprised me was how much the boiling point moves with only one extra bar of pressure inside the pot.",
-      "My grandmother always said the whistle was the cooker talking, and now I finally understand what it was saying.",
-      "Could you write about why altitude makes cooking dal so slow? We spent a week in the hills and noticed it daily.",
-      "The part about the seal made sense to me, although I wonder whether an older gasket leaks enough to matter.",
-      "We measured the temperature with a probe through the vent and it read close to what your article predicts.",
-      "Thanks for explaining it without any heavy equations; my daughter read it too and asked good questions.",
-      "One thing I would add is that the valve weight sets the pressure, so a heavier weight means a hotter pot.",
-    ];
-    const count = 450;
-    for (let batch = 0; batch < count; batch += 25) {
-      await Promise.all(
-        Array.from({ length: 25 }, async (_, k) => {
-          const i = batch + k;
-          const text = Array.from({ length: 18 }, (_, j) => sentences[(i + j) % sentences.length]);
-          const response = await t
-            .visitor({ ip: `198.51.100.${i % 200}` })
-            .comment(postId, `Comment ${i}: ${text.join(" ")}`.slice(0, 1990), `Reader ${i}`);
-          expect(response.statusCode).toBe(201);
-        }),
-      );
-    }
-    const back = open(`science:${postId}`, ready.id);
-    // The stream reads the 450 events before it answers: given time on a busy machine.
-    await back.next("ready", 30_000);
+    const back = await backAfterLongComments(450, "198.51.100");
     expect(back.events.map((e) => e.event)).toEqual(["resync", "ready"]);
   }, 120_000);
 
@@ -262,6 +295,49 @@ describe.each(backends)("live events on %s", (backend) => {
     await t.visitor().comment(postId, "after you left");
     expect(commentIn((await staying.next("comment")).json)?.content).toBe("after you left");
   });
+
+  it("closes the connection of a client that stops reading, and frees its slot", async () => {
+    await waitFor(async () => t.app.eventStreams.open === 0, { what: "no stream open" });
+    const postId = freshItem("science");
+    let received = "";
+    let closed = false;
+    const socket = net.connect(Number(new URL(baseUrl).port), "127.0.0.1", () => {
+      socket.write(
+        `GET /api/events?topic=science:${postId} HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n`,
+      );
+    });
+    socket.setEncoding("latin1").on("data", (chunk: string) => {
+      received += chunk;
+    });
+    socket.on("close", () => {
+      closed = true;
+    });
+    try {
+      await waitFor(async () => received.includes("event: ready"), { what: "the stream ready" });
+      // The reader stops reading: what the server sends piles up in the
+      // sockets' buffers (several MB on loopback), then in the server's.
+      socket.pause();
+      // About 2 KB an event: written until the server lets the stream go, or
+      // far beyond what it may leave unread.
+      for (let i = 0; i < 6000 && t.app.eventStreams.open > 0; i += 25) {
+        await longComments(postId, i, "192.0.2");
+      }
+      await waitFor(async () => t.app.eventStreams.open === 0, {
+        what: "the server to let the slow reader go",
+      });
+      // Reading again, the client gets what the kernel still held, then the
+      // end of the connection: a browser's EventSource reconnects.
+      socket.resume();
+      await waitFor(async () => closed, { what: "the connection closed", timeoutMs: 20_000 });
+      expect(received).toContain("event: comment");
+      // Its slot is free: the address opens a new stream.
+      const again = open(`science:${postId}`);
+      await again.ready();
+      expect(t.app.eventStreams.open).toBe(1);
+    } finally {
+      socket.destroy();
+    }
+  }, 180_000);
 
   it.each([
     ["an unknown story", "mythology:no-such-story", 404, "not_found"],

@@ -209,7 +209,11 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
     const send = (event: LiveEvent) => {
       if (event.id <= sentUpTo) return;
       if (reply.raw.writableLength > maxBufferedBytes) {
-        reply.sse.close();
+        // Closed, not only ended: an ended response would leave its socket
+        // open and silent (no idle timeout, no heartbeat) and out of the
+        // slots' count, and the browser would not know to reconnect. A replay
+        // never gets here (over 512 KB it is a resync).
+        reply.raw.destroy();
         return;
       }
       if (!socket) reply.raw.write(frame(event, false));
