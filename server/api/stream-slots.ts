@@ -18,6 +18,17 @@ type StreamLimits = {
 /** What a refused client is asked to wait before trying again. */
 const retryAfterSeconds = 30;
 
+/**
+ * Each opening reads up to 512 KB of replay from the journal, so openings are
+ * counted too: per address and per network, in a minute, this many times the
+ * streams it may hold open (120 for an address by default). A stream that
+ * reconnects every 10 seconds, each of its 20 tabs at once, is never refused;
+ * a browser's reconnections are 3 seconds apart only while the server keeps
+ * failing, and a deploy or restart reconnects each stream once.
+ */
+const openingsPerOpenSlot = 6;
+const openingsWindowMs = 60_000;
+
 export type StreamSlots = ReturnType<typeof createStreamSlots>;
 
 declare module "fastify" {
@@ -36,6 +47,23 @@ export function createStreamSlots(limits: StreamLimits) {
   const byIp = new Map<string, number>();
   const byNetwork = new Map<string, number>();
   const byVisitor = new Map<string, number>();
+  // Openings in the current minute of each address and network, from its first.
+  const openings = new Map<string, { since: number; count: number }>();
+  let swept = 0;
+
+  /** Seconds until `key` may open again, or 0 when it may now, counting the opening. */
+  const opening = (key: string, limit: number, now: number): number => {
+    const window = openings.get(key);
+    if (!window || now - window.since >= openingsWindowMs) {
+      openings.set(key, { since: now, count: 1 });
+      return 0;
+    }
+    if (window.count >= limit) {
+      return Math.max(1, Math.ceil((window.since + openingsWindowMs - now) / 1000));
+    }
+    window.count += 1;
+    return 0;
+  };
 
   const add = (counts: Map<string, number>, key: string, delta: number) => {
     const count = (counts.get(key) ?? 0) + delta;
@@ -64,6 +92,13 @@ export function createStreamSlots(limits: StreamLimits) {
           `Too many live-update streams open ${from}; close some pages and try again.`,
           retryAfterSeconds,
         );
+      const tooOften = (from: string, seconds: number) =>
+        new ApiError(
+          429,
+          "rate_limited",
+          `Too many live-update streams opened ${from} in the last minute; try again in ${seconds} s.`,
+          seconds,
+        );
       if ((byIp.get(address) ?? 0) >= limits.perIp) throw tooMany("from this address");
       if (network !== null && (byNetwork.get(network) ?? 0) >= limits.perNetwork) {
         throw tooMany("from this network");
@@ -79,6 +114,22 @@ export function createStreamSlots(limits: StreamLimits) {
           retryAfterSeconds,
         );
       }
+      const now = Date.now();
+      if (now - swept >= openingsWindowMs) {
+        swept = now;
+        for (const [key, window] of openings) {
+          if (now - window.since >= openingsWindowMs) openings.delete(key);
+        }
+      }
+      // Counted only once the stream may open; the network's before the
+      // address's, so a refused network spends none of the address's share.
+      const networkWait =
+        network === null
+          ? 0
+          : opening(`n ${network}`, limits.perNetwork * openingsPerOpenSlot, now);
+      if (networkWait > 0) throw tooOften("from this network", networkWait);
+      const addressWait = opening(`a ${address}`, limits.perIp * openingsPerOpenSlot, now);
+      if (addressWait > 0) throw tooOften("from this address", addressWait);
       open += 1;
       add(byIp, address, 1);
       if (network !== null) add(byNetwork, network, 1);

@@ -455,6 +455,39 @@ describe("stream slots", () => {
     expect((await open({ cookie: sam.cookie! }).ready()).event).toBe("ready");
   });
 
+  it("bounds how often one address or one IPv6 network opens streams, with Retry-After", async () => {
+    // Each opening may read a replay: six a minute for every stream one may
+    // hold (3 for an address, 4 for a network here), then 429 until the minute is over.
+    const openAndClose = async (froms: string[]) => {
+      await Promise.all(froms.map((from) => open({ from }).ready()));
+      for (const stream of streams.splice(0)) stream.close();
+      await waitFor(async () => t.app.eventStreams.open === 0, { what: "every stream closed" });
+    };
+    const refusal = async (from: string) => {
+      const refused = await refusedStream({ "x-forwarded-for": from });
+      expect(refused.status).toBe(429);
+      const retryAfter = Number(refused.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      return ((await refused.json()) as ErrorResponse).error.message;
+    };
+    for (let round = 0; round < 6; round += 1) {
+      await openAndClose(["203.0.113.7", "203.0.113.7", "203.0.113.7"]);
+    }
+    expect(await refusal("203.0.113.7")).toMatch(
+      /^Too many live-update streams opened from this address in the last minute; try again in \d+ s\.$/,
+    );
+    await open({ from: "203.0.113.8" }).ready();
+
+    for (let round = 0; round < 6; round += 1) {
+      await openAndClose([1, 2, 3, 4].map((n) => `2001:db8:5:${round * 4 + n}::1`));
+    }
+    expect(await refusal("2001:db8:5:99::1")).toMatch(
+      /opened from this network in the last minute/,
+    );
+    await open({ from: "2001:db8:6::1" }).ready();
+  });
+
   it("answers 503 with Retry-After once the instance is full, and logs it as a warning", async () => {
     const clients = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"];
     await Promise.all(clients.map((localAddress) => open({ localAddress }).ready()));
