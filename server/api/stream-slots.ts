@@ -1,4 +1,5 @@
 import { addressScope, networkOf } from "../lib/address-scope.ts";
+import { perMinute } from "../lib/per-minute.ts";
 import { ApiError } from "./errors.ts";
 
 type StreamLimits = {
@@ -27,7 +28,11 @@ const retryAfterSeconds = 30;
  * failing, and a deploy or restart reconnects each stream once.
  */
 const openingsPerOpenSlot = 6;
-const openingsWindowMs = 60_000;
+/**
+ * Addresses and networks whose openings are counted at once: only a flood of
+ * more within one minute starts the counts afresh.
+ */
+const openersKept = 100_000;
 
 export type StreamSlots = ReturnType<typeof createStreamSlots>;
 
@@ -48,22 +53,8 @@ export function createStreamSlots(limits: StreamLimits) {
   const byNetwork = new Map<string, number>();
   const byVisitor = new Map<string, number>();
   // Openings in the current minute of each address and network, from its first.
-  const openings = new Map<string, { since: number; count: number }>();
-  let swept = 0;
-
-  /** Seconds until `key` may open again, or 0 when it may now, counting the opening. */
-  const opening = (key: string, limit: number, now: number): number => {
-    const window = openings.get(key);
-    if (!window || now - window.since >= openingsWindowMs) {
-      openings.set(key, { since: now, count: 1 });
-      return 0;
-    }
-    if (window.count >= limit) {
-      return Math.max(1, Math.ceil((window.since + openingsWindowMs - now) / 1000));
-    }
-    window.count += 1;
-    return 0;
-  };
+  const networkOpenings = perMinute(limits.perNetwork * openingsPerOpenSlot, openersKept);
+  const addressOpenings = perMinute(limits.perIp * openingsPerOpenSlot, openersKept);
 
   const add = (counts: Map<string, number>, key: string, delta: number) => {
     const count = (counts.get(key) ?? 0) + delta;
@@ -114,22 +105,16 @@ export function createStreamSlots(limits: StreamLimits) {
           retryAfterSeconds,
         );
       }
-      const now = Date.now();
-      if (now - swept >= openingsWindowMs) {
-        swept = now;
-        for (const [key, window] of openings) {
-          if (now - window.since >= openingsWindowMs) openings.delete(key);
-        }
-      }
       // Counted only once the stream may open; the network's before the
       // address's, so a refused network spends none of the address's share.
-      const networkWait =
-        network === null
-          ? 0
-          : opening(`n ${network}`, limits.perNetwork * openingsPerOpenSlot, now);
-      if (networkWait > 0) throw tooOften("from this network", networkWait);
-      const addressWait = opening(`a ${address}`, limits.perIp * openingsPerOpenSlot, now);
-      if (addressWait > 0) throw tooOften("from this address", addressWait);
+      const networkOpening = network === null ? null : networkOpenings.take(network);
+      if (networkOpening && "retryAfter" in networkOpening) {
+        throw tooOften("from this network", networkOpening.retryAfter);
+      }
+      const addressOpening = addressOpenings.take(address);
+      if ("retryAfter" in addressOpening) {
+        throw tooOften("from this address", addressOpening.retryAfter);
+      }
       open += 1;
       add(byIp, address, 1);
       if (network !== null) add(byNetwork, network, 1);

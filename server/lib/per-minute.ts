@@ -1,14 +1,18 @@
 /**
  * Counts by key (an address, a network, a signing key) in one-minute windows,
  * in this process's memory: each instance counts its own, and a restart starts
- * afresh. Past `keysKept` keys the counts start afresh too, rather than grow.
+ * afresh. At `keysKept` keys the windows that have ended go; should as many
+ * still be running, the counts start afresh rather than grow.
  */
 export function perMinute(max: number, keysKept = 10_000) {
   const seen = new Map<string, { count: number; since: number }>();
   function windowOf(key: string, now: number) {
     let entry = seen.get(key);
     if (!entry || now - entry.since >= 60_000) {
-      if (seen.size >= keysKept) seen.clear();
+      if (seen.size >= keysKept) {
+        for (const [other, { since }] of seen) if (now - since >= 60_000) seen.delete(other);
+        if (seen.size >= keysKept) seen.clear();
+      }
       entry = { count: 0, since: now };
       seen.set(key, entry);
     }
