@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -474,6 +475,30 @@ describe("backup and restore of the SQLite database", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/The backup .*junk\.sqlite/);
     expect((await admin(adminEnv(t), "restore", "--from", `${junk}.missing`)).code).toBe(1);
+  });
+
+  it("refuses a backup with triggers or views, which the site never makes, or from a newer version", async () => {
+    const dataDir = path.join(scratch(), "kept");
+    const env = adminEnv({ dataDir, databaseUrl: undefined });
+    const out = path.join(scratch(), "planted.sqlite");
+    expect((await admin(adminEnv(t), "backup", "--out", out)).code).toBe(0);
+    const planted = new DatabaseSync(out);
+    // Every comment published as it is written, and a later version's migration.
+    planted.exec(`create trigger publish after insert on science_comments
+      begin update science_comments set status = 'approved' where id = new.id; end`);
+    const trigger = await admin(env, "restore", "--from", out);
+    expect(trigger.code).toBe(1);
+    expect(trigger.stderr).toContain("holds what this site never makes (trigger publish)");
+    planted.exec("drop trigger publish");
+    planted.exec("insert into kysely_migration (name, timestamp) values ('999_later', '')");
+    const newer = await admin(env, "restore", "--from", out);
+    expect(newer.code).toBe(1);
+    expect(newer.stderr).toContain(
+      'made by a newer version of the site (its migration "999_later"',
+    );
+    planted.exec("delete from kysely_migration where name = '999_later'");
+    planted.close();
+    expect((await admin(env, "restore", "--from", out)).code).toBe(0);
   });
 
   it("restores a backup once the server is stopped, keeping the replaced database", async () => {

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Config } from "../../config.ts";
+import { migrations } from "../../db/migrations.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
 import { cookieSecretFileOf } from "../../engagement/visitor.ts";
 import { AdminError, type CommandContext, usageError } from "../command.ts";
@@ -45,12 +46,28 @@ function checkDatabase(file: string, role: string): void {
     if (check?.quick_check !== "ok") {
       throw new AdminError(`${role} ${file} is damaged: ${check?.quick_check ?? "no answer"}`);
     }
-    const rows = db.prepare("select name from sqlite_master where type = 'table'").all();
-    const tables = new Set(rows.map((row) => row.name));
+    const rows = db.prepare("select type, name from sqlite_master").all();
+    const tables = new Set(rows.filter((row) => row.type === "table").map((row) => row.name));
     const missing = expectedTables.filter((table) => !tables.has(table));
     if (missing.length > 0) {
       throw new AdminError(
         `${role} ${file} is not a database of this site (no ${missing.join(", ")} table).`,
+      );
+    }
+    // The site makes none: one would run its own statements on the site's every write.
+    const added = rows.filter((row) => row.type === "trigger" || row.type === "view");
+    if (added.length > 0) {
+      const names = added.map((row) => `${String(row.type)} ${String(row.name)}`).join(", ");
+      throw new AdminError(
+        `${role} ${file} holds what this site never makes (${names}): it is not one of its backups.`,
+      );
+    }
+    const known = migrations("sqlite");
+    const ran = db.prepare("select name from kysely_migration").all();
+    const newer = ran.map((row) => String(row.name)).filter((name) => !(name in known));
+    if (newer.length > 0) {
+      throw new AdminError(
+        `${role} ${file} was made by a newer version of the site (its migration "${newer[0]}" is not in this version): restore it with that version.`,
       );
     }
   } catch (error) {
