@@ -182,8 +182,9 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     let userName = remoteName(text(actor.name), handle);
     const content = markdownOf(ctx, note);
     const visitorId = visitorOfActor(actorId.href);
-    const judge = () =>
+    const judge = (handle = false) =>
       defences.judgeNew({
+        handle,
         content,
         userName,
         visitorId,
@@ -194,10 +195,11 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
         signed: true,
       });
     let verdict = await judge();
-    // Someone elsewhere may bear the owner's name: here they go by their handle.
+    // Someone elsewhere may bear the owner's name: here they go by their handle, held for
+    // the owner should it read so too.
     if (verdict.outcome === "refused" && verdict.refusal.code === "reserved_name") {
       userName = remoteName(handle, handle);
-      verdict = await judge();
+      verdict = await judge(true);
     }
     if (verdict.outcome === "refused") {
       log.info(

@@ -127,6 +127,12 @@ export function createCommentDefences({
        * activity stands in for the form: it has no form to time.
        */
       signed?: boolean;
+      /**
+       * `userName` is the writer's Fediverse handle, which their server gave
+       * them: one that reads as the owner's name or badge ("@admin@host") is
+       * held for the owner, not refused, as they can go by nothing else.
+       */
+      handle?: boolean;
     }): Promise<Verdict> {
       const ipHash = keys.addressHash(input.ip);
       const refuse = (refusal: Refusal): Verdict => ({ outcome: "refused", refusal });
@@ -142,7 +148,8 @@ export function createCommentDefences({
       }
       const timing = input.signed === true ? null : await formTokens.admit(input.formToken);
       if (timing) return refuse(timing);
-      const refusal = nameRefusal(input.userName) ?? contentRefusal(input.content);
+      const named = nameRefusal(input.userName);
+      const refusal = (input.handle ? null : named) ?? contentRefusal(input.content);
       if (refusal) return refuse(refusal);
       if (config.COMMENT_DUPLICATE_MINUTES > 0) {
         // The same comment to a reader is the same text as shown: "hello" and "h&#101;llo" alike.
@@ -166,7 +173,7 @@ export function createCommentDefences({
       // What passed the rules meets the spam filter, then the moderation setting.
       const screening = await spam.screen({ content: input.content, visitorId: input.visitorId });
       if (screening.outcome === "published") {
-        const status = await moderation.statusForNewComment(input.visitorId);
+        const status = named ? "pending" : await moderation.statusForNewComment(input.visitorId);
         if (status === "pending") {
           return {
             outcome: "accepted",

@@ -104,6 +104,7 @@ async function remoteServer() {
     kim: () => ["image/png", png],
     lu: () => ["image/png", png],
     max: () => ["image/png", png],
+    the_author_desk: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
   const usernames: Record<string, string> = {
@@ -1210,6 +1211,27 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       what: "max's reply under the post",
     });
     expect((await max())?.remote?.handle).toBe(`@supportbank.example@${new URL(remote.base).host}`);
+  });
+
+  it("holds for the owner a reply whose writer's name and handle both read as the owner's badge", {
+    timeout: 240_000,
+  }, async () => {
+    // "The_author_desk Rao", @the_author_desk@their.host: they can go by nothing else here.
+    const id = `${remote.actor("the_author_desk")}/statuses/1`;
+    expect(
+      (await says("the_author_desk", id, "A badge-named account asks about the soap")).statusCode,
+    ).toBe(202);
+    const held = () =>
+      runSql(t, "select status, user_name from science_comments where content like ?", [
+        "A badge-named account asks%",
+      ]);
+    await waitFor(async () => (await held()).length === 1, {
+      timeoutMs: 120_000,
+      what: "the reply kept",
+    });
+    expect(await held()).toEqual([
+      { status: "pending", user_name: `@the_author_desk@${new URL(remote.base).host}` },
+    ]);
   });
 
   it("logs that a reply arrived, and none of its words", { timeout: 240_000 }, async () => {
