@@ -20,7 +20,8 @@ export type EditionLink = {
   absolute: string;
 };
 
-const attribute = /<(a|img)\b([^>]*?)\s(href|src)="([^"]*)"/gi;
+/** A link's or an image's address, in double, single or no quotes, as HTML allows. */
+const attribute = /<(a|img)\b([^>]*?)\s(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi;
 
 /**
  * The edition's HTML with every link (`<a href>`) and image (`<img src>`)
@@ -34,8 +35,10 @@ export function absoluteLinks(
   const base = `${siteUrl.replace(/\/+$/, "")}/`;
   const rewritten = html.replace(
     attribute,
-    (match, tag: string, _before: string, name: string, value: string) => {
-      const written = decodeHtmlEntities(value).trim();
+    (_match, tag: string, before: string, name: string, ...quoted: (string | undefined)[]) => {
+      const written = decodeHtmlEntities(
+        quoted.slice(0, 3).find((v) => v !== undefined) ?? "",
+      ).trim();
       let absolute = written;
       try {
         absolute = new URL(written, base).href;
@@ -43,7 +46,8 @@ export function absoluteLinks(
         // Not an address at all: left as written, and reported by editionLinkProblems.
       }
       links.push({ kind: tag.toLowerCase() === "img" ? "image" : "link", written, absolute });
-      return match.replace(`${name}="${value}"`, `${name}="${escapeHtml(absolute)}"`);
+      // Written again in double quotes: the click links are found so (clicks.ts).
+      return `<${tag}${before} ${name}="${escapeHtml(absolute)}"`;
     },
   );
   return { html: rewritten, links };

@@ -32,3 +32,22 @@ describe("an edition's frontmatter", () => {
     }
   });
 });
+
+describe("an edition's links", () => {
+  it("are made absolute in double, single or no quotes, and each is listed", () => {
+    const file = path.join(folder, "05-links.md");
+    writeFileSync(
+      file,
+      `---\nsubject: Links\n---\n<a href='/science/soap'>soap</a> <a class=x HREF=/about>about</a> <img alt="" src = "/og/x.png">\n`,
+    );
+    const { html, links } = readEdition(file, "https://ewe.test");
+    expect(links.map((link) => link.absolute)).toEqual([
+      "https://ewe.test/science/soap",
+      "https://ewe.test/about",
+      "https://ewe.test/og/x.png",
+    ]);
+    expect(html).toMatch(/<a [^>]*href="https:\/\/ewe\.test\/science\/soap">soap<\/a>/);
+    expect(html).toMatch(/<a [^>]*class=x HREF="https:\/\/ewe\.test\/about">about<\/a>/);
+    expect(html).toMatch(/<img [^>]*alt="" src="https:\/\/ewe\.test\/og\/x\.png">/);
+  });
+});
