@@ -106,13 +106,15 @@ export function createStreamSlots(limits: StreamLimits) {
         );
       }
       // Counted only once the stream may open; the network's before the
-      // address's, so a refused network spends none of the address's share.
+      // address's, so a refused network spends none of the address's share,
+      // and a refused address gives its network's back.
       const networkOpening = network === null ? null : networkOpenings.take(network);
       if (networkOpening && "retryAfter" in networkOpening) {
         throw tooOften("from this network", networkOpening.retryAfter);
       }
       const addressOpening = addressOpenings.take(address);
       if ("retryAfter" in addressOpening) {
+        networkOpening?.giveBack();
         throw tooOften("from this address", addressOpening.retryAfter);
       }
       open += 1;

@@ -486,6 +486,15 @@ describe("stream slots", () => {
       /opened from this network in the last minute/,
     );
     await open({ from: "2001:db8:6::1" }).ready();
+
+    // An address refused its own openings spends none of its network's.
+    for (let round = 0; round < 6; round += 1) {
+      await openAndClose(["2001:db8:7:1::1", "2001:db8:7:1::1", "2001:db8:7:1::1"]);
+    }
+    for (let tries = 0; tries < 6; tries += 1) {
+      expect(await refusal("2001:db8:7:1::1")).toMatch(/from this address/);
+    }
+    await open({ from: "2001:db8:7:2::1" }).ready();
   });
 
   it("answers 503 with Retry-After once the instance is full, and logs it as a warning", async () => {
