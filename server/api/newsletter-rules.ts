@@ -1,6 +1,5 @@
 import type { FastifyReply } from "fastify";
 import type { Engagement } from "../engagement/index.ts";
-import { addressScope } from "../lib/address-scope.ts";
 import {
   type FormTickets,
   type FormTokenCheck,
@@ -36,7 +35,7 @@ export function assertNoHoneypot(website: string | null | undefined): void {
 
 /**
  * The rules every way of subscribing shares, once the form's own checks
- * passed: the per-IP cap on confirmation mails, one mail per mailbox (every
+ * passed: the caps on confirmation mails per IP address and per network, one mail per mailbox (every
  * spelling of its address) per 24 hours, confirmed addresses answered "already subscribed".
  */
 export async function requestSubscription(
@@ -46,18 +45,19 @@ export async function requestSubscription(
   reply: FastifyReply,
 ): Promise<void> {
   const outcome = await engagement.subscribers.subscribe(email, {
-    ip: addressScope(ip),
+    ip,
     maxPerIpPerHour: newsletter.confirmationsPerIpPerHour,
   });
   if (outcome === "already_subscribed") {
     throw new ApiError(409, "already_subscribed", "This email address is already subscribed.");
   }
-  if (outcome === "ip_limited") {
+  if (outcome === "ip_limited" || outcome === "network_limited") {
     reply.header("retry-after", "3600");
+    const from = outcome === "ip_limited" ? "your connection" : "your network";
     throw new ApiError(
       429,
       "rate_limited",
-      "Too many confirmation mails were requested from your connection; try again in an hour.",
+      `Too many confirmation mails were requested from ${from}; try again in an hour.`,
     );
   }
   if (outcome === "confirmation_queued") newsletter.mailQueued();

@@ -3,7 +3,7 @@ import { dateKey } from "../../contract/time-zones.ts";
 import type { Database } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
-import type { Refusal } from "../lib/address-limit.ts";
+import { networkFactor, type Refusal } from "../lib/address-limit.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
@@ -25,6 +25,9 @@ export const bookingLoadsPerMinute = 60;
 export const tooManyLoads = (from: Refusal["from"]) =>
   `Too many requests from ${from}; wait a minute and try again.`;
 
+/** Which of a connection's limits a booking meets: its own, or its network's. */
+export type ConnectionFull = "connection" | "connection ahead" | "network" | "network ahead";
+
 /** The most calls one day (in the owner's zone) may hold; a null `max` is no maximum. */
 export type DayLimit = { zone: string; max: number | null };
 
@@ -45,30 +48,43 @@ export function bookingLimits(store: Store, clock: () => Date) {
     /**
      * Whether one connection booked `max` calls since `since` ("connection"), or holds `max`
      * calls still ahead ("connection ahead"): else an address could fill the calendar, `max`
-     * calls an hour.
+     * calls an hour. Its network, `networkFactor` times as many of each ("network",
+     * "network ahead"): else a network's 65,536 addresses could.
      */
     async connectionFull(
       trx: Db,
-      ipHash: string,
+      { ipHash, networkHash }: { ipHash: string; networkHash: string },
       since: Date,
       max: number,
-    ): Promise<"connection" | "connection ahead" | null> {
+    ): Promise<ConnectionFull | null> {
+      await takeTurn(store.kind, trx, "booking network", networkHash);
       await takeTurn(store.kind, trx, "booking connection", ipHash);
-      const made = await count(
-        (eb) => eb.and([eb("ip_hash", "=", ipHash), eb("created_at", ">=", since.toISOString())]),
-        trx,
-      );
-      if (made >= max) return "connection";
-      const ahead = await count(
-        (eb) =>
-          eb.and([
-            eb("ip_hash", "=", ipHash),
-            eb("status", "=", "booked"),
-            eb("ends_at", ">", clock().toISOString()),
-          ]),
-        trx,
-      );
-      return ahead >= max ? "connection ahead" : null;
+      const by =
+        (column: "ip_hash" | "network_hash", value: string) =>
+        (eb: ExpressionBuilder<Database, "bookings">) =>
+          eb(column, "=", value);
+      const counts = [
+        ["connection", by("ip_hash", ipHash), max],
+        ["network", by("network_hash", networkHash), max * networkFactor],
+      ] as const;
+      for (const [from, sent, most] of counts) {
+        const made = await count(
+          (eb) => eb.and([sent(eb), eb("created_at", ">=", since.toISOString())]),
+          trx,
+        );
+        if (made >= most) return from;
+        const ahead = await count(
+          (eb) =>
+            eb.and([
+              sent(eb),
+              eb("status", "=", "booked"),
+              eb("ends_at", ">", clock().toISOString()),
+            ]),
+          trx,
+        );
+        if (ahead >= most) return `${from} ahead`;
+      }
+      return null;
     },
 
     /** Calls still ahead for one mailbox. */

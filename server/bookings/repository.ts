@@ -6,7 +6,7 @@ import type { BookingsTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { keyFor, tokenDigest } from "../lib/tokens.ts";
-import { bookingLimits, type DayLimit } from "./limits.ts";
+import { bookingLimits, type ConnectionFull, type DayLimit } from "./limits.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
 import { createBookingSettings } from "./settings-repository.ts";
 
@@ -66,6 +66,7 @@ type NewBooking = {
   meetingUrl: string | null;
   visitorId: string | null;
   ipHash: string;
+  networkHash: string;
   addressHash: string;
   uidHost: string;
   /** Where the owner's invitation and reminders go; none without it. */
@@ -126,21 +127,17 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      * instance or any other, or its day is full; "mailbox" when its mailbox
      * was booked for within the hour; "connection" when its connection made
      * its most bookings in the hour, "connection ahead" when it holds that
-     * many calls ahead. The limits are counted in the booking's transaction,
+     * many calls ahead, "network" and "network ahead" the same of its
+     * network. The limits are counted in the booking's transaction,
      * in turn with the others counting the same.
      */
     async create(
       input: NewBooking,
-    ): Promise<{ id: number } | "taken" | "mailbox" | "connection" | "connection ahead"> {
+    ): Promise<{ id: number } | "taken" | "mailbox" | ConnectionFull> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
       return orTaken(input.hours, async (trx) => {
-        const full = await limits.connectionFull(
-          trx,
-          input.ipHash,
-          input.hourAgo,
-          input.perConnection,
-        );
+        const full = await limits.connectionFull(trx, input, input.hourAgo, input.perConnection);
         if (full) return full;
         if (await limits.mailboxBooked(trx, input.addressHash, input.hourAgo)) return "mailbox";
         if (await limits.dayFull(trx, input.start, input.day)) return "taken";
@@ -159,6 +156,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
             token_hash: tokenDigest(input.links({ uid, sequence: 0 })),
             visitor_id: input.visitorId,
             ip_hash: input.ipHash,
+            network_hash: input.networkHash,
             address_hash: input.addressHash,
             created_at: at,
             updated_at: at,

@@ -148,7 +148,7 @@ export function createBookings(
       request: ValidBookingRequest,
       { ip, visitorId }: { ip: string; visitorId: string | null },
     ): Promise<BookOutcome> {
-      const { ipHash, first } = await form.admit(request, { ip, visitorId });
+      const { ipHash, networkHash, first } = await form.admit(request, { ip, visitorId });
       const availability = await repository.availability();
       const ownerZone = ownerZoneOf(availability);
       if (first === "honeypot") return { outcome: "booked", booking: null, ownerZone };
@@ -189,6 +189,7 @@ export function createBookings(
         meetingUrl: meetingUrl(availability),
         visitorId,
         ipHash,
+        networkHash,
         addressHash: mailbox,
         uidHost: form.host,
         ownerEmail: ownerMail,
@@ -199,21 +200,20 @@ export function createBookings(
         hours: availability,
       });
       // Each booking mails its address: one an hour, so the form cannot flood an inbox.
-      if (created === "connection") {
+      if (created === "connection" || created === "network") {
         return refuse({
           status: 429,
           code: "rate_limited",
-          message:
-            "Too many calls were booked from your connection in the last hour; please try again in an hour, or write to the contact address.",
+          message: `Too many calls were booked from your ${created} in the last hour; please try again in an hour, or write to the contact address.`,
           retryAfterSeconds: 3600,
         });
       }
-      if (created === "connection ahead") {
+      if (created === "connection ahead" || created === "network ahead") {
+        const from = created === "network ahead" ? "network" : "connection";
         return refuse({
           status: 409,
           code: "too_many_pending",
-          message:
-            "Your connection has its most calls booked ahead already. Cancel one from its mail, or write to the contact address.",
+          message: `Your ${from} has its most calls booked ahead already. Cancel one from its mail, or write to the contact address.`,
         });
       }
       if (created === "mailbox") {

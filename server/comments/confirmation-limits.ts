@@ -1,17 +1,22 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, DatabaseKind } from "../db/schema.ts";
 import { takeTurn } from "../db/turns.ts";
+import { networkFactor } from "../lib/address-limit.ts";
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { mailboxOf } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
 import { replyMailRules, spellingsOf } from "./reply-watches.ts";
 
 /*
  * The limits on confirmation mails (docs/product.md, "Reply mails"): per
- * network, shared with the newsletter's, and per mailbox, whoever asks.
+ * address and per network, shared with the newsletter's, and per mailbox,
+ * whoever asks.
  */
 
 /** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
-export type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
+export type AdmitOutcome = "ok" | SenderLimited | "address_limited";
+/** The sender's address had its hour's share of confirmation mails, or its network (`networkFactor` times as many). */
+export type SenderLimited = "ip_limited" | "network_limited";
 
 const sameAddress = (email: string) => sql<string>`lower(${email})`;
 
@@ -20,25 +25,59 @@ const sameAddress = (email: string) => sql<string>`lower(${email})`;
  * counts (lib/mailbox.ts): every spelling of one inbox shares its day's share.
  */
 const limitMailbox = (email: string) => mailboxOf(email, { loose: true });
+
+/** Who asks for a confirmation mail: the address it comes from (`addressScope`) and its network. */
+export type Sender = { ip: string; network: string };
+const senderOf = (ip: string): Sender => ({ ip: addressScope(ip), network: networkOf(ip) });
+
 /**
- * A confirmation mail asked from `ip` (reply mails' or the newsletter's, which
- * share the limit per network): `confirmation_requests` is written here alone.
+ * Waits for the other requests from the network of `ip`, then from its address
+ * (db/turns.ts), so requests at the same instant count one after another; the sender counted.
  */
-export const recordConfirmationRequest = (trx: Kysely<Database>, ip: string, at: string) =>
-  trx.insertInto("confirmation_requests").values({ ip, created_at: at }).execute();
+export async function takeSenderTurns(kind: DatabaseKind, trx: Kysely<Database>, ip: string) {
+  const sender = senderOf(ip);
+  await takeTurn(kind, trx, "confirmation network", sender.network);
+  await takeTurn(kind, trx, "confirmation connection", sender.ip);
+  return sender;
+}
+
+/**
+ * A confirmation mail asked by `sender` (reply mails' or the newsletter's, which
+ * share the limits): `confirmation_requests` is written here alone.
+ */
+export const recordConfirmationRequest = (trx: Kysely<Database>, sender: Sender, at: string) =>
+  trx
+    .insertInto("confirmation_requests")
+    .values({ ...sender, created_at: at })
+    .execute();
 
 /** The limit per network counts the confirmation mails of the last hour. */
 const hourAgo = (now = new Date()) => new Date(now.getTime() - 3_600_000).toISOString();
 
-/** Whether `ip` asked for its hour's `max` confirmation mails already (either form's). */
-export async function networkShareSent(trx: Kysely<Database>, ip: string, now: Date, max: number) {
-  const { count } = await trx
-    .selectFrom("confirmation_requests")
-    .select((eb) => eb.fn.countAll().as("count"))
-    .where("ip", "=", ip)
-    .where("created_at", ">", hourAgo(now))
-    .executeTakeFirstOrThrow();
-  return Number(count) >= max;
+/**
+ * Whether `sender` asked for its hour's `max` confirmation mails already (either form's),
+ * or its network for `networkFactor` times as many (requests from before it was kept have none).
+ */
+export async function hourShareSent(
+  trx: Kysely<Database>,
+  sender: Sender,
+  now: Date,
+  max: number,
+): Promise<SenderLimited | null> {
+  const counts = [
+    ["ip_limited", "ip", sender.ip, max],
+    ["network_limited", "network", sender.network, max * networkFactor],
+  ] as const;
+  for (const [limited, column, value, most] of counts) {
+    const { count } = await trx
+      .selectFrom("confirmation_requests")
+      .select((eb) => eb.fn.countAll().as("count"))
+      .where(column, "=", value)
+      .where("created_at", ">", hourAgo(now))
+      .executeTakeFirstOrThrow();
+    if (Number(count) >= most) return limited;
+  }
+  return null;
 }
 
 /** Forgets the requests the limit no longer counts. */
@@ -87,8 +126,8 @@ export async function dayShareSent(
 
 /**
  * Before a comment asking for reply mails is stored: refuses one that would send a
- * confirmation mail past the limits (per IP address, shared with the newsletter's, and per
- * mailbox, whoever asks), so the form cannot flood an inbox. Counts the request if it sends one.
+ * confirmation mail past the limits (per IP address and network, shared with the newsletter's,
+ * and per mailbox, whoever asks), so the form cannot flood an inbox. Counts the request if it sends one.
  */
 export async function admit(
   { db, kind }: { db: Kysely<Database>; kind: DatabaseKind },
@@ -98,10 +137,11 @@ export async function admit(
   const now = settings.clock();
   if (!needsConfirmation(await addressOf(db, input.visitorId, input.email), now)) return "ok";
   return db.transaction().execute(async (trx) => {
-    await takeTurn(kind, trx, "confirmation network", input.ip);
-    if (await networkShareSent(trx, input.ip, now, settings.maxPerIpPerHour)) return "ip_limited";
+    const sender = await takeSenderTurns(kind, trx, input.ip);
+    const limited = await hourShareSent(trx, sender, now, settings.maxPerIpPerHour);
+    if (limited) return limited;
     if (await dayShareSent(trx, kind, input.email, now)) return "address_limited";
-    await recordConfirmationRequest(trx, input.ip, now.toISOString());
+    await recordConfirmationRequest(trx, sender, now.toISOString());
     return "ok";
   });
 }

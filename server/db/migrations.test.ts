@@ -250,6 +250,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "052-owner-session-passkeys.ts",
     "b4cca9c0e544c76de206cd572773d81f4acc34fbec6e44eddbb82c932a540328",
   ],
+  [
+    "053_networks_counted",
+    "053-networks-counted.ts",
+    "9eb2a1fc9f6702cb535bd99df903b123a33efcd3aa47e8a8b16bcdf7e5415eac",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -46,6 +46,7 @@ import { addressesDigested } from "./migrations/049-addresses-digested.ts";
 import { enquiryZones } from "./migrations/050-enquiry-zones.ts";
 import { snsMessagesTaken } from "./migrations/051-sns-messages-taken.ts";
 import { ownerSessionPasskeys } from "./migrations/052-owner-session-passkeys.ts";
+import { networksCounted } from "./migrations/053-networks-counted.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -114,5 +115,6 @@ export function migrations(
     "050_enquiry_zones": enquiryZones(),
     "051_sns_messages_taken": snsMessagesTaken(kind),
     "052_owner_session_passkeys": ownerSessionPasskeys(),
+    "053_networks_counted": networksCounted(),
   };
 }

@@ -94,6 +94,8 @@ export type EnquiriesTable = {
   kept: Defaulted<number>;
   /** HMAC of the address it was sent from, for the per-address limit. */
   ip_hash: string;
+  /** HMAC of that address's network (lib/address-scope.ts), for the per-network limit; null on enquiries older than it. */
+  network_hash: Maybe<string>;
   /** The Message-ID of its acknowledgement; the owner's answers reply to it. */
   thread_id: string;
   /** SHA-256 of the token in the sender's deletion link. */
@@ -126,6 +128,8 @@ export type BookingsTable = {
   /** The browser that booked, for "Your data"; null without a visitor cookie. */
   visitor_id: Maybe<string>;
   ip_hash: string;
+  /** HMAC of that address's network, for the per-network limits; null on bookings older than it. */
+  network_hash: Maybe<string>;
   /** HMAC of the reader's mailbox, for the per-address limits. */
   address_hash: string;
   cancelled_by: Maybe<"reader" | "owner">;
@@ -164,8 +168,8 @@ export interface Database extends FediverseTables, ReaderTables {
     expires_at: Timestamp;
     used_at: MaybeTime;
   };
-  /** Confirmation mails caused, by client IP address, for the hourly cap; kept one hour. */
-  confirmation_requests: { id: BigId; ip: string; created_at: Timestamp };
+  /** Confirmation mails caused, by client address and its network (null before it was kept), for the hourly caps; kept one hour. */
+  confirmation_requests: { id: BigId; ip: string; network: Maybe<string>; created_at: Timestamp };
   editions: {
     id: Generated<number>;
     slug: string;

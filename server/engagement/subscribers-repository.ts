@@ -2,8 +2,10 @@ import { sql, type Transaction } from "kysely";
 import type { ConsoleSubscriber } from "../../contract/console.ts";
 import {
   forgetConfirmationRequests,
-  networkShareSent,
+  hourShareSent,
   recordConfirmationRequest,
+  type SenderLimited,
+  takeSenderTurns,
 } from "../comments/confirmation-limits.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { transact } from "../db/owner-actor.ts";
@@ -33,8 +35,8 @@ type SubscribeOutcome =
   /** Its mailbox, in any spelling, had a confirmation mail in the last 24 h: nothing stored or sent. */
   | "confirmation_recent"
   | "already_subscribed"
-  /** The IP address caused its hourly share of confirmation mails: nothing stored or sent. */
-  | "ip_limited";
+  /** The IP address, or its network, caused its hourly share of confirmation mails: nothing stored or sent. */
+  | SenderLimited;
 
 type ConfirmOutcome = "confirmed" | "unknown" | "expired" | "used";
 
@@ -152,7 +154,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
           // Counted in turn with the others from the network, then for the mailbox: every
           // spelling of it (letter case, a "+tag", Gmail's dots) is one digest.
           const held = heldAddress(addressKey, email);
-          await takeTurn(store.kind, trx, "confirmation network", ip);
+          const sender = await takeSenderTurns(store.kind, trx, ip);
           await takeTurn(store.kind, trx, "subscription address", held.email_hash);
           const now = new Date();
           const existing = await trx
@@ -170,7 +172,8 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
             .where("confirmation_sent_at", ">", since)
             .executeTakeFirst();
           if (mailedToday) return "confirmation_recent";
-          if (await networkShareSent(trx, ip, now, maxPerIpPerHour)) return "ip_limited";
+          const limited = await hourShareSent(trx, sender, now, maxPerIpPerHour);
+          if (limited) return limited;
 
           const nowText = now.toISOString();
           const subscriberId =
@@ -188,7 +191,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
                 .executeTakeFirstOrThrow()
             ).id;
           await queueConfirmation(trx, { id: subscriberId, email }, now);
-          await recordConfirmationRequest(trx, ip, nowText);
+          await recordConfirmationRequest(trx, sender, nowText);
           return "confirmation_queued";
         });
       try {

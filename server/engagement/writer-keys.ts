@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey } from "node:crypto";
-import { addressScope } from "../lib/address-scope.ts";
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { remembered } from "../lib/remembered.ts";
 
 /**
@@ -31,6 +31,13 @@ export function createWriterKeys(cookieSecret: string) {
     /** What is stored of the address a comment came from: enough to ban it, not to read it. */
     addressHash(ip: string): string {
       return createHmac("sha256", addressKey).update(addressScope(ip)).digest("base64url");
+    },
+    /**
+     * What is stored of the network an address sends from, for the limits counted by
+     * network: the same HMAC of `networkOf`, so an IPv4 address's is its address's.
+     */
+    networkHash(ip: string): string {
+      return createHmac("sha256", addressKey).update(networkOf(ip)).digest("base64url");
     },
   };
 }

@@ -1,11 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { type Selectable, sql } from "kysely";
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Selectable,
+  type SqlBool,
+  sql,
+} from "kysely";
 import type { Enquiry, EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
 import { isTimeZone } from "../../contract/time-zones.ts";
 import { transact } from "../db/owner-actor.ts";
-import type { EnquiriesTable } from "../db/schema.ts";
+import type { Database, EnquiriesTable } from "../db/schema.ts";
 import { containsText, type Db, type Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
+import { networkFactor } from "../lib/address-limit.ts";
 import { toIso, weeksAround } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
@@ -49,9 +56,13 @@ function toStored(row: EnquiryRow, answers: StoredAnswer[]): StoredEnquiry {
   };
 }
 
+/** What the hourly limits count an enquiry by, and the most an hour from one connection. */
+type HourlyLimit = { ipHash: string; networkHash: string; email: string; max: number };
+
 type NewEnquiry = {
   enquiry: ValidEnquiry;
   ipHash: string;
+  networkHash: string;
   /** The most enquiries an hour from one connection, and by one email address. */
   perHour: number;
   /** HMAC of the sender's address, for the acknowledgement's hourly limit. */
@@ -92,27 +103,32 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
   }
 
   /**
-   * Whether `max` enquiries were sent in the hour before `now` from one
-   * connection (its HMAC) or by one email address.
+   * Which hourly limit an enquiry sent at `now` meets, if any: `max` enquiries
+   * in the hour before from one connection (its HMAC) or by one email address
+   * ("connection"), or `networkFactor` times as many from the connection's
+   * network ("network"; enquiries from before it was kept have none).
    */
   async function limited(
-    { ipHash, email, now, max }: { ipHash: string; email: string; now: Date; max: number },
+    { ipHash, networkHash, email, now, max }: HourlyLimit & { now: Date },
     within: Db = db,
-  ): Promise<boolean> {
+  ): Promise<"connection" | "network" | null> {
     const since = new Date(now.getTime() - 60 * 60 * 1000).toISOString();
-    const count = async (column: "ip" | "email") => {
+    const count = async (
+      where: (eb: ExpressionBuilder<Database, "enquiries">) => Expression<SqlBool>,
+    ) => {
       const row = await within
         .selectFrom("enquiries")
         .select((eb) => eb.fn.countAll<number | string>().as("n"))
         .where("created_at", ">=", since)
-        .$if(column === "ip", (q) => q.where("ip_hash", "=", ipHash))
-        .$if(column === "email", (q) =>
-          q.where(sql<string>`lower(email)`, "=", email.toLowerCase()),
-        )
+        .where(where)
         .executeTakeFirstOrThrow();
       return Number(row.n);
     };
-    return (await count("ip")) >= max || (await count("email")) >= max;
+    if ((await count((eb) => eb("ip_hash", "=", ipHash))) >= max) return "connection";
+    const sameEmail = await count((eb) => eb(sql<string>`lower(email)`, "=", email.toLowerCase()));
+    if (sameEmail >= max) return "connection";
+    const fromNetwork = await count((eb) => eb("network_hash", "=", networkHash));
+    return fromNetwork >= max * networkFactor ? "network" : null;
   }
 
   return {
@@ -127,18 +143,21 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
      */
     async create(
       input: NewEnquiry,
-    ): Promise<{ id: number; acknowledged: boolean } | "rate_limited"> {
+    ): Promise<{ id: number; acknowledged: boolean } | "connection" | "network"> {
       const now = clock();
       const at = now.toISOString();
       const deletionToken = newToken();
       const threadId = `<enquiry.${randomBytes(12).toString("hex")}@${input.messageIdHost}>`;
       const { enquiry } = input;
       return db.transaction().execute(async (trx) => {
-        // Counted in turn with the others from the connection, then for the address.
+        // Counted in turn with the others from the network and the connection, then for the address.
+        await takeTurn(store.kind, trx, "enquiry network", input.networkHash);
         await takeTurn(store.kind, trx, "enquiry connection", input.ipHash);
         await takeTurn(store.kind, trx, "enquiry address", enquiry.email.toLowerCase());
-        const limit = { ipHash: input.ipHash, email: enquiry.email, now, max: input.perHour };
-        if (await limited(limit, trx)) return "rate_limited";
+        const { ipHash, networkHash } = input;
+        const limit = { ipHash, networkHash, email: enquiry.email, now, max: input.perHour };
+        const full = await limited(limit, trx);
+        if (full) return full;
         const { id } = await trx
           .insertInto("enquiries")
           .values({
@@ -149,6 +168,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
             timeline: enquiry.timeline,
             message: enquiry.message,
             ip_hash: input.ipHash,
+            network_hash: input.networkHash,
             thread_id: threadId,
             deletion_token_hash: tokenDigest(deletionToken),
             zone: enquiry.zone ?? null,

@@ -34,14 +34,14 @@ type SubmitOutcome =
   | { outcome: "refused"; refusal: FormRefusal };
 const refuse = (refusal: FormRefusal) => ({ outcome: "refused", refusal }) as const;
 
-/** The hourly limit, from the connection or for the address. */
-const tooMany = {
-  status: 429,
-  code: "rate_limited",
-  message:
-    "Too many enquiries came from your connection or this address in the last hour; please try again in an hour, or write to the contact address.",
-  retryAfterSeconds: 3600,
-} as const;
+/** The hourly limit, from the connection or for the address, or from the connection's network. */
+const tooMany = (full: "connection" | "network") =>
+  ({
+    status: 429,
+    code: "rate_limited",
+    message: `Too many enquiries came from ${full === "network" ? "your network" : "your connection or this address"} in the last hour; please try again in an hour, or write to the contact address.`,
+    retryAfterSeconds: 3600,
+  }) as const;
 
 export function createEnquiries(
   deps: FormServiceDeps & {
@@ -105,13 +105,14 @@ export function createEnquiries(
       enquiry: ValidEnquiry,
       { ip, visitorId }: { ip: string; visitorId: string | null },
     ): Promise<SubmitOutcome> {
-      const { ipHash, first } = await form.admit(enquiry, { ip, visitorId });
+      const { ipHash, networkHash, first } = await form.admit(enquiry, { ip, visitorId });
       if (first === "honeypot") return { outcome: "received", id: null, acknowledged: false };
       if (first) return refuse(first);
       // The cheap checks first: an address over its hourly limit costs one
       // count here, and is counted again, in turn, as the enquiry is stored.
-      const limit = { ipHash, email: enquiry.email, max: config.ENQUIRIES_PER_HOUR };
-      if (await repository.limited({ ...limit, now: clock() })) return refuse(tooMany);
+      const limit = { ipHash, networkHash, email: enquiry.email, max: config.ENQUIRIES_PER_HOUR };
+      const full = await repository.limited({ ...limit, now: clock() });
+      if (full) return refuse(tooMany(full));
       const text = [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n");
       const content = form.content(text, "message");
       if (content) return refuse(content);
@@ -122,6 +123,7 @@ export function createEnquiries(
       const created = await repository.create({
         enquiry,
         ipHash,
+        networkHash,
         perHour: config.ENQUIRIES_PER_HOUR,
         addressHash: form.addressHash(enquiry.email),
         messageIdHost,
@@ -150,7 +152,7 @@ export function createEnquiries(
             }
           : {}),
       });
-      if (created === "rate_limited") return refuse(tooMany);
+      if (typeof created === "string") return refuse(tooMany(created));
       form.woken();
       return { outcome: "received", ...created };
     },

@@ -83,17 +83,18 @@ export function ownerForm(what: string, purpose: string, deps: FormServiceDeps) 
     addressHash: mailboxDigest(deps.cookieSecret, purpose),
 
     /**
-     * The sender's connection's key, and the first defence its sending fails, in order: a
-     * ban, the honeypot, the form's signed time (spent here), and a service from the list.
-     * "honeypot" when only a program filled the field nobody can see: it is told all went
-     * well, and nothing is kept.
+     * The sender's connection's key and its network's, and the first defence its sending
+     * fails, in order: a ban, the honeypot, the form's signed time (spent here), and a
+     * service from the list. "honeypot" when only a program filled the field nobody can
+     * see: it is told all went well, and nothing is kept.
      */
     async admit(
       form: { service: string; website?: string | undefined; formToken?: string | undefined },
       { ip, visitorId }: { ip: string; visitorId: string | null },
-    ): Promise<{ ipHash: string; first: FormRefusal | "honeypot" | null }> {
+    ): Promise<{ ipHash: string; networkHash: string; first: FormRefusal | "honeypot" | null }> {
       const ipHash = keys.addressHash(ip);
-      const outcome = (first: FormRefusal | "honeypot" | null) => ({ ipHash, first });
+      const networkHash = keys.networkHash(ip);
+      const outcome = (first: FormRefusal | "honeypot" | null) => ({ ipHash, networkHash, first });
       if (await moderation.isBanned({ visitorId, ipHash })) {
         return outcome({
           status: 403,

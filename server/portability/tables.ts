@@ -58,6 +58,9 @@ export const exportFormat = "engage-with-engineer-export";
 
 /** Why an address's digest is not written: the importing site makes it with its own secret. */
 const heldDigest = "a digest under the site's secret: the importing site makes its own";
+/** Why a network's digest is not written: only the hourly limits per network read it. */
+const networkDigest =
+  "a digest under the site's secret, read only by the hourly limits per network";
 
 const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
 
@@ -226,6 +229,7 @@ export const exportTables: readonly ExportTable[] = [
     name: "enquiries",
     ...byId,
     unique: [taken("deletion_token_hash")],
+    columnsLeftOut: { network_hash: networkDigest },
     columns: columns(`id:int name email service organisation? timeline? message
       status=new|answered|closed kept:flag ip_hash thread_id deletion_token_hash zone?
       created_at:time updated_at:time`),
@@ -239,6 +243,7 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "bookings",
     ...byId,
+    columnsLeftOut: { network_hash: networkDigest },
     // A time is booked once (the partial index bookings_one_per_time).
     unique: [
       taken("uid"),

@@ -11,7 +11,6 @@ import {
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../comments/repository.ts";
-import { addressScope } from "../../lib/address-scope.ts";
 import type { Representation } from "../../lib/representation.ts";
 import { offerSent } from "../../web/etag.ts";
 import { ApiError, notFound, routesTagged } from "../errors.ts";
@@ -160,17 +159,23 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         status: verdict.status,
         ipHash: verdict.ipHash,
         ...asReply,
-        ...(notifyEmail === undefined ? {} : { notifyEmail, ip: addressScope(request.ip) }),
+        ...(notifyEmail === undefined ? {} : { notifyEmail, ip: request.ip }),
       });
       // The confirmation mail cannot be turned on an inbox (docs/product.md, "Reply mails").
-      if (comment === "ip_limited" || comment === "address_limited") {
-        reply.header("retry-after", comment === "ip_limited" ? "3600" : "86400");
+      if (comment === "ip_limited" || comment === "network_limited") {
+        reply.header("retry-after", "3600");
         throw new ApiError(
           429,
           "rate_limited",
-          comment === "ip_limited"
-            ? "Too many confirmation mails were asked for from your network in the last hour. Post without reply mails, or try again later."
-            : "This address has been sent enough confirmation mails today. Confirm one of them, or post without reply mails.",
+          `Too many confirmation mails were asked for from ${comment === "ip_limited" ? "your connection" : "your network"} in the last hour. Post without reply mails, or try again later.`,
+        );
+      }
+      if (comment === "address_limited") {
+        reply.header("retry-after", "86400");
+        throw new ApiError(
+          429,
+          "rate_limited",
+          "This address has been sent enough confirmation mails today. Confirm one of them, or post without reply mails.",
         );
       }
       if (typeof comment === "string") throw replyRefused(comment);
