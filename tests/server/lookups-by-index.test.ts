@@ -1,5 +1,6 @@
 import { CompiledQuery as Compiled, type CompiledQuery, type KyselyPlugin, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bookingLimits } from "../../server/bookings/limits.ts";
 import { queueMovedReminders } from "../../server/bookings/queued-mails.ts";
 import { createBookingsRepository } from "../../server/bookings/repository.ts";
 import { watchMailKinds } from "../../server/comments/forget-watches.ts";
@@ -8,8 +9,9 @@ import { createCommentReads } from "../../server/comments/reads.ts";
 import { commentShapes } from "../../server/comments/rows.ts";
 import { createInsightsRepository } from "../../server/console/insights-repository.ts";
 import { migrations } from "../../server/db/migrations.ts";
-import type { Store } from "../../server/db/store.ts";
+import type { Db, Store } from "../../server/db/store.ts";
 import { createVisitorDataRepository } from "../../server/engagement/visitor-data-repository.ts";
+import { createEnquiriesRepository } from "../../server/enquiries/repository.ts";
 import { createEventJournal } from "../../server/events/journal.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { createListHealth } from "../../server/newsletter/list-health.ts";
@@ -93,11 +95,17 @@ describe.each(backends)("lookups by index on %s", (backend) => {
       backend === "postgres"
         ? "now() - i * interval '1 hour'"
         : "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || i || ' hours')";
+    // A hundred from each network.
     await seed(`insert into bookings (starts_at, ends_at, name, email, service, note, reader_zone,
-        status, uid, ip_hash, address_hash, created_at, updated_at)
+        status, uid, ip_hash, network_hash, address_hash, created_at, updated_at)
       select ${hoursAgo}, ${hoursAgo}, 'Reader', 'reader' || i || '@example.com', 'call', '',
         'UTC', case when i % 5 = 0 then 'cancelled' else 'booked' end, 'uid-' || i, 'ip-' || i,
-        'address-' || i, current_timestamp, current_timestamp from n`);
+        'network-' || (i % 200), 'address-' || i, current_timestamp, current_timestamp from n`);
+    await seed(`insert into enquiries (name, email, service, message, ip_hash, network_hash,
+        thread_id, deletion_token_hash, created_at, updated_at)
+      select 'Reader', 'reader' || i || '@example.com', 'other', 'A question.', 'ip-' || i,
+        'network-' || (i % 200), 'thread-' || i, 'token-' || i, current_timestamp,
+        current_timestamp from n`);
     // Suppressed addresses and followers, ten to a second.
     const second = (i: string) =>
       backend === "postgres"
@@ -182,6 +190,30 @@ describe.each(backends)("lookups by index on %s", (backend) => {
       await bookings.prune(365 * 10);
     })) {
       expect(plan).not.toMatch(/SCAN bookings(?! USING)|Seq Scan/);
+    }
+  });
+
+  it("counts a network's bookings and enquiries by an index, not every row", async () => {
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const from = { ipHash: "ip-1", networkHash: "network-1" };
+    const run = (table: string, count: (recorded: Store, trx: Db) => Promise<unknown>) =>
+      plansOf(table, (recorded) =>
+        recorded.db.transaction().execute((trx) => count(recorded, trx)),
+      );
+    const plans = [
+      ...(await run("bookings", (recorded, trx) =>
+        bookingLimits(recorded, () => new Date()).connectionFull(trx, from, hourAgo, 1_000_000),
+      )),
+      ...(await run("enquiries", (recorded, trx) =>
+        createEnquiriesRepository(recorded).limited(
+          { ...from, email: "nobody@example.com", now: new Date(), max: 1_000_000 },
+          trx,
+        ),
+      )),
+    ].filter((plan) => plan.includes("network_hash"));
+    expect(plans).toHaveLength(3);
+    for (const plan of plans) {
+      expect(plan).not.toMatch(/SCAN (bookings|enquiries)(?! USING)|Seq Scan/);
     }
   });
 
