@@ -1,4 +1,5 @@
 import type { FastifyReply } from "fastify";
+import type { Sender } from "../comments/confirmation-limits.ts";
 import type { Engagement } from "../engagement/index.ts";
 import {
   type FormTickets,
@@ -13,6 +14,8 @@ export type NewsletterDeps = {
   formTokens: FormTokens;
   formTickets: FormTickets;
   confirmationsPerIpPerHour: number;
+  /** What the limits on confirmation mails count a request from an address by (writer-keys.ts). */
+  senderOf(ip: string): Sender;
   /** Tells this instance's outbox worker that a mail is waiting. */
   mailQueued(): void;
 };
@@ -45,7 +48,7 @@ export async function requestSubscription(
   reply: FastifyReply,
 ): Promise<void> {
   const outcome = await engagement.subscribers.subscribe(email, {
-    ip,
+    sender: newsletter.senderOf(ip),
     maxPerIpPerHour: newsletter.confirmationsPerIpPerHour,
   });
   if (outcome === "already_subscribed") {

@@ -2,7 +2,6 @@ import { type Kysely, sql } from "kysely";
 import type { Database, DatabaseKind } from "../db/schema.ts";
 import { takeTurn } from "../db/turns.ts";
 import { networkFactor } from "../lib/address-limit.ts";
-import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { mailboxOf } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
 import { replyMailRules, spellingsOf } from "./reply-watches.ts";
@@ -26,19 +25,19 @@ const sameAddress = (email: string) => sql<string>`lower(${email})`;
  */
 const limitMailbox = (email: string) => mailboxOf(email, { loose: true });
 
-/** Who asks for a confirmation mail: the address it comes from (`addressScope`) and its network. */
+/**
+ * Who asks for a confirmation mail: HMACs of the address it comes from and of its
+ * network (engagement/writer-keys.ts, `senderOf`), never either itself.
+ */
 export type Sender = { ip: string; network: string };
-const senderOf = (ip: string): Sender => ({ ip: addressScope(ip), network: networkOf(ip) });
 
 /**
- * Waits for the other requests from the network of `ip`, then from its address
- * (db/turns.ts), so requests at the same instant count one after another; the sender counted.
+ * Waits for the other requests from the sender's network, then from its address
+ * (db/turns.ts), so requests at the same instant count one after another.
  */
-export async function takeSenderTurns(kind: DatabaseKind, trx: Kysely<Database>, ip: string) {
-  const sender = senderOf(ip);
+export async function takeSenderTurns(kind: DatabaseKind, trx: Kysely<Database>, sender: Sender) {
   await takeTurn(kind, trx, "confirmation network", sender.network);
   await takeTurn(kind, trx, "confirmation connection", sender.ip);
-  return sender;
 }
 
 /**
@@ -132,12 +131,13 @@ export async function dayShareSent(
 export async function admit(
   { db, kind }: { db: Kysely<Database>; kind: DatabaseKind },
   settings: { clock: () => Date; maxPerIpPerHour: number },
-  input: { visitorId: string; email: string; ip: string },
+  input: { visitorId: string; email: string; sender: Sender },
 ): Promise<AdmitOutcome> {
   const now = settings.clock();
   if (!needsConfirmation(await addressOf(db, input.visitorId, input.email), now)) return "ok";
+  const { sender } = input;
   return db.transaction().execute(async (trx) => {
-    const sender = await takeSenderTurns(kind, trx, input.ip);
+    await takeSenderTurns(kind, trx, sender);
     const limited = await hourShareSent(trx, sender, now, settings.maxPerIpPerHour);
     if (limited) return limited;
     if (await dayShareSent(trx, kind, input.email, now)) return "address_limited";

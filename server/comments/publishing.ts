@@ -16,6 +16,7 @@ import {
   admit,
   dayShareSent,
   needsConfirmation,
+  type Sender,
 } from "./confirmation-limits.ts";
 import { confirmationPayload } from "./forget-watches.ts";
 import { renderComment } from "./markdown.ts";
@@ -238,9 +239,9 @@ export function createCommentPublishing(
       byOwner?: boolean;
       /** A reply: the comment it answers (docs/product.md, "Replies"). */
       parentId?: number;
-      /** Where replies in its thread are to be mailed, asked from `ip`: refused past the limits. */
+      /** Where replies in its thread are to be mailed, asked by `sender`: refused past the limits. */
       notifyEmail?: string;
-      ip?: string;
+      sender?: Sender;
       /**
        * A reply from the Fediverse (server/fediverse/inbox.ts): its Note and writer, kept with
        * it, so neither is ever kept without the other (removal.ts forgets them together).
@@ -253,11 +254,11 @@ export function createCommentPublishing(
       const status = input.status ?? "published";
       const byOwner = input.byOwner === true;
       const { notifyEmail } = input;
-      if (notifyEmail !== undefined && input.ip !== undefined) {
+      if (notifyEmail !== undefined && input.sender !== undefined) {
         const admitted = await admit(store, replies, {
           ...input,
           email: notifyEmail,
-          ip: input.ip,
+          sender: input.sender,
         });
         if (admitted !== "ok") return admitted;
       }

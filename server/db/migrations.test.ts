@@ -253,7 +253,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
   [
     "053_networks_counted",
     "053-networks-counted.ts",
-    "9eb2a1fc9f6702cb535bd99df903b123a33efcd3aa47e8a8b16bcdf7e5415eac",
+    "1e21c3f0428d9282ca63b299ca779401c5312c6caf6f886cc597bf094854e8a6",
   ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [

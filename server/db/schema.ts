@@ -92,9 +92,8 @@ export type EnquiriesTable = {
   status: Defaulted<"new" | "answered" | "closed">;
   /** 1 when the owner keeps it past the retention period. */
   kept: Defaulted<number>;
-  /** HMAC of the address it was sent from, for the per-address limit. */
+  /** HMACs of the address it was sent from and of its network (null on older ones), for the limits. */
   ip_hash: string;
-  /** HMAC of that address's network (lib/address-scope.ts), for the per-network limit; null on enquiries older than it. */
   network_hash: Maybe<string>;
   /** The Message-ID of its acknowledgement; the owner's answers reply to it. */
   thread_id: string;
@@ -168,7 +167,7 @@ export interface Database extends FediverseTables, ReaderTables {
     expires_at: Timestamp;
     used_at: MaybeTime;
   };
-  /** Confirmation mails caused, by client address and its network (null before it was kept), for the hourly caps; kept one hour. */
+  /** Confirmation mails caused, by HMACs of client address and network (writer-keys.ts), for the hourly caps; kept one hour. */
   confirmation_requests: { id: BigId; ip: string; network: Maybe<string>; created_at: Timestamp };
   editions: {
     id: Generated<number>;

@@ -4,6 +4,7 @@ import {
   forgetConfirmationRequests,
   hourShareSent,
   recordConfirmationRequest,
+  type Sender,
   type SenderLimited,
   takeSenderTurns,
 } from "../comments/confirmation-limits.ts";
@@ -147,14 +148,14 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
      */
     async subscribe(
       email: string,
-      { ip, maxPerIpPerHour }: { ip: string; maxPerIpPerHour: number },
+      { sender, maxPerIpPerHour }: { sender: Sender; maxPerIpPerHour: number },
     ): Promise<SubscribeOutcome> {
       const attempt = () =>
         db.transaction().execute(async (trx): Promise<SubscribeOutcome> => {
           // Counted in turn with the others from the network, then for the mailbox: every
           // spelling of it (letter case, a "+tag", Gmail's dots) is one digest.
           const held = heldAddress(addressKey, email);
-          const sender = await takeSenderTurns(store.kind, trx, ip);
+          await takeSenderTurns(store.kind, trx, sender);
           await takeTurn(store.kind, trx, "subscription address", held.email_hash);
           const now = new Date();
           const existing = await trx

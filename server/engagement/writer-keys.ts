@@ -15,6 +15,10 @@ export function createWriterKeys(cookieSecret: string) {
     createSecretKey(createHmac("sha256", cookieSecret).update(purpose).digest());
   const avatarKey = derive("comment avatar");
   const addressKey = derive("comment writer address");
+  const digest = (scope: string) =>
+    createHmac("sha256", addressKey).update(scope).digest("base64url");
+  const addressHash = (ip: string): string => digest(addressScope(ip));
+  const networkHash = (ip: string): string => digest(networkOf(ip));
   return {
     /**
      * The seed of a visitor's avatar: an HMAC of the visitor credential, so two
@@ -29,16 +33,14 @@ export function createWriterKeys(cookieSecret: string) {
       10_000,
     ),
     /** What is stored of the address a comment came from: enough to ban it, not to read it. */
-    addressHash(ip: string): string {
-      return createHmac("sha256", addressKey).update(addressScope(ip)).digest("base64url");
-    },
+    addressHash,
     /**
      * What is stored of the network an address sends from, for the limits counted by
      * network: the same HMAC of `networkOf`, so an IPv4 address's is its address's.
      */
-    networkHash(ip: string): string {
-      return createHmac("sha256", addressKey).update(networkOf(ip)).digest("base64url");
-    },
+    networkHash,
+    /** What the limits per address and network count a request from `ip` by. */
+    senderOf: (ip: string) => ({ ip: addressHash(ip), network: networkHash(ip) }),
   };
 }
 

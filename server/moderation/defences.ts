@@ -107,6 +107,9 @@ export function createCommentDefences({
     /** The comment form's signed times, fetched when the form appears. */
     formTokens,
 
+    /** What the limits on confirmation mails count a writer asking for reply mails by. */
+    senderOf: keys.senderOf,
+
     /** A writer the owner banned; checked before anything else, and for reactions too. */
     async bannedRefusal(visitorId: string | null, ip: string): Promise<Refusal | null> {
       return (await moderation.isBanned({ visitorId, ipHash: keys.addressHash(ip) }))

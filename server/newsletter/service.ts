@@ -2,6 +2,7 @@ import type { Config } from "../config.ts";
 import { createSpentFormTokens } from "../db/spent-form-tokens.ts";
 import type { Store } from "../db/store.ts";
 import { reconfirmation } from "../engagement/subscribers-repository.ts";
+import { createWriterKeys } from "../engagement/writer-keys.ts";
 import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { clickKeyOf, withTrackedLinks } from "./clicks.ts";
@@ -79,6 +80,7 @@ export function createNewsletter(
         formTokens: createFormTokens(cookieSecret, { spent: createSpentFormTokens(store) }),
         formTickets: createFormTickets(cookieSecret),
         confirmationsPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
+        senderOf: createWriterKeys(cookieSecret).senderOf,
         mailQueued,
       };
     },

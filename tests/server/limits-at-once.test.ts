@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import { turnWaitersMax } from "../../server/db/turns.ts";
+import { createWriterKeys } from "../../server/engagement/writer-keys.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { atOnce, startInstances } from "./support/gate.ts";
@@ -146,7 +147,7 @@ describe("one client's limited writes waiting for their turn on postgres", () =>
   beforeAll(async () => {
     // Long enough that no waiting write is ended by the database while the test looks.
     t = await startTestApp("postgres", {
-      env: { DATABASE_STATEMENT_TIMEOUT_SECONDS: "300" },
+      env: { COOKIE_SECRET: cookieSecret, DATABASE_STATEMENT_TIMEOUT_SECONDS: "300" },
       logger: logs.logger,
     });
   });
@@ -166,7 +167,8 @@ describe("one client's limited writes waiting for their turn on postgres", () =>
       await holder.query("begin");
       await holder.query(
         "select pg_advisory_xact_lock(hashtext('confirmation network'), hashtext($1))",
-        [ip],
+        // The turn of the address's network, kept by its digest (engagement/writer-keys.ts).
+        [createWriterKeys(cookieSecret).networkHash(ip)],
       );
       const answered: number[] = [];
       const burst = Array.from({ length: 12 }, (_, i) =>

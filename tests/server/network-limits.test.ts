@@ -244,6 +244,10 @@ describe.each(backends)("hourly limits per network on %s", (backend) => {
       return answer;
     });
     expectRefused(refused, /confirmation mails were requested from your network/);
+    // Kept as digests, of the address and of the network: neither itself.
+    const kept = await runSql(t, "select ip, network from confirmation_requests");
+    expect(kept.length).toBeGreaterThan(networkFactor);
+    for (const row of kept) expect(`${row.ip} ${row.network}`).not.toMatch(/2001|db8|:/);
     // The network's share is the reply mails' too.
     const reply = await post(
       flooded(0xabc),

@@ -159,7 +159,9 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         status: verdict.status,
         ipHash: verdict.ipHash,
         ...asReply,
-        ...(notifyEmail === undefined ? {} : { notifyEmail, ip: request.ip }),
+        ...(notifyEmail === undefined
+          ? {}
+          : { notifyEmail, sender: defences.senderOf(request.ip) }),
       });
       // The confirmation mail cannot be turned on an inbox (docs/product.md, "Reply mails").
       if (comment === "ip_limited" || comment === "network_limited") {
