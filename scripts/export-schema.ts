@@ -43,7 +43,14 @@ const exportSchema = z
       .regex(/^[0-9a-f]{64}$/)
       .optional()
       .describe(
-        "HMAC-SHA256 of the science_comments rows, each as its line in the file, under a key derived from the site's cookie secret. An import keeps the owner's marks on comments (by_owner, visitor_id \"owner\") only where this is its own site's signature; elsewhere those comments come in as readers'.",
+        "HMAC-SHA256 of the science_comments rows, each as its line in the file, under a key derived from the site's cookie secret, as exports of earlier versions were signed. Where it is the importing site's own and `signature` is not, the comments keep the owner's marks (by_owner, visitor_id \"owner\"), and the rest is read as from a file of elsewhere.",
+      ),
+    signature: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional()
+      .describe(
+        "HMAC-SHA256 of the whole file (its format, version, time and settings, then each table's name and each row as its line, in order), under another key derived from the site's cookie secret. Only where this is the importing site's own signature are the owner's marks, approvals, confirmed subscriptions and reply addresses, schedules, mails still to go, the audit trail, the spam filter's examples, the calendar feed's address and the browsers' ids kept.",
       ),
   })
   .meta({

@@ -17,6 +17,7 @@ import { type AddressKey, heldAddress, keptDomain, readableAddress } from "../li
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
+import { reconfirmableSubscribers } from "./imported-subscribers.ts";
 
 type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
 
@@ -106,37 +107,12 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
       .where("token_hash", "=", tokenDigest(token))
       .executeTakeFirst();
 
-  /** The subscribers an import brought (docs/product.md, "Moving in and out"). */
-  const imported = () =>
-    db
-      .selectFrom("subscribers")
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom("import_sources")
-            .select("import_sources.row_id")
-            .where("import_sources.row_table", "=", "subscribers")
-            .whereRef("import_sources.row_id", "=", "subscribers.id"),
-        ),
-      );
-
-  /**
-   * Imported addresses that have not confirmed here and had no confirmation
-   * mail in the last 24 hours: whom `newsletter reconfirm` would ask.
-   */
-  const reconfirmable = (now = new Date()) => {
-    const since = new Date(now.getTime() - confirmationRules.resendAfterMs).toISOString();
-    return imported()
-      .select(["subscribers.id", "subscribers.email"])
-      .where("subscribers.status", "=", "pending")
-      .where((eb) =>
-        eb.or([
-          eb("subscribers.confirmation_sent_at", "is", null),
-          eb("subscribers.confirmation_sent_at", "<=", since),
-        ]),
-      )
-      .orderBy("subscribers.id");
-  };
+  /** Whom `newsletter reconfirm` would ask now (./imported-subscribers.ts). */
+  const reconfirmable = (now = new Date()) =>
+    reconfirmableSubscribers(
+      db,
+      new Date(now.getTime() - confirmationRules.resendAfterMs).toISOString(),
+    );
 
   return {
     /**

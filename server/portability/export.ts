@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import { exportRow } from "./columns.ts";
-import type { ExportSigner } from "./signature.ts";
+import { type ExportSigner, headerLine, tableLine } from "./signature.ts";
 import {
   type ExportTable,
   exportedSettings,
@@ -58,8 +58,9 @@ const settingsOf = (config: Config) =>
  * Writes everything the site owner owns as one JSON document
  * (docs/export-schema.json): a header, then each table's rows, one per line,
  * as they are read, so memory stays bounded however many rows there are.
- * The comments are signed by `signer` as they are written, and the
- * signature closes the file (server/portability/signature.ts).
+ * Everything is signed by `signer` as it is written (the comments once
+ * more on their own), and the signatures close the file
+ * (server/portability/signature.ts).
  * Returns how many rows each table gave.
  */
 export async function writeExport(
@@ -69,19 +70,30 @@ export async function writeExport(
   signer: ExportSigner,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  const signature = signer.start();
+  const signature = signer.file.start();
+  const comments = signer.comments.start();
+  const header = {
+    format: exportFormat,
+    version: exportVersion,
+    exportedAt: new Date().toISOString(),
+    settings: settingsOf(config),
+  };
+  signature.add(headerLine(header));
+  const field = (name: keyof typeof header) => `"${name}": ${JSON.stringify(header[name])}`;
   await sink(
-    `{\n"format": ${JSON.stringify(exportFormat)},\n"version": ${exportVersion},\n"exportedAt": ${JSON.stringify(new Date().toISOString())},\n"settings": ${JSON.stringify(settingsOf(config))},\n"tables": {`,
+    `{\n${field("format")},\n${field("version")},\n${field("exportedAt")},\n${field("settings")},\n"tables": {`,
   );
   let firstTable = true;
   for (const table of exportTables) {
     await sink(`${firstTable ? "" : ","}\n${JSON.stringify(table.name)}: [`);
     firstTable = false;
+    signature.add(tableLine(table.name));
     let count = 0;
     let buffered = "";
     for await (const row of rowsOf(store, table)) {
       const line = exportRow(table, row);
-      if (table.name === "science_comments") signature.add(line);
+      signature.add(line);
+      if (table.name === "science_comments") comments.add(line);
       buffered += `${count === 0 ? "" : ","}\n${line}`;
       count += 1;
       if (buffered.length > 64 * 1024) {
@@ -92,6 +104,9 @@ export async function writeExport(
     await sink(`${buffered}${count === 0 ? "" : "\n"}]`);
     counts[table.name] = count;
   }
-  await sink(`\n},\n"commentsSignature": ${JSON.stringify(signature.digest())}\n}\n`);
+  // The comments' own signature too, for a site of an earlier version to read the file as it did.
+  await sink(
+    `\n},\n"commentsSignature": ${JSON.stringify(comments.digest())},\n"signature": ${JSON.stringify(signature.digest())}\n}\n`,
+  );
   return counts;
 }

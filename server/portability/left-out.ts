@@ -4,7 +4,7 @@ import type { Catalog } from "../engagement/catalog.ts";
 import { isVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { quoted, type Skipped } from "./report.ts";
-import type { ExportRows } from "./tables.ts";
+import { type ExportRows, exportTables } from "./tables.ts";
 
 /*
  * The rows of an export an import leaves out on purpose, each named in its
@@ -178,6 +178,7 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
     trail.rows = [];
     trail.at = [];
   }
+  notices.push(...pendAddresses(tables));
   const settings = tables.find((t) => t.table.name === "booking_settings")?.rows ?? [];
   const feeds = settings.filter((row) => row.feed_token_hash !== null);
   for (const row of feeds) row.feed_token_hash = null;
@@ -187,4 +188,72 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
     );
   }
   return { skipped, notices };
+}
+
+/** What an export of an earlier version, whose signature covers its comments alone, keeps. */
+export const commentsOnlyNotice =
+  "The file's signature covers its comments only (an export of an earlier version): its comments keep the owner's marks, and the rest is read as from a file of elsewhere. Export the old site again with this version to keep everything.";
+
+/** How an imported subscriber is known to `newsletter reconfirm`: by its address, in lower case. */
+const askedSource = "unsigned export";
+
+/**
+ * The addresses the site mails, from a file that is not this site's own
+ * signed export (docs/decisions/060-what-an-unsigned-file-may-say.md): a
+ * file's word that an address agreed is no one's consent. Subscribers come
+ * in pending, counted as imported (`import_sources`), so that
+ * `newsletter reconfirm` asks each once, one mail per mailbox a day, and
+ * no edition goes to one until it confirms. Addresses for reply mails
+ * come in pending too and are sent nothing: their browser is nobody's
+ * here, and a reader asks again from a comment. Returns what to tell the owner.
+ */
+function pendAddresses(tables: ExportRows[]): string[] {
+  const notices: string[] = [];
+  const subscribers = tables.find((t) => t.table.name === "subscribers");
+  const sourcesTable = exportTables.find((t) => t.name === "import_sources");
+  if (subscribers && subscribers.rows.length > 0 && sourcesTable) {
+    let sources = tables.find((t) => t.table.name === "import_sources");
+    if (!sources) {
+      sources = { table: sourcesTable, rows: [], at: [] };
+      tables.push(sources);
+    }
+    // The file's own rows of that source could point its addresses elsewhere.
+    leaveOut(sources, (row) =>
+      row.source === askedSource ? "it names an address this import records itself" : null,
+    );
+    let confirmed = 0;
+    for (const row of subscribers.rows) {
+      if (row.status === "confirmed") confirmed += 1;
+      Object.assign(row, { status: "pending", confirmed_at: null, confirmation_sent_at: null });
+      sources.rows.push({
+        source: askedSource,
+        source_id: String(row.email).toLowerCase(),
+        row_table: "subscribers",
+        row_id: row.id ?? null,
+        imported_at: new Date().toISOString(),
+      });
+      sources.at.push(-1);
+    }
+    const count = subscribers.rows.length;
+    notices.push(
+      `${plural(count, "subscriber")} ${count === 1 ? "comes" : "come"} in pending${confirmed > 0 ? ` (${confirmed} marked as confirmed in the file)` : ""}, and will be sent no edition until they confirm: only this site's own export, read back with its cookie secret, keeps a subscription confirmed. "newsletter reconfirm" asks each to confirm, one mail per mailbox a day; those who do not are forgotten a week later.`,
+    );
+  }
+  const replies = tables.find((t) => t.table.name === "reply_addresses");
+  const asked = replies?.rows.filter((row) => row.status === "confirmed") ?? [];
+  // A pending one's link too: the file's writer may know the token of its digest.
+  for (const row of replies?.rows ?? []) {
+    Object.assign(row, {
+      status: "pending",
+      confirmed_at: null,
+      confirm_token_hash: null,
+      confirm_expires_at: null,
+    });
+  }
+  if (asked.length > 0) {
+    notices.push(
+      `${plural(asked.length, "address", "addresses")} for reply mails ${asked.length === 1 ? "comes" : "come"} in pending, and ${asked.length === 1 ? "is" : "are"} mailed nothing: only this site's own export, read back with its cookie secret, keeps one confirmed. Its reader asks again by leaving it with a comment; an address never confirmed is forgotten within a week.`,
+    );
+  }
+  return notices;
 }

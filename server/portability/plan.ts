@@ -2,7 +2,7 @@ import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import { plural } from "../../contract/plural.ts";
 import type { Catalog } from "../engagement/catalog.ts";
-import { claimsName } from "../moderation/fold.ts";
+import { claimsBadge, claimsName } from "../moderation/fold.ts";
 import { type Problem, quoted, refusedBy, type Skipped } from "./report.ts";
 
 /*
@@ -134,6 +134,7 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
   problems.push(
     ...refusedBy(userNameSchema, comment.userName, `${where} name`),
     ...refusedBy(commentContentSchema, comment.content, `${where} text`),
+    ...badgeProblems(comment.userName, `${where} name`),
   );
   const time = parseSourceTime(comment.createdAt)?.getTime() ?? Number.NaN;
   if (Number.isNaN(time)) {
@@ -142,6 +143,17 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
     problems.push({ where: `${where} date`, message: `${comment.createdAt} is in the future` });
   }
   return problems;
+}
+
+/**
+ * A reader's name with a word that reads as the Author label beside the
+ * owner's comments ("Sam (admin)"): the comment form refuses it
+ * (moderation/defences.ts), and so does an import, naming the row.
+ */
+export function badgeProblems(name: unknown, where: string): Problem[] {
+  if (typeof name !== "string" || !claimsBadge(name)) return [];
+  const message = `${quoted(name)} reads as the label of the site owner's own comments, which the comment form refuses to a reader: rename it in the file`;
+  return [{ where, message }];
 }
 
 /**

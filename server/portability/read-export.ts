@@ -15,11 +15,16 @@ import { emptiedPlace } from "../comments/rows.ts";
 import type { Catalog } from "../engagement/catalog.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
-import { exportRow, exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
-import { leaveOutGrants, settleSchedules, skipUnknownItems } from "./left-out.ts";
-import { ownerNamedNotice } from "./plan.ts";
+import { exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
+import {
+  commentsOnlyNotice,
+  leaveOutGrants,
+  settleSchedules,
+  skipUnknownItems,
+} from "./left-out.ts";
+import { badgeProblems, ownerNamedNotice } from "./plan.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
-import type { ExportSigner } from "./signature.ts";
+import { type ExportSigner, signedBy } from "./signature.ts";
 import { identityTables } from "./site-rows.ts";
 import {
   type ExportRows,
@@ -157,12 +162,12 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   checkUniqueKeys(tables, problem);
   checkIds(tables, problem);
   const comments = tables.find((t) => t.table.name === "science_comments");
-  // The site's own signed export is trusted as it was written (its signature covers every comment).
-  const lines = comments?.rows.map((row) => exportRow(comments.table, row)) ?? [];
-  const signed = signer?.verifies(lines, file.commentsSignature) === true;
+  // The site's own signed export is trusted as it was written; an earlier version's, for its comments.
+  const { own, comments: signed } = signedBy(signer, file, tables);
   const notice = comments && !signed ? settleOwnerMarks(comments, file.commentsSignature) : null;
   if (notice) notices.push(notice);
-  if (!signed) {
+  if (signed && !own) notices.push(commentsOnlyNotice);
+  if (!own) {
     const grants = leaveOutGrants(tables);
     skipped.push(...grants.skipped);
     notices.push(...grants.notices);
@@ -366,7 +371,9 @@ function checkComments(
       Object.assign(row, emptiedPlace, { status: "published" });
       return;
     }
-    for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {
+    const name = `${where}.user_name`;
+    const badge = row.by_owner === 1 ? [] : badgeProblems(row.user_name, name);
+    for (const refused of [...refusedBy(userNameSchema, row.user_name, name), ...badge]) {
       problem(refused.where, refused.message);
     }
     const content = commentContentSchema.safeParse(row.content);

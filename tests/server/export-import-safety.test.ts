@@ -6,6 +6,8 @@ import { commentResponseSchema, commentsResponseSchema } from "../../contract/ap
 import { defaultAvailability } from "../../contract/bookings.ts";
 import { renderComment } from "../../server/comments/markdown.ts";
 import { newToken, tokenDigest } from "../../server/lib/tokens.ts";
+import { createExportSigner, fileLines } from "../../server/portability/signature.ts";
+import { exportTables } from "../../server/portability/tables.ts";
 import { fragment } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -39,6 +41,26 @@ function exportFile(tables: Record<string, Row[]>, extra: Record<string, unknown
       ...extra,
     }),
   );
+  return file;
+}
+
+/** A file of these tables signed as the site's own export is, with the site's cookie secret. */
+function signedFile(t: TestApp, tables: Record<string, Row[]>): string {
+  const header = {
+    format: "engage-with-engineer-export",
+    version: 2,
+    exportedAt: "2025-01-01T00:00:00.000Z",
+    settings: {},
+  };
+  const secret = readFileSync(path.join(t.dataDir, "cookie-secret"), "utf8");
+  const signature = createExportSigner(secret).file.start();
+  const given = exportTables.flatMap((table) => {
+    const rows = tables[table.name];
+    return rows ? [{ table, rows }] : [];
+  });
+  for (const line of fileLines(header, given)) signature.add(line);
+  const file = path.join(scratch(), "signed.json");
+  writeFileSync(file, JSON.stringify({ ...header, tables, signature: signature.digest() }));
   return file;
 }
 
@@ -348,7 +370,7 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     await runSql(
       source,
       `insert into science_comments (post_id, user_name, content, content_html, visitor_id, status, by_owner, created_at, updated_at)
-       values ('soap', 'The author', 'Thanks for reading!', '<p>Thanks for reading!</p>', 'owner', 'published', 1, ?, ?)`,
+       values ('soap', 'Priya Sen', 'Thanks for reading!', '<p>Thanks for reading!</p>', 'owner', 'published', 1, ?, ?)`,
       [now, now],
     );
     exported = path.join(scratch(), "site.json");
@@ -516,7 +538,7 @@ describe.each(backends)(
           // Cyrillic А, а and о.
           comment(2, { user_name: "\u0410rjun R\u0430\u043e" }),
           comment(3, { user_name: "Arjun R." }),
-          comment(4, { user_name: "Arjun Rao (author)" }),
+          comment(4, { user_name: "Arjun Rao, guest" }),
           comment(5, { user_name: "Arjun Rao", by_owner: 1, visitor_id: "owner" }),
           // Another name, the first name alone, a deleted comment's place: as the form takes them.
           comment(6, { user_name: "Arjun" }),
@@ -593,26 +615,38 @@ describe.each(backends)("scheduled editions in an export, on %s", (backend) => {
       "tables.outbox[0]: an edition's mail still to go is sent only from this site's own export",
     );
     expect(refused.stdout).not.toMatch(/edition_schedules: 1|outbox: 1/);
-    // The site's own signature of no comments, as its export of nothing writes it.
+    // The site's own signature of no comments vouches for no edition.
     const own = path.join(scratch(), "own.json");
     expect((await admin(adminEnv(t), "export", "--out", own)).code).toBe(0);
     const { commentsSignature } = JSON.parse(readFileSync(own, "utf8"));
-    const file = exportFile(
-      {
-        editions: [edition(1, "01-sent"), edition(2, "02-missed"), edition(3, "03-ahead")],
-        edition_schedules: [
-          // Sent on the old site: history.
-          schedule(1, "2025-01-02T07:00:00.000Z", {
-            started_at: "2025-01-02T07:00:01.000Z",
-            queued_at: "2025-01-02T07:00:09.000Z",
-          }),
-          // Its time came while the site moved.
-          schedule(2, "2025-01-09T07:00:00.000Z"),
-          schedule(3, ahead),
-        ],
-      },
+    const commentsOnly = exportFile(
+      { editions: [edition(3, "03-ahead")], edition_schedules: [schedule(3, ahead)] },
       { commentsSignature },
     );
+    const vouched = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "export",
+      "--dry-run",
+      commentsOnly,
+    );
+    expect(vouched.stdout).toContain(
+      "tables.edition_schedules[0]: an edition is scheduled only from this site's own export",
+    );
+    const file = signedFile(t, {
+      editions: [edition(1, "01-sent"), edition(2, "02-missed"), edition(3, "03-ahead")],
+      edition_schedules: [
+        // Sent on the old site: history.
+        schedule(1, "2025-01-02T07:00:00.000Z", {
+          started_at: "2025-01-02T07:00:01.000Z",
+          queued_at: "2025-01-02T07:00:09.000Z",
+        }),
+        // Its time came while the site moved.
+        schedule(2, "2025-01-09T07:00:00.000Z"),
+        schedule(3, ahead),
+      ],
+    });
     const missed =
       'tables.edition_schedules[1]: the edition "02-missed" was to go out at 2025-01-09T07:00:00.000Z, which has passed: it is not scheduled here.';
 
