@@ -330,9 +330,14 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
      */
     async reconfirmImported(now = new Date()): Promise<number> {
       let queued = 0;
-      for (;;) {
-        const batch = await reconfirmable(now).limit(500).execute();
+      // Each batch after the last one's ids: none before is asked again, nor read again.
+      for (let after = 0; ; ) {
+        const batch = await reconfirmable(now)
+          .where("subscribers.id", ">", after)
+          .limit(500)
+          .execute();
         if (batch.length === 0) return queued;
+        after = batch.at(-1)?.id ?? after;
         await db.transaction().execute(async (trx) => {
           for (const subscriber of batch)
             await queueConfirmation(trx, subscriber, now, reconfirmation);

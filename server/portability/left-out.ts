@@ -194,7 +194,11 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
 export const commentsOnlyNotice =
   "The file's signature covers its comments only (an export of an earlier version): its comments keep the owner's marks, and the rest is read as from a file of elsewhere. Export the old site again with this version to keep everything.";
 
-/** How an imported subscriber is known to `newsletter reconfirm`: by its address, in lower case. */
+/**
+ * How an imported subscriber is known to `newsletter reconfirm`: by its
+ * unsubscribe token, which no two subscribers share, rather than by its
+ * address, which would outlive the subscriber's deletion here.
+ */
 const askedSource = "unsigned export";
 
 /**
@@ -219,7 +223,9 @@ function pendAddresses(tables: ExportRows[]): string[] {
     }
     // The file's own rows of that source could point its addresses elsewhere.
     leaveOut(sources, (row) =>
-      row.source === askedSource ? "it names an address this import records itself" : null,
+      row.source === askedSource
+        ? "it marks a subscriber as imported, which this import records itself"
+        : null,
     );
     let confirmed = 0;
     for (const row of subscribers.rows) {
@@ -227,7 +233,7 @@ function pendAddresses(tables: ExportRows[]): string[] {
       Object.assign(row, { status: "pending", confirmed_at: null, confirmation_sent_at: null });
       sources.rows.push({
         source: askedSource,
-        source_id: String(row.email).toLowerCase(),
+        source_id: String(row.unsubscribe_token),
         row_table: "subscribers",
         row_id: row.id ?? null,
         imported_at: new Date().toISOString(),

@@ -127,6 +127,10 @@ describe.each(backends)("a file from elsewhere, on %s", (backend) => {
     expect(run.stdout).toContain("1 address for reply mails comes in pending");
     expect(await count(t, "subscribers", "status = 'confirmed'")).toBe(0);
     expect(await count(t, "reply_addresses", "status = 'confirmed'")).toBe(0);
+    // Counted as imported by a key that is no address, which would outlive a deletion.
+    const keys = await runSql(t, "select source_id from import_sources");
+    expect(keys).toHaveLength(4);
+    expect(JSON.stringify(keys)).not.toContain("@");
 
     // An edition goes to nobody of the file.
     const sent = await admin(adminEnv(t), "newsletter", "send", editionFile("01-soap"), "--yes");
