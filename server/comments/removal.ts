@@ -82,12 +82,16 @@ export async function removeComments(
   const rows = await query.execute();
   const ids = rows.map((row) => row.id);
   const going = new Set(ids);
-  await forgetExamples(trx, ids);
-  // An address left for reply mails goes with the comment it was left on,
-  // and so does its writer's Fediverse account.
-  await forgetWatches(trx, { commentIds: ids });
-  await forgetRemoteWriters(trx, ids);
-  await forgetNotices(trx, ids);
+  // In parts: a writer of years may have more comments than a statement takes parameters.
+  for (let start = 0; start < ids.length; start += 500) {
+    const part = ids.slice(start, start + 500);
+    await forgetExamples(trx, part);
+    // An address left for reply mails goes with the comment it was left on,
+    // and so does its writer's Fediverse account.
+    await forgetWatches(trx, { commentIds: part });
+    await forgetRemoteWriters(trx, part);
+    await forgetNotices(trx, part);
+  }
   const recorded: LiveEvent[] = [];
   let removed = 0;
 
