@@ -44,6 +44,22 @@ export function createSentRecords({ db }: Store) {
       return row && { digest: row.digest, deleted: deletedAt !== null, deletedAt };
     },
 
+    /** Which of these comments are the owner's replies sent to the Fediverse and not taken back. */
+    async notesStillSent(commentIds: readonly number[]): Promise<number[]> {
+      const found: number[] = [];
+      for (let start = 0; start < commentIds.length; start += 500) {
+        const paths = commentIds.slice(start, start + 500).map(notePath);
+        const rows = await db
+          .selectFrom("fediverse_published")
+          .select("path")
+          .where("path", "in", paths)
+          .where("deleted_at", "is", null)
+          .execute();
+        found.push(...rows.map((row) => Number(row.path.slice("/notes/".length))));
+      }
+      return found;
+    },
+
     /**
      * Records that `path` was sent as `digest` (or deleted); false when
      * another instance recorded exactly this first, so only one sends it.

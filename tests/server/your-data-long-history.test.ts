@@ -19,7 +19,7 @@ describe("a long history's data on sqlite", () => {
   });
   afterAll(() => t?.close());
 
-  it("is downloaded and deleted whole", { timeout: 400_000 }, async () => {
+  it("is downloaded and deleted whole", { timeout: 120_000 }, async () => {
     const post = freshItem("science");
     const alex = t.visitor();
     await alex.comment(post, "The first of very many comments.");
