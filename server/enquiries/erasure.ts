@@ -1,6 +1,6 @@
-import { sql } from "kysely";
 import { transact } from "../db/owner-actor.ts";
 import type { Db, Store } from "../db/store.ts";
+import { mailboxOf } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
@@ -77,8 +77,8 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
     },
 
     /**
-     * The sender's deletion link: every enquiry from the address the link was
-     * mailed to goes, with its answers and mails. The number deleted; null
+     * The sender's deletion link: every enquiry from the mailbox the link was
+     * mailed to (any spelling of it, `mailboxOf`) goes, with its answers and mails. The number deleted; null
      * when the token is not known (already used, or never issued). In
      * `within`, or a transaction of its own.
      */
@@ -90,12 +90,14 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
           .where("deletion_token_hash", "=", tokenDigest(token))
           .executeTakeFirst();
         if (!row) return null;
-        const ids = await trx
-          .selectFrom("enquiries")
-          .select("id")
-          .where(sql<string>`lower(email)`, "=", row.email.toLowerCase())
-          .execute();
-        return deleteWhere(trx, ids);
+        // Every spelling that reaches the mailbox: the form acknowledges a mailbox once an
+        // hour however it is spelled, so this link is the only one its owner was sent.
+        const mailbox = mailboxOf(row.email, { loose: false });
+        const all = await trx.selectFrom("enquiries").select(["id", "email"]).execute();
+        return deleteWhere(
+          trx,
+          all.filter((each) => mailboxOf(each.email, { loose: false }) === mailbox),
+        );
       });
     },
 

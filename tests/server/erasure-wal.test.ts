@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { deletionToken, pressDelete } from "./support/enquiry-link.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { freshItem, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * What a deletion removes on SQLite leaves the disk (docs/backups.md): the
@@ -124,15 +125,7 @@ describe("deleted words in SQLite's files", () => {
     expect(sent.statusCode).toBe(201);
     expect(holding(words)).not.toEqual([]);
     await smtp.waitFor(() => smtp.to(email).length === 1);
-    const token = /delete\?token=([A-Za-z0-9_-]{43})/.exec(
-      smtp.to(email)[0]?.parsed.text ?? "",
-    )?.[1] as string;
-    const deleted = await t.app.inject({
-      method: "POST",
-      url: "/enquiries/delete",
-      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-      payload: new URLSearchParams({ token }).toString(),
-    });
+    const deleted = await pressDelete(t, deletionToken(smtp, email));
     expect(deleted.statusCode).toBe(200);
     await gone(words);
     await gone(email);
