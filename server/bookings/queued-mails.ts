@@ -127,21 +127,18 @@ export async function queueInvitations(
  * goes at once, so a reader whose hour-before reminder fell due meanwhile still
  * gets it. A call that has begun gets none (mails.ts). A call booked here always
  * has its invitations' rows, so it is never reminded twice, and reading the same
- * file again queues nothing more.
+ * file again queues nothing more. Only the calls of `ids` (the file's, as the
+ * import wrote or found them) are reminded: a call an unsigned file brought
+ * before is not, by a later file's import.
  */
 export async function queueMovedReminders(
   trx: Db,
   now: Date,
   ownerEmail: string | undefined,
   exportedAt: Date | undefined,
+  ids: readonly number[],
 ) {
-  const calls = await trx
-    .selectFrom("bookings")
-    .select(["id", "email", "starts_at", "sequence"])
-    .where("status", "=", "booked")
-    .where("starts_at", ">", now.toISOString())
-    .execute();
-  for (const row of calls) {
+  for (const row of await callsAhead(trx, now, ids)) {
     const mailed = await trx
       .selectFrom("outbox")
       .select("id")
@@ -162,6 +159,26 @@ export async function queueMovedReminders(
       ...remindersAhead(now, call, ownerEmail),
     ]);
   }
+}
+
+/** Of these bookings, the calls still booked and ahead. */
+async function callsAhead(trx: Db, now: Date, ids: readonly number[]) {
+  const batches = Array.from({ length: Math.ceil(ids.length / 500) }, (_, i) =>
+    ids.slice(i * 500, (i + 1) * 500),
+  );
+  const calls = [];
+  for (const batch of batches) {
+    calls.push(
+      ...(await trx
+        .selectFrom("bookings")
+        .select(["id", "email", "starts_at", "sequence"])
+        .where("id", "in", batch)
+        .where("status", "=", "booked")
+        .where("starts_at", ">", now.toISOString())
+        .execute()),
+    );
+  }
+  return calls;
 }
 
 /** The cancellations to both sides, with the call in them (it may be deleted before they go). */

@@ -322,7 +322,8 @@ export async function applyExport(
     dryRun: boolean;
     addressKey: AddressKey;
     audit?: { action: string; object: string };
-    finish?: (trx: Trx) => Promise<void>;
+    /** Given the ids here of each table's rows in the file. */
+    finish?: (trx: Trx, ids: ReadonlyMap<string, ReadonlyMap<number, number>>) => Promise<void>;
   },
 ): Promise<{ counts: Tally; skipped: Skipped[] }> {
   let result: { counts: Tally; skipped: Skipped[] } | undefined;
@@ -350,7 +351,7 @@ export async function applyExport(
       for (const [table, atLeast] of run.written) {
         await followIdentity(trx, store.kind, table, atLeast);
       }
-      await finish?.(trx);
+      await finish?.(trx, run.ids);
       if (audit) {
         await trx
           .insertInto("owner_audit")

@@ -113,7 +113,9 @@ const browsersRows = [
  * tell the owner. An edition's schedule and its mails still to go, which
  * would send the file's edition to this site's subscribers or to the
  * file's addresses, are left out too, and so are the audit trail, which
- * says what the owner did, and the examples the spam filter learns from.
+ * says what the owner did, the examples the spam filter learns from, and
+ * the Fediverse followers, to whose inboxes each new post would go. Booked
+ * calls come in without reminders or working links (`quietCalls`).
  */
 export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notices: string[] } {
   const notices: string[] = [];
@@ -178,7 +180,7 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
     trail.rows = [];
     trail.at = [];
   }
-  notices.push(...pendAddresses(tables));
+  notices.push(...pendAddresses(tables), ...quietCalls(tables), ...leaveOutFollowers(tables));
   const settings = tables.find((t) => t.table.name === "booking_settings")?.rows ?? [];
   const feeds = settings.filter((row) => row.feed_token_hash !== null);
   for (const row of feeds) row.feed_token_hash = null;
@@ -262,4 +264,46 @@ function pendAddresses(tables: ExportRows[]): string[] {
     );
   }
   return notices;
+}
+
+/**
+ * Booked calls from such a file (docs/decisions/060-what-an-unsigned-file-may-say.md):
+ * they come in, so that a moved calendar keeps its promises and its times stay
+ * taken, but the import queues them no reminder (the command line asks only a
+ * signed file's calls to be reminded) and their readers' links are not kept:
+ * the file's writer may know a link's token, and a move from it would mail
+ * the file's address. Each call still ahead is named, for the owner to tell
+ * its reader. Returns what to tell the owner.
+ */
+function quietCalls(tables: ExportRows[]): string[] {
+  const bookings = tables.find((t) => t.table.name === "bookings")?.rows ?? [];
+  for (const row of bookings) row.token_hash = null;
+  const now = Date.now();
+  const ahead = bookings
+    .filter((row) => row.status === "booked" && Date.parse(String(row.starts_at)) > now)
+    .toSorted((a, b) => String(a.starts_at).localeCompare(String(b.starts_at)));
+  if (ahead.length === 0) return [];
+  const calls = ahead.map(
+    (row) =>
+      `\n  ${String(row.starts_at)}: ${String(row.service)} with ${quoted(String(row.name))}`,
+  );
+  return [
+    `${plural(ahead.length, "call")} still ahead ${ahead.length === 1 ? "comes" : "come"} in with no reminder and no working link for ${ahead.length === 1 ? "its reader" : "their readers"}: the site mails no address from a file that is not this site's own export, read back with its cookie secret. Tell each reader yourself, or cancel the call (bookings list, bookings cancel), which mails them:${calls.join("")}`,
+  ];
+}
+
+/**
+ * The Fediverse accounts such a file says follow the site are left out: each
+ * new post would go to the inbox the file names. They follow again from
+ * their server. Blocks stay: they only take away.
+ */
+function leaveOutFollowers(tables: ExportRows[]): string[] {
+  const followers = tables.find((t) => t.table.name === "fediverse_followers");
+  const count = followers?.rows.length ?? 0;
+  if (!followers || count === 0) return [];
+  followers.rows = [];
+  followers.at = [];
+  return [
+    `${plural(count, "Fediverse follower")} ${count === 1 ? "was" : "were"} left out: followers are kept only from this site's own export, read back with its cookie secret, so that no file chooses where new posts are delivered. ${count === 1 ? "It follows" : "They follow"} again from ${count === 1 ? "its" : "their"} server.`,
+  ];
 }

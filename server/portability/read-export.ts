@@ -77,6 +77,8 @@ type ReadExport = {
   skipped: Skipped[];
   /** When the file was written, the old site's last moment (docs/backups.md); else an invalid Date. */
   exportedAt?: Date;
+  /** Whether the whole file is this site's own signed export (its calls are reminded). */
+  own?: boolean;
 };
 
 /** What an import knows of the site it writes into. */
@@ -233,7 +235,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   const schedules = tables.find((t) => t.table.name === "edition_schedules");
   if (schedules) skipped.push(...settleSchedules(schedules, tables, new Date()));
   const exportedAt = new Date(typeof file.exportedAt === "string" ? file.exportedAt : Number.NaN);
-  return { tables, problems, notices, skipped, exportedAt };
+  return { tables, problems, notices, skipped, exportedAt, own };
 }
 
 /** Every key the database keeps unique, once in the file: the row that repeats one names the row it repeats. */

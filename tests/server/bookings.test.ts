@@ -22,6 +22,7 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
+import { signedExport } from "./support/signed-export.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -1334,7 +1335,8 @@ describe.each(backends)("a call moved with its site by export and import, on %s"
     old = undefined;
     const document = JSON.parse(readFileSync(file, "utf8"));
     edit(document);
-    writeFileSync(file, JSON.stringify(document));
+    // Signed again, as the site's own export: only its calls are reminded.
+    writeFileSync(file, JSON.stringify(signedExport(document, cookieSecret)));
     const target = { ...moved, databaseUrl };
     const imported = await admin(
       { ...adminEnv(target), ...env },

@@ -6,11 +6,10 @@ import { commentResponseSchema, commentsResponseSchema } from "../../contract/ap
 import { defaultAvailability } from "../../contract/bookings.ts";
 import { renderComment } from "../../server/comments/markdown.ts";
 import { newToken, tokenDigest } from "../../server/lib/tokens.ts";
-import { createExportSigner, fileLines } from "../../server/portability/signature.ts";
-import { exportTables } from "../../server/portability/tables.ts";
 import { fragment } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { signedExport } from "./support/signed-export.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -53,14 +52,8 @@ function signedFile(t: TestApp, tables: Record<string, Row[]>): string {
     settings: {},
   };
   const secret = readFileSync(path.join(t.dataDir, "cookie-secret"), "utf8");
-  const signature = createExportSigner(secret).file.start();
-  const given = exportTables.flatMap((table) => {
-    const rows = tables[table.name];
-    return rows ? [{ table, rows }] : [];
-  });
-  for (const line of fileLines(header, given)) signature.add(line);
   const file = path.join(scratch(), "signed.json");
-  writeFileSync(file, JSON.stringify({ ...header, tables, signature: signature.digest() }));
+  writeFileSync(file, JSON.stringify(signedExport({ ...header, tables }, secret)));
   return file;
 }
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
+import { tokenDigest } from "../../server/lib/tokens.ts";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { editionFile, tokenOfMail } from "./support/newsletter.ts";
@@ -140,6 +141,68 @@ describe.each(backends)("a file from elsewhere, on %s", (backend) => {
     const reply = await t.visitor().reply("soap", 1, "Soft water rinses slowly.", "Meera");
     expect(reply.statusCode).toBe(201);
     expect(await count(t, "outbox", "kind in ('reply_notice', 'reply_digest')")).toBe(0);
+  });
+
+  it("brings booked calls in without a mail or a working link, leaves its followers out, keeps its blocks", async () => {
+    // A call in half an hour: its hour-before reminder fell due after the file was written.
+    const start = Date.now() + 30 * 60_000;
+    const link = "a-link-the-file-writer-knows-0123456789abcd";
+    const file = unsignedFile({
+      bookings: [
+        {
+          id: 1,
+          starts_at: new Date(start).toISOString(),
+          ends_at: new Date(start + 30 * 60_000).toISOString(),
+          name: "Meera Iyer",
+          email: "stranger-of-the-call@example.net",
+          service: "dfmea",
+          note: "A second opinion on our DFMEA.",
+          reader_zone: "Asia/Kolkata",
+          status: "booked",
+          uid: "booking.1@elsewhere.test",
+          sequence: 0,
+          meeting_url: null,
+          token_hash: tokenDigest(link),
+          visitor_id: null,
+          ip_hash: "hash-of-address",
+          address_hash: "hash-of-mailbox",
+          cancelled_by: null,
+          cancel_message: null,
+          created_at: at,
+          updated_at: at,
+        },
+      ],
+      fediverse_followers: [
+        {
+          actor_id: "https://listener.example/users/ines",
+          handle: "@ines@listener.example",
+          name: null,
+          inbox: "https://listener.example/users/ines/inbox",
+          shared_inbox: null,
+          follow_id: "https://listener.example/follows/1",
+          created_at: at,
+        },
+      ],
+      fediverse_blocks: [{ target: "spam.example.net", created_at: at }],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      "1 call still ahead comes in with no reminder and no working link for its reader",
+    );
+    expect(run.stdout).toContain(`dfmea with "Meera Iyer"`);
+    expect(run.stdout).toContain("1 Fediverse follower was left out");
+    expect(await count(t, "bookings", "status = 'booked'")).toBe(1);
+    // Nothing queued to anyone, so nothing sent: not the reminder, not the owner's copy.
+    expect(await count(t, "outbox", "kind like 'booking%'")).toBe(0);
+    expect(smtp.to("stranger-of-the-call@example.net")).toEqual([]);
+    // The link the file's writer knows neither shows the call nor moves it (which would mail it).
+    expect((await t.visitor().get(`/book/cancel?token=${link}`)).statusCode).toBe(404);
+    expect((await t.visitor().get(`/book/reschedule?token=${link}`)).statusCode).toBe(404);
+    // No new post goes to the file's inbox; its block takes away as the owner's does.
+    expect(await count(t, "fediverse_followers")).toBe(0);
+    expect(await count(t, "fediverse_blocks")).toBe(1);
   });
 
   it("asks each mailbox once a day to confirm, however many spellings the file gave it", async () => {

@@ -122,6 +122,7 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
     notices,
     skipped: leftOut,
     exportedAt,
+    own,
   } = readExport(document, {
     signer: secret === null ? null : createExportSigner(secret),
     ownerName: context.config.owner.name,
@@ -165,13 +166,15 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
         dryRun,
         addressKey,
         audit: { action: "import export", object: path.basename(file) },
-        // The calls still ahead are reminded from here, as the site that took them would have.
-        finish: (trx) =>
+        // The file's calls still ahead are reminded from here, as the site that took them
+        // would have: only the site's own signed export's, whose addresses it mailed before.
+        finish: (trx, ids) =>
           queueMovedReminders(
             trx,
             new Date(),
             context.config.OWNER_EMAIL ?? context.config.contactEmail,
             exportedAt,
+            own ? [...(ids.get("bookings")?.values() ?? [])] : [],
           ),
       },
     );
