@@ -7,7 +7,7 @@ import { createAssistant, readIndexFile } from "./assistant/service.ts";
 import { writerOf } from "./assistant/writer.ts";
 import { createBookings } from "./bookings/service.ts";
 import { replyComposers } from "./comments/reply-mails.ts";
-import { createReplyWatches, replyStopKey } from "./comments/reply-watches.ts";
+import { createReplyWatches, replyKeys } from "./comments/reply-watches.ts";
 import type { Config } from "./config.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
 import { ownerCookieName } from "./console/owner-session.ts";
@@ -146,7 +146,7 @@ export async function startServices({
   const replies = {
     clock: mailClock,
     maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
-    mailboxKey: replyStopKey(cookieSecret),
+    ...replyKeys(cookieSecret),
     addressKey,
   };
   const replyWatches = createReplyWatches(store, replies);
@@ -284,7 +284,7 @@ export async function startServices({
       ...owner.composers,
       ...enquiries.composers,
       ...bookings.composers,
-      ...replyComposers({ siteUrl: config.siteUrl, titles: items.science }),
+      ...replyComposers({ links: replies.links, siteUrl: config.siteUrl, titles: items.science }),
     },
     verpKey,
     suppressions,

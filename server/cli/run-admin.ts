@@ -275,7 +275,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       { createEngagement, createEventJournal },
       { createWriterKeys },
       { forgetExamples },
-      { replyStopKey },
+      { replyKeys },
       { suppressionKey },
     ] = await Promise.all([
       import("../engagement/index.ts"),
@@ -305,7 +305,9 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       {
         clock: () => new Date(),
         maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
-        mailboxKey: found === null ? refused : replyStopKey(found),
+        ...(found === null
+          ? { mailboxKey: refused, links: { tokenOf: refused, seedsOf: refused } }
+          : replyKeys(found)),
         addressKey: found === null ? refused : suppressionKey(found),
       },
     );

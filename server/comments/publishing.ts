@@ -8,7 +8,7 @@ import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { toIso } from "../lib/time.ts";
-import { newToken, tokenDigest } from "../lib/tokens.ts";
+import { newSeed, newToken, type StandingLinks, tokenDigest } from "../lib/tokens.ts";
 import { enqueue } from "../outbox/queue.ts";
 import {
   type AdmitOutcome,
@@ -49,6 +49,8 @@ export type ReplySettings = {
   mailboxKey: (email: string) => string;
   /** The key an address is held under beside itself (`heldAddress`, lib/mailbox.ts). */
   addressKey: AddressKey;
+  /** The standing links (unsubscribe, stop) made from the seeds the database keeps (lib/tokens.ts). */
+  links: StandingLinks;
 };
 
 /** A write the caller adds to an action's own transaction (the owner's audit line). */
@@ -128,7 +130,7 @@ export function createCommentPublishing(
           visitor_id: row.visitor_id,
           ...heldAddress(settings.addressKey, email),
           status: "pending",
-          unsubscribe_token: newToken(),
+          unsubscribe_token: newSeed(),
           created_at: now.toISOString(),
         })
         .onConflict((oc) => oc.doNothing())
@@ -146,7 +148,7 @@ export function createCommentPublishing(
         address_id: addressId as number,
         thread_id: row.parent_id ?? row.id,
         comment_id: row.id,
-        unsubscribe_token: newToken(),
+        unsubscribe_token: newSeed(),
         created_at: now.toISOString(),
       })
       .onConflict((oc) => oc.doNothing())

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
 import { jsonOf } from "../lib/json.ts";
+import type { StandingLinks } from "../lib/tokens.ts";
 import { colours, layout, linkMail, oneLine, tokenLink } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
@@ -135,26 +136,26 @@ async function publishedReplies(db: Kysely<Database>, ids: number[]): Promise<Ma
   });
 }
 
-/** Whether the watch a row's token names still exists, with a confirmed address. */
-async function watchStands(db: Kysely<Database>, token: string | null): Promise<boolean> {
-  if (!token) return false;
+/** Whether the watch a row's seed names still exists, with a confirmed address. */
+async function watchStands(db: Kysely<Database>, seed: string | null): Promise<boolean> {
+  if (!seed) return false;
   const row = await db
     .selectFrom("reply_watches")
     .innerJoin("reply_addresses", "reply_addresses.id", "reply_watches.address_id")
     .select("reply_watches.id")
-    .where("reply_watches.unsubscribe_token", "=", token)
+    .where("reply_watches.unsubscribe_token", "=", seed)
     .where("reply_addresses.status", "=", "confirmed")
     .executeTakeFirst();
   return row !== undefined;
 }
 
-/** The token of the address a watch's token belongs to, which stops every thread. */
-async function addressTokenOf(db: Kysely<Database>, watchToken: string | undefined) {
+/** The seed of the address a watch's seed belongs to, which stops every thread. */
+async function addressSeedOf(db: Kysely<Database>, watchSeed: string | undefined) {
   const row = await db
     .selectFrom("reply_watches")
     .innerJoin("reply_addresses", "reply_addresses.id", "reply_watches.address_id")
     .select("reply_addresses.unsubscribe_token as token")
-    .where("reply_watches.unsubscribe_token", "=", watchToken ?? "")
+    .where("reply_watches.unsubscribe_token", "=", watchSeed ?? "")
     .executeTakeFirst();
   return row?.token;
 }
@@ -162,9 +163,12 @@ async function addressTokenOf(db: Kysely<Database>, watchToken: string | undefin
 export function replyComposers({
   siteUrl,
   titles,
+  links,
 }: {
   siteUrl: string;
   titles: ReadonlyMap<string, string>;
+  /** Makes the stop links from the seeds the rows carry (lib/tokens.ts). */
+  links: StandingLinks;
 }): Record<"reply_confirmation" | "reply_notice" | "reply_digest", ComposeMail> {
   const repliesMail: ComposeMail = async (row, db, batch) => {
     if (!row.email) return { outcome: "failed", reason: "no recipient" };
@@ -184,9 +188,10 @@ export function replyComposers({
     }
     const tokens = new Set(standing.map((entry) => entry.token));
     // One thread: its links stop that thread. A digest of several: the address's
-    // token, whose links stop them all, so none the mail is about goes on.
-    const token = tokens.size === 1 ? [...tokens][0] : await addressTokenOf(db, [...tokens][0]);
-    if (!token) return { outcome: "cancelled", reason: "unsubscribed, or the reply is gone" };
+    // links, which stop them all, so none the mail is about goes on.
+    const seed = tokens.size === 1 ? [...tokens][0] : await addressSeedOf(db, [...tokens][0]);
+    if (!seed) return { outcome: "cancelled", reason: "unsubscribed, or the reply is gone" };
+    const token = links.tokenOf(seed);
     return replyMail(row.email, replies, { token, oneThread: tokens.size === 1, siteUrl, titles });
   };
   return {

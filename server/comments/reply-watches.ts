@@ -3,7 +3,7 @@ import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { type AddressKey, domainsOf, mailboxDigest, mailboxOf } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
-import { isToken, tokenDigest } from "../lib/tokens.ts";
+import { isToken, type StandingLinks, standingLinks, tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
 import { fillDigests } from "../outbox/suppressions.ts";
 import { forgetWatches, watchMailKinds } from "./forget-watches.ts";
@@ -37,6 +37,12 @@ export const replyMailbox = (email: string) => mailboxOf(email, stopped);
 /** The key a stopped mailbox is kept under, derived from the cookie secret. */
 export const replyStopKey = (secret: string) =>
   mailboxDigest(secret, "reply mails stopped", stopped);
+
+/** The reply mails' keys from the cookie secret: a stopped mailbox's, and the stop links' (lib/tokens.ts). */
+export const replyKeys = (secret: string) => ({
+  mailboxKey: replyStopKey(secret),
+  links: standingLinks(secret),
+});
 
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };
@@ -83,11 +89,14 @@ export function createReplyWatches(
     clock,
     mailboxKey,
     addressKey,
+    links,
   }: {
     clock: () => Date;
     mailboxKey: (email: string) => string;
     /** The key an address is held under beside itself (`heldAddress`, lib/mailbox.ts). */
     addressKey: AddressKey;
+    /** The stop links' maker: the database keeps their seeds (lib/tokens.ts). */
+    links: StandingLinks;
   },
 ) {
   const { db } = store;
@@ -95,20 +104,24 @@ export function createReplyWatches(
   async function targetOf(
     trx: Kysely<Database>,
     token: string,
-  ): Promise<{ watchId: number | null; addressId: number } | null> {
+  ): Promise<{ watchId: number | null; addressId: number; seed: string } | null> {
     if (!isToken(token)) return null;
+    const seeds = links.seedsOf(token);
     const watch = await trx
       .selectFrom("reply_watches")
-      .select(["id", "address_id"])
-      .where("unsubscribe_token", "=", token)
+      .select(["id", "address_id", "unsubscribe_token"])
+      .where("unsubscribe_token", "in", seeds)
       .executeTakeFirst();
-    if (watch) return { watchId: watch.id, addressId: watch.address_id };
+    if (watch)
+      return { watchId: watch.id, addressId: watch.address_id, seed: watch.unsubscribe_token };
     const address = await trx
       .selectFrom("reply_addresses")
-      .select("id")
-      .where("unsubscribe_token", "=", token)
+      .select(["id", "unsubscribe_token"])
+      .where("unsubscribe_token", "in", seeds)
       .executeTakeFirst();
-    return address ? { watchId: null, addressId: address.id } : null;
+    return address
+      ? { watchId: null, addressId: address.id, seed: address.unsubscribe_token }
+      : null;
   }
 
   const addresses = (trx: Kysely<Database>) => trx.selectFrom("reply_addresses").select("id");
@@ -156,7 +169,7 @@ export function createReplyWatches(
         const target = await targetOf(trx, token);
         if (!target) return "unknown" as const;
         if (target.watchId !== null && scope === "thread") {
-          await forget(trx, { kinds: watchMailKinds, tokens: [token] });
+          await forget(trx, { kinds: watchMailKinds, tokens: [target.seed] });
           await trx.deleteFrom("reply_watches").where("id", "=", target.watchId).execute();
         } else {
           // The link came to the mailbox: every record of it goes, whichever

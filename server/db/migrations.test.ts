@@ -255,6 +255,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "053-networks-counted.ts",
     "1e21c3f0428d9282ca63b299ca779401c5312c6caf6f886cc597bf094854e8a6",
   ],
+  [
+    "054_standing_links_seeded",
+    "054-standing-links-seeded.ts",
+    "3761d063d3be15f8121065f1d0ba32c965a06d245b21ea7ad850d651534660ce",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

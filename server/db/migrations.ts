@@ -47,6 +47,7 @@ import { enquiryZones } from "./migrations/050-enquiry-zones.ts";
 import { snsMessagesTaken } from "./migrations/051-sns-messages-taken.ts";
 import { ownerSessionPasskeys } from "./migrations/052-owner-session-passkeys.ts";
 import { networksCounted } from "./migrations/053-networks-counted.ts";
+import { standingLinksSeeded } from "./migrations/054-standing-links-seeded.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -116,5 +117,6 @@ export function migrations(
     "051_sns_messages_taken": snsMessagesTaken(kind),
     "052_owner_session_passkeys": ownerSessionPasskeys(),
     "053_networks_counted": networksCounted(),
+    "054_standing_links_seeded": standingLinksSeeded(),
   };
 }

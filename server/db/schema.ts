@@ -40,6 +40,8 @@ export type OutboxTable = {
   edition_id: number | null;
   /** The recipient; null for a webhook call. */
   email: Maybe<string>;
+  /** A removed address's edition copy: its mailbox's digest instead (server/outbox/erased-copies.ts). */
+  email_hash: Maybe<string>;
   token: string | null;
   /** JSON: the comment a notification is about, or a webhook's body. */
   payload: Maybe<string>;
@@ -152,13 +154,14 @@ export interface Database extends FediverseTables, ReaderTables {
     email: string;
     /** The digest a suppression of its mailbox is kept under (`heldAddress`, lib/mailbox.ts). */
     email_hash: string;
+    /** The seed of the unsubscribe link (`StandingLinks`, lib/tokens.ts): no link without the site's key. */
     unsubscribe_token: string;
     created_at: Timestamp;
     status: Defaulted<SubscriberStatus>;
     confirmed_at: MaybeTime;
     confirmation_sent_at: MaybeTime;
   };
-  /** Tokens of removed subscriptions, so a second visit of the link is still answered. */
+  /** Seeds of removed subscriptions' links, so a second visit of the link is still answered. */
   unsubscribed_tokens: { token: string; unsubscribed_at: Timestamp };
   /** Double opt-in links: SHA-256 of the token, single use, with an expiry. */
   confirmation_tokens: {
@@ -349,7 +352,7 @@ export interface Database extends FediverseTables, ReaderTables {
     confirm_token_hash: string | null;
     confirm_expires_at: MaybeTime;
     confirmation_sent_at: MaybeTime;
-    /** The "all replies" unsubscribe link's token. */
+    /** The seed of the "all replies" unsubscribe link (`StandingLinks`, lib/tokens.ts). */
     unsubscribe_token: string;
     created_at: Timestamp;
     confirmed_at: MaybeTime;
@@ -362,7 +365,7 @@ export interface Database extends FediverseTables, ReaderTables {
     thread_id: number;
     /** The reader's comment that asked for it; the watch goes with it. */
     comment_id: number;
-    /** The "this thread" unsubscribe link's token. */
+    /** The seed of the "this thread" unsubscribe link (`StandingLinks`, lib/tokens.ts). */
     unsubscribe_token: string;
     /** Until then, further replies in the thread wait for one digest. */
     window_ends_at: MaybeTime;

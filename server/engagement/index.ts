@@ -27,7 +27,7 @@ export function createEngagement(
   clock?: () => Date,
 ) {
   return {
-    subscribers: createSubscribersRepository(store, replies.addressKey),
+    subscribers: createSubscribersRepository(store, replies),
     reactions: createReactionsRepository(store, events, bus),
     comments: createCommentsRepository(
       store,

@@ -15,11 +15,13 @@ import type { Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
 import { type AddressKey, heldAddress, keptDomain, readableAddress } from "../lib/mailbox.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
-import { newToken, tokenDigest } from "../lib/tokens.ts";
+import { newSeed, newToken, type StandingLinks, tokenDigest } from "../lib/tokens.ts";
+import { keepWithoutAddress } from "../outbox/erased-copies.ts";
 import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
 import { reconfirmableSubscribers } from "./imported-subscribers.ts";
 
 type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
+type SubscriberKeys = { addressKey: AddressKey; links: StandingLinks };
 
 /** docs/product.md, "Newsletter": the double opt-in's periods. */
 const confirmationRules = {
@@ -44,11 +46,11 @@ type ConfirmOutcome = "confirmed" | "unknown" | "expired" | "used";
 
 export type SubscribersRepository = ReturnType<typeof createSubscribersRepository>;
 
-/** Keeps the token of a removed subscription, so its link still answers "unsubscribed". */
-async function rememberToken(trx: Transaction<Database>, token: string) {
+/** Keeps the seed of a removed subscription's link, so the link still answers "unsubscribed". */
+async function rememberSeed(trx: Transaction<Database>, seed: string) {
   await trx
     .insertInto("unsubscribed_tokens")
-    .values({ token, unsubscribed_at: nowIso() })
+    .values({ token: seed, unsubscribed_at: nowIso() })
     .onConflict((conflict) => conflict.column("token").doNothing())
     .execute();
 }
@@ -92,11 +94,12 @@ async function unsubscribeAddress(trx: Transaction<Database>, email: string): Pr
     .where(sql<string>`lower(email)`, "=", sql<string>`lower(${email.trim()})`)
     .returning("unsubscribe_token")
     .executeTakeFirst();
-  if (removed) await rememberToken(trx, removed.unsubscribe_token);
+  if (removed) await rememberSeed(trx, removed.unsubscribe_token);
   return removed !== undefined;
 }
 
-export function createSubscribersRepository(store: Store, addressKey: AddressKey) {
+/** `links` makes a subscription's unsubscribe link from the seed the database keeps (lib/tokens.ts). */
+export function createSubscribersRepository(store: Store, { addressKey, links }: SubscriberKeys) {
   const { db } = store;
   /** A confirmation link's token, with its subscriber. */
   const confirmation = (reader: typeof db, token: string) =>
@@ -117,10 +120,10 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
   return {
     /**
      * The first step of the double opt-in (docs/product.md, "Newsletter"). A
-     * new address becomes pending with a fresh unsubscribe token (256 random
-     * bits); a pending one gets a new confirmation link unless its mailbox, in
-     * any spelling (lib/mailbox.ts), had one in the last 24 hours. The confirmation mail is queued in the outbox in the
-     * same transaction, so an answered request is never a lost mail.
+     * new address becomes pending with a fresh unsubscribe link's seed; a
+     * pending one gets a new confirmation link unless its mailbox, in any
+     * spelling (lib/mailbox.ts), had one in the last 24 hours. The mail is
+     * queued in the same transaction: an answered request is never a lost mail.
      */
     async subscribe(
       email: string,
@@ -160,7 +163,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
                 .insertInto("subscribers")
                 .values({
                   ...held,
-                  unsubscribe_token: newToken(),
+                  unsubscribe_token: newSeed(),
                   created_at: nowText,
                   status: "pending",
                 })
@@ -213,25 +216,23 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
       });
     },
 
-    /**
-     * Removes the subscription holding `token`. Following the link twice is
-     * fine: a token whose subscription is already gone is "already".
-     */
+    /** Removes the subscription whose link holds `token`; the link followed again: "already". */
     async unsubscribe(token: string): Promise<"unsubscribed" | "already" | "unknown"> {
+      const seeds = links.seedsOf(token);
       return db.transaction().execute(async (trx) => {
         const removed = await trx
           .deleteFrom("subscribers")
-          .where("unsubscribe_token", "=", token)
-          .returning("id")
+          .where("unsubscribe_token", "in", seeds)
+          .returning("unsubscribe_token")
           .executeTakeFirst();
         if (removed) {
-          await rememberToken(trx, token);
+          await rememberSeed(trx, removed.unsubscribe_token);
           return "unsubscribed";
         }
         const used = await trx
           .selectFrom("unsubscribed_tokens")
           .select("token")
-          .where("token", "=", token)
+          .where("token", "in", seeds)
           .executeTakeFirst();
         return used ? "already" : "unknown";
       });
@@ -248,7 +249,7 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
         .execute();
       return rows.map((row) => ({
         email: row.email,
-        unsubscribeToken: row.unsubscribe_token,
+        unsubscribeToken: links.tokenOf(row.unsubscribe_token),
         subscribedAt: toIso(row.confirmed_at ?? row.created_at),
       }));
     },
@@ -270,19 +271,21 @@ export function createSubscribersRepository(store: Store, addressKey: AddressKey
     },
 
     /**
-     * Removes an address in any letter case, as the owner's command (a
-     * privacy request), with the record of each mail sent to it, which
-     * outlives an unsubscription: then an edition's figures count one copy
-     * fewer. False when neither was there. Its suppression stays, which
-     * keeps no address (server/outbox/suppressions.ts): a complained or
-     * refused address is mailed nothing again until the owner lifts it by name.
+     * Removes an address in any letter case, as the owner's command (a privacy
+     * request), with its confirmation mails and the address of each edition's
+     * copy (`keepWithoutAddress`): subscribing again, it is not sent one twice.
+     * False when none was there. Its suppression stays, which keeps no address
+     * (server/outbox/suppressions.ts): a complained or refused address is
+     * mailed nothing again until the owner lifts it by name.
      */
     async remove(typed: string, within = db): Promise<boolean> {
       const email = keptDomain(typed);
       return transact(within, async (trx) => {
         const removed = await unsubscribeAddress(trx, email);
-        const mails = await forget(trx, { kinds: ["confirmation", "edition"], addresses: [email] });
-        return removed || mails > 0;
+        const mails = await forget(trx, { kinds: ["confirmation"], addresses: [email] });
+        const digest = () => heldAddress(addressKey, email).email_hash;
+        const copies = await keepWithoutAddress(trx, email, digest);
+        return removed || mails + copies > 0;
       });
     },
 

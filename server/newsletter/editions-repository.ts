@@ -18,32 +18,44 @@ const notSuppressed = (eb: ExpressionBuilder<Database, "subscribers">) =>
  * A subscriber with no copy of the edition yet, in any letter case: one who
  * had it, left, and came back spelled otherwise ("Ann@" then "ann@") is the
  * same address, which the unique index on (edition, address) alone would
- * not see. Only a subscriber whose row is younger than the edition can be
- * one (a row is never respelled, and one address has one row at a time);
- * `storedAt` is the edition's time less an hour, for another instance's
- * clock. Each is looked for by the outbox's index on the lower-case
- * address: a few rows per subscriber, however long the list.
+ * not see; nor had it under another spelling of its mailbox that the owner
+ * removed since, whose copy keeps the mailbox's digest instead of the address
+ * (`subscribers.remove`). Only a subscriber whose row is younger than the
+ * edition can be one (a row is never respelled, and one address has one row
+ * at a time); `storedAt` is the edition's time less an hour, for another
+ * instance's clock. Each is looked for by the outbox's index on the
+ * lower-case address, then on the digest: a few rows per subscriber, however
+ * long the list.
  */
 const withoutCopy =
   (kind: DatabaseKind, editionId: number, storedAt: string) =>
-  ({ eb, exists, not, or, selectFrom }: ExpressionBuilder<Database, "subscribers">) =>
-    or([
+  ({ eb, and, exists, not, or, selectFrom }: ExpressionBuilder<Database, "subscribers">) => {
+    // SQLite, without statistics, would read them by the edition's index, every copy
+    // queued so far for each subscriber: the "+" leaves it the address's.
+    const copies = () =>
+      selectFrom("outbox")
+        .select("outbox.id")
+        .where(
+          kind === "sqlite" ? sql<number>`+outbox.edition_id` : sql.ref("outbox.edition_id"),
+          "=",
+          editionId,
+        );
+    return or([
       eb("subscribers.created_at", "<", storedAt),
-      not(
-        exists(
-          selectFrom("outbox")
-            .select("outbox.id")
-            .where(sql<string>`lower(outbox.email)`, "=", sql<string>`lower(subscribers.email)`)
-            // SQLite, without statistics, would read it by the edition's index, every copy
-            // queued so far for each subscriber: the "+" leaves it the address's.
-            .where(
-              kind === "sqlite" ? sql<number>`+outbox.edition_id` : sql.ref("outbox.edition_id"),
+      and([
+        not(
+          exists(
+            copies().where(
+              sql<string>`lower(outbox.email)`,
               "=",
-              editionId,
+              sql<string>`lower(subscribers.email)`,
             ),
+          ),
         ),
-      ),
+        not(exists(copies().whereRef("outbox.email_hash", "=", "subscribers.email_hash"))),
+      ]),
     ]);
+  };
 
 /**
  * The newsletter's editions as stored, their queueing in the outbox (one row
@@ -57,8 +69,8 @@ export function createEditionsRepository(store: Store, fillDigests: () => Promis
 
   /**
    * Readers who unsubscribed within 7 days of their copy's sending: copies
-   * whose unsubscribe token was used within a week of the edition's first
-   * copy, and not before their own.
+   * whose unsubscribe link's seed was used within a week of the edition's
+   * first copy, and not before their own.
    */
   async function unsubscribesAfter(editionId: number): Promise<number> {
     const first = await db

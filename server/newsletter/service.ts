@@ -4,6 +4,7 @@ import type { Store } from "../db/store.ts";
 import { reconfirmation } from "../engagement/subscribers-repository.ts";
 import { createWriterKeys } from "../engagement/writer-keys.ts";
 import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
+import { standingLinks } from "../lib/tokens.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { clickKeyOf, withTrackedLinks } from "./clicks.ts";
 import { createEditionsRepository } from "./editions-repository.ts";
@@ -30,6 +31,8 @@ export function createNewsletter(
   /** Where readers' answers to an edition go: the owner. */
   const replyTo = config.OWNER_EMAIL ?? config.contactEmail;
   const clickKey = clickKeyOf(cookieSecret);
+  // A copy's unsubscribe link, made from the seed its row carries.
+  const links = standingLinks(cookieSecret);
   // An edition is read once per worker, not once per recipient.
   const kept = new Map<number, { subject: string; html: string; text: string }>();
   const composers: { confirmation: ComposeMail; edition: ComposeMail } = {
@@ -44,7 +47,7 @@ export function createNewsletter(
 
     async edition(row, db) {
       if (!row.email) return { outcome: "failed", reason: "no recipient" };
-      // Only to an address still subscribed, under the token the row was queued with.
+      // Only to an address still subscribed, under the seed the row was queued with.
       const recipient = row.token
         ? await db
             .selectFrom("subscribers")
@@ -69,7 +72,8 @@ export function createNewsletter(
         };
         kept.set(editionId, edition);
       }
-      return editionMail(edition, { to: row.email, token: row.token as string, replyTo }, siteUrl);
+      const token = links.tokenOf(row.token as string);
+      return editionMail(edition, { to: row.email, token, replyTo }, siteUrl);
     },
   };
   return {

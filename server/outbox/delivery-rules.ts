@@ -29,7 +29,7 @@ export const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest", 
 /**
  * Rows whose token is a link for the recipient alone, needed only by the mail: cleared
  * as it is recorded sent, failed for good or cancelled. (An edition's or a reply mail's
- * is the address's standing unsubscribe token, which the edition's figures join on.)
+ * is the seed of the address's standing unsubscribe link, which the edition's figures join on.)
  */
 export const tokenUntilDone: ReadonlySet<OutboxKind> = new Set([
   "confirmation",

@@ -34,7 +34,7 @@ export type QueuedMessage = {
 };
 
 /** Hands the ids of the rows `writer` deleted to its store's `onOutboxDeleted`; how many. */
-async function deleted(writer: Db, rows: readonly { id: number | string | bigint }[]) {
+export async function deleted(writer: Db, rows: readonly { id: number | string | bigint }[]) {
   const ids = rows.map((row) => Number(row.id));
   for (const plugin of ids.length > 0 ? writer.getExecutor().plugins : [])
     await (plugin as Partial<OnOutboxDeleted>).outboxDeleted?.(ids);

@@ -4,7 +4,7 @@ import type { Store } from "../db/store.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { nowIso } from "../lib/time.ts";
-import { newToken } from "../lib/tokens.ts";
+import { newSeed } from "../lib/tokens.ts";
 import { announceReactions } from "./announce.ts";
 import { applyPlan, importedVisitor, importOnce } from "./apply-plan.ts";
 import type { OriginalPlan } from "./original.ts";
@@ -100,7 +100,7 @@ export async function applyOriginal(
               .insertInto("subscribers")
               .values({
                 ...heldAddress(addressKey, subscriber.email),
-                unsubscribe_token: newToken(),
+                unsubscribe_token: newSeed(),
                 created_at: now,
                 status: subscribers,
                 confirmed_at: subscribers === "confirmed" ? now : null,

@@ -26,6 +26,7 @@ import { badgeProblems, ownerNamedNotice } from "./plan.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import { type ExportSigner, signedBy } from "./signature.ts";
 import { identityTables } from "./site-rows.ts";
+import { reseed, seedTokens } from "./standing-links.ts";
 import {
   type ExportRows,
   type ExportTable,
@@ -161,6 +162,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     });
     tables.push({ table, rows: checked, at });
   }
+  seedTokens(tables);
   checkUniqueKeys(tables, problem);
   checkIds(tables, problem);
   const comments = tables.find((t) => t.table.name === "science_comments");
@@ -172,7 +174,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   if (!own) {
     const grants = leaveOutGrants(tables);
     skipped.push(...grants.skipped);
-    notices.push(...grants.notices);
+    notices.push(...grants.notices, ...reseed(tables));
   }
   skipped.push(...skipUnknownItems(tables, catalog));
   checkReferences(tables, problem);

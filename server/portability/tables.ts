@@ -52,8 +52,9 @@ export type ExportRows = {
 /**
  * The version of the file's shape; an import refuses files of a later one.
  * 2: suppressions and soft_bounces keep a digest, not the address (version 1's are converted).
+ * 3: the standing links are kept as seeds, not tokens (server/portability/standing-links.ts).
  */
-export const exportVersion = 2;
+export const exportVersion = 3;
 export const exportFormat = "engage-with-engineer-export";
 
 /** Why an address's digest is not written: the importing site makes it with its own secret. */
@@ -113,11 +114,15 @@ export const exportTables: readonly ExportTable[] = [
     name: "outbox",
     ...byId,
     only: { column: "kind", equals: "edition" },
-    columnsLeftOut: { payload: "an edition's row has none: it holds other kinds' bodies" },
+    columnsLeftOut: {
+      payload: "an edition's row has none: it holds other kinds' bodies",
+      // An erased address's copy keeps it instead of the address (server/outbox/erased-copies.ts).
+      email_hash: heldDigest,
+    },
     unique: [same("edition_id", "email")],
     references: [{ column: "edition_id", table: "editions", inFile: true }],
     // What the mail drew afterwards ("bounce" or "complaint"): the edition's figures count it.
-    columns: columns(`id:int kind=edition edition_id:int email token?
+    columns: columns(`id:int kind=edition edition_id:int email? token?
       status=queued|sending|sent|failed|cancelled attempts:int next_attempt_at:time last_error?
       created_at:time sent_at:time? feedback?`),
   },

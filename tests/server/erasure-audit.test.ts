@@ -561,8 +561,11 @@ describe.each(
           [subscriber],
         );
         expect(
-          (await t.visitor().post("/api/unsubscribe", { token: String(subRow?.unsubscribe_token) }))
-            .statusCode,
+          (
+            await t.visitor().post("/api/unsubscribe", {
+              token: t.links.tokenOf(String(subRow?.unsubscribe_token)),
+            })
+          ).statusCode,
         ).toBe(200);
         expect((await admin(env, "subscribers", "remove", subscriber)).code).toBe(0);
         const [question] = await runSql(t, "select id from assistant_questions");

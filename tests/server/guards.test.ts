@@ -365,7 +365,7 @@ describe.each(backends)("writes sent at once on %s", (backend) => {
       await runSql(t, "select email, unsubscribe_token from subscribers where email like ?", [
         `leaving-%-${backend}@example.com`,
       ])
-    ).map((row) => String(row.unsubscribe_token));
+    ).map((row) => t.links.tokenOf(String(row.unsubscribe_token)));
     expect(tokens).toHaveLength(readers.length);
     const answers = await Promise.all(
       tokens.map((token) =>

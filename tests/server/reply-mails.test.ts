@@ -701,6 +701,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
       clock: () => new Date(),
       mailboxKey: (email) => email,
       addressKey: t.addressKey,
+      links: t.links,
     })
       .prune()
       .finally(() => store.close());

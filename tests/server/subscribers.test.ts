@@ -56,7 +56,7 @@ describe.each(backends)("subscribers on %s", (backend) => {
         ? { kind: "postgres", connectionString: t.databaseUrl }
         : { kind: "sqlite", file: path.join(t.dataDir, "engage.sqlite") },
     );
-    await createSubscribersRepository(store, String)
+    await createSubscribersRepository(store, { addressKey: String, links: t.links })
       .prune()
       .finally(() => store.close());
     const left = await runSql(t, "select email from subscribers where email in (?, ?)", [

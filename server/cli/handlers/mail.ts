@@ -1,7 +1,7 @@
 import { emailSchema } from "../../../contract/api.ts";
 import { shownAddress } from "../../../contract/console-endpoints.ts";
 import { plural } from "../../../contract/plural.ts";
-import { createReplyWatches, replyStopKey } from "../../comments/reply-watches.ts";
+import { createReplyWatches, replyKeys } from "../../comments/reply-watches.ts";
 import { plainAddress, suppressionKey } from "../../lib/mailbox.ts";
 import { readBounceMailbox } from "../../newsletter/bounce-mailbox.ts";
 import { createListHealth } from "../../newsletter/list-health.ts";
@@ -118,7 +118,7 @@ export const suppressionsLift = ownerAction(
     const secret = await context.secret();
     const { resume } = createReplyWatches(db, {
       clock: () => new Date(),
-      mailboxKey: replyStopKey(secret),
+      ...replyKeys(secret),
       addressKey: suppressionKey(secret),
     });
     return suppressionActions(await suppressionsOn(context), resume).lift(context.actor, which);

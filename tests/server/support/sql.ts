@@ -61,7 +61,8 @@ export async function seedConfirmed(
       chunk.flatMap((email) => [
         email,
         t.addressKey?.(email) ?? null,
-        Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url"),
+        // The seed of its unsubscribe link (`StandingLinks`, server/lib/tokens.ts).
+        Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex"),
         now,
         now,
       ]),

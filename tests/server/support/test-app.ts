@@ -15,6 +15,7 @@ import type { Catalog } from "../../../server/engagement/catalog.ts";
 import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
 import { createFormTokens } from "../../../server/lib/form-token.ts";
 import { type AddressKey, suppressionKey } from "../../../server/lib/mailbox.ts";
+import { type StandingLinks, standingLinks } from "../../../server/lib/tokens.ts";
 import { createCommentFormTokens } from "../../../server/moderation/defences.ts";
 import { fakeBuiltSite } from "../../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
@@ -138,6 +139,8 @@ export type TestApp = {
   commentToken(): string;
   /** The digest the site keeps a suppressed address under (server/outbox/suppressions.ts). */
   addressKey: AddressKey;
+  /** The site's standing links: a seed's unsubscribe or stop link (server/lib/tokens.ts). */
+  links: StandingLinks;
   close(): Promise<void>;
 };
 
@@ -247,6 +250,7 @@ export async function startTestApp(
     commentToken,
     formToken: () => formTokens.issue(Date.now() - 5000),
     addressKey: suppressionKey(resolveCookieSecret(config)),
+    links: standingLinks(resolveCookieSecret(config)),
     async close() {
       outboxes.delete(app.wakeOutbox);
       await app.close();

@@ -1,0 +1,45 @@
+import { sql } from "kysely";
+import type { OutboxTable } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
+import { deleted } from "./queue.ts";
+
+/**
+ * An erased address's copies of the editions, kept as a record without it
+ * (an edition's figures count them): each to `address`, in any letter case,
+ * keeps instead of the address, its link and the server's answer the digest
+ * its mailbox is held under (`heldAddress`, lib/mailbox.ts), by which no
+ * edition is queued for that mailbox twice. One still queued is cancelled;
+ * their mail files, without SMTP_URL, are deleted. How many.
+ */
+export async function keepWithoutAddress(
+  writer: Db,
+  address: string,
+  emailHash: () => string,
+): Promise<number> {
+  const copies = await writer
+    .selectFrom("outbox")
+    .select("id")
+    .where("kind", "=", "edition")
+    .where(sql<string>`lower(email)`, "=", address.trim().toLowerCase())
+    .execute();
+  if (copies.length === 0) return 0;
+  const rows = await writer
+    .updateTable("outbox")
+    .set({
+      email: null,
+      email_hash: emailHash(),
+      token: null,
+      last_error: null,
+      status: sql<
+        OutboxTable["status"]
+      >`case when status = 'queued' then 'cancelled' else status end`,
+    })
+    .where(
+      "id",
+      "in",
+      copies.map((copy) => copy.id),
+    )
+    .returning("id")
+    .execute();
+  return deleted(writer, rows);
+}
