@@ -323,7 +323,7 @@ export function createEditionsRepository(store: Store, fillDigests: () => Promis
       );
     },
 
-    /** Failed rows of an edition with the SMTP server's answer, for the owner. */
+    /** Failed rows of an edition with the SMTP server's answer, for the owner (a removed address's are not). */
     async failures(slug: string) {
       return db
         .selectFrom("outbox")
@@ -331,6 +331,7 @@ export function createEditionsRepository(store: Store, fillDigests: () => Promis
         .select(["outbox.email", "outbox.last_error"])
         .where("editions.slug", "=", slug)
         .where("outbox.status", "=", "failed")
+        .where("outbox.email", "is not", null)
         .orderBy("outbox.id")
         .execute();
     },

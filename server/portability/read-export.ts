@@ -224,7 +224,12 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     ["webmentions", "content", oneLine(1000).optional()],
     ["fediverse_replies", "handle", oneLine(handleMax)],
     ["fediverse_followers", "handle", oneLine(handleMax)],
-    ...mailedTables.map((name): [string, string, ZodType] => [name, "email", emailSchema]),
+    // (An edition's copy to a removed address keeps none.)
+    ...mailedTables.map((name): [string, string, ZodType] => [
+      name,
+      "email",
+      name === "outbox" ? emailSchema.optional() : emailSchema,
+    ]),
   ];
   for (const [name, column, schema] of checked) {
     const rows = tables.find((t) => t.table.name === name);

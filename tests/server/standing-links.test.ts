@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
@@ -136,6 +139,12 @@ describe.each(backends)("the links of mails, on %s", (backend) => {
     // Its copy is counted on, without its address.
     expect(await runSql(t, "select id from outbox where email = ?", [reader])).toEqual([]);
     expect(await everything(t)).not.toContain(reader);
+    // The export holds the copy without it, and reads back.
+    const exported = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-links-")), "export.json");
+    expect((await admin(adminEnv(t), "export", "--out", exported)).code).toBe(0);
+    expect(readFileSync(exported, "utf8")).not.toContain(reader);
+    const back = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", exported);
+    expect(back.code, back.stderr).toBe(0);
 
     const before = smtp.to(reader).length;
     expect((await requestSubscription(t, reader)).statusCode).toBe(202);
