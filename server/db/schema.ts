@@ -38,9 +38,8 @@ export type OutboxTable = {
   id: BigId;
   kind: OutboxKind;
   edition_id: number | null;
-  /** The recipient; null for a webhook call. */
+  /** The recipient; null for a webhook call, and for a removed address's edition copy, in `email_hash` instead. */
   email: Maybe<string>;
-  /** A removed address's edition copy: its mailbox's digest instead (server/outbox/erased-copies.ts). */
   email_hash: Maybe<string>;
   token: string | null;
   /** JSON: the comment a notification is about, or a webhook's body. */
@@ -154,14 +153,13 @@ export interface Database extends FediverseTables, ReaderTables {
     email: string;
     /** The digest a suppression of its mailbox is kept under (`heldAddress`, lib/mailbox.ts). */
     email_hash: string;
-    /** The seed of the unsubscribe link (`StandingLinks`, lib/tokens.ts): no link without the site's key. */
     unsubscribe_token: string;
     created_at: Timestamp;
     status: Defaulted<SubscriberStatus>;
     confirmed_at: MaybeTime;
     confirmation_sent_at: MaybeTime;
   };
-  /** Seeds of removed subscriptions' links, so a second visit of the link is still answered. */
+  /** Seeds of removed subscriptions' links (`StandingLinks`, lib/tokens.ts), so a second visit is still answered. */
   unsubscribed_tokens: { token: string; unsubscribed_at: Timestamp };
   /** Double opt-in links: SHA-256 of the token, single use, with an expiry. */
   confirmation_tokens: {

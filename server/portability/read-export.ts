@@ -162,19 +162,21 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     });
     tables.push({ table, rows: checked, at });
   }
-  seedTokens(tables);
   checkUniqueKeys(tables, problem);
   checkIds(tables, problem);
   const comments = tables.find((t) => t.table.name === "science_comments");
   // The site's own signed export is trusted as it was written; an earlier version's, for its comments.
   const { own, comments: signed } = signedBy(signer, file, tables);
+  // Read as signed, a file's tokens (an older version's) are kept as this site keeps them.
+  seedTokens(tables);
   const notice = comments && !signed ? settleOwnerMarks(comments, file.commentsSignature) : null;
   if (notice) notices.push(notice);
   if (signed && !own) notices.push(commentsOnlyNotice);
   if (!own) {
+    const seeded = reseed(tables);
     const grants = leaveOutGrants(tables);
     skipped.push(...grants.skipped);
-    notices.push(...grants.notices, ...reseed(tables));
+    notices.push(...grants.notices, ...seeded);
   }
   skipped.push(...skipUnknownItems(tables, catalog));
   checkReferences(tables, problem);

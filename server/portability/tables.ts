@@ -116,7 +116,6 @@ export const exportTables: readonly ExportTable[] = [
     only: { column: "kind", equals: "edition" },
     columnsLeftOut: {
       payload: "an edition's row has none: it holds other kinds' bodies",
-      // An erased address's copy keeps it instead of the address (server/outbox/erased-copies.ts).
       email_hash: heldDigest,
     },
     unique: [same("edition_id", "email")],

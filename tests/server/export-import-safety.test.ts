@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { defaultAvailability } from "../../contract/bookings.ts";
 import { renderComment } from "../../server/comments/markdown.ts";
-import { newToken, tokenDigest } from "../../server/lib/tokens.ts";
+import { legacySeed, newToken, tokenDigest } from "../../server/lib/tokens.ts";
 import { fragment } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -696,6 +696,27 @@ describe.each(backends)("an import that cannot finish, on %s", (backend) => {
     expect(run.stderr).not.toMatch(/UNIQUE|duplicate key/i);
     expect(await count(t, "subscribers")).toBe(0);
     expect(await count(t, "science_reactions")).toBe(0);
+  });
+
+  it("gives a file's subscribers new links: the file's writer knows none of them", async () => {
+    // Its writer made these: a token in the clear, as an older version's file holds it,
+    // and the seed such a token is kept under.
+    const [known, seeded] = [newToken(), newToken()];
+    const file = exportFile({
+      subscribers: [
+        subscriber(501, { unsubscribe_token: known }),
+        subscriber(502, { unsubscribe_token: legacySeed(seeded) }),
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("2 unsubscribe or stop links of the file were made anew");
+    for (const token of [known, seeded]) {
+      expect((await t.visitor().post("/api/unsubscribe", { token })).statusCode).toBe(404);
+    }
+    expect(await count(t, "subscribers")).toBe(2);
+    await runSql(t, "delete from import_sources");
+    await runSql(t, "delete from subscribers");
   });
 
   it("is refused by the dry run when a row would take a key a row of this site holds", async () => {
