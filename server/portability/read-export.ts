@@ -181,13 +181,11 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   skipped.push(...skipUnknownItems(tables, catalog));
   checkReferences(tables, problem);
   if (comments) checkComments(comments, problem);
-  const named = comments?.rows.filter((row) => row.deleted_at === null) ?? [];
-  const owned = signed
-    ? null
-    : ownerNamedNotice(
-        named.map((row) => String(row.user_name)),
-        ownerName,
-      );
+  const named = (comments?.rows ?? []).filter((row) => row.deleted_at === null);
+  const owned = ownerNamedNotice(
+    signed ? [] : named.map((row) => String(row.user_name)),
+    ownerName,
+  );
   if (owned) notices.push(owned);
   // A version-1 file's addresses are digested here, with this site's key; a later file's
   // digests were made with the secret that signed it.
