@@ -219,6 +219,7 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
     /** Removes the subscription whose link holds `token`; the link followed again: "already". */
     async unsubscribe(token: string): Promise<"unsubscribed" | "already" | "unknown"> {
       const seeds = links.seedsOf(token);
+      if (seeds.length === 0) return "unknown";
       return db.transaction().execute(async (trx) => {
         const removed = await trx
           .deleteFrom("subscribers")

@@ -47,8 +47,10 @@ export function standingLinks(secret: string): StandingLinks {
   return {
     tokenOf,
     seedsOf(token) {
+      // Never a seed itself (32 characters), which the database holds: only a link's token.
+      if (!isToken(token)) return [];
       const seed = Buffer.from(token, "base64url").subarray(0, 16).toString("hex");
-      const own = isToken(token) && sameSecret(tokenOf(seed), token) ? [seed] : [];
+      const own = sameSecret(tokenOf(seed), token) ? [seed] : [];
       return [...own, legacySeed(token), token];
     },
   };
