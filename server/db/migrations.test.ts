@@ -260,6 +260,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "054-standing-links-seeded.ts",
     "3761d063d3be15f8121065f1d0ba32c965a06d245b21ea7ad850d651534660ce",
   ],
+  [
+    "055_events_by_comment",
+    "055-events-by-comment.ts",
+    "dc6034f348f7c9deb5cf24be7a1613ca6e2b788d3ab6eba599e59f3aeb349d76",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

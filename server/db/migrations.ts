@@ -48,6 +48,7 @@ import { snsMessagesTaken } from "./migrations/051-sns-messages-taken.ts";
 import { ownerSessionPasskeys } from "./migrations/052-owner-session-passkeys.ts";
 import { networksCounted } from "./migrations/053-networks-counted.ts";
 import { standingLinksSeeded } from "./migrations/054-standing-links-seeded.ts";
+import { eventsByComment } from "./migrations/055-events-by-comment.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -118,5 +119,6 @@ export function migrations(
     "052_owner_session_passkeys": ownerSessionPasskeys(),
     "053_networks_counted": networksCounted(),
     "054_standing_links_seeded": standingLinksSeeded(),
+    "055_events_by_comment": eventsByComment(kind),
   };
 }

@@ -59,15 +59,20 @@ export function createEventJournal(store: Store) {
    */
   async function forgetEarlierText(trx: Transaction<Database>, topic: string, now: CommentEvent) {
     if (now.action === "added") return;
-    const commentId = postgres
-      ? sql<string>`(data::jsonb ->> 'commentId')`
-      : sql<string>`cast(json_extract(data, '$.commentId') as text)`;
+    // Read by the index of migration 055, whose expressions these are exactly:
+    // either database uses an expression's index only for the same expression.
     const rows = await trx
       .selectFrom("events")
       .select(["id", "data"])
       .where("topic", "=", topic)
       .where("type", "=", "comment")
-      .where(commentId, "=", String(now.commentId))
+      .where(
+        postgres
+          ? sql<string>`(data::jsonb ->> 'commentId')`
+          : sql<number>`json_extract(data, '$.commentId')`,
+        "=",
+        postgres ? String(now.commentId) : now.commentId,
+      )
       .execute();
     for (const row of rows) {
       const data = rewritten(JSON.parse(row.data) as CommentEvent, now);

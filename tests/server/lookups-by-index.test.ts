@@ -515,4 +515,35 @@ describe.each(backends)("lookups by index on %s", (backend) => {
       }
     }
   });
+  it("finds a deleted comment's earlier events in the journal by its index, not every comment event of its post", async () => {
+    // A post's 2,000 comments, each shown once, with its text.
+    const data = (id: string) =>
+      `'{"action":"added","item":{"kind":"science","id":"post-7"},"commentId":' || ${id} || ',"comment":{"id":' || ${id} || ',"content":"Words ' || ${id} || '"}}'`;
+    await seed(`insert into events (topic, type, data, created_at)
+      select 'science:post-7', 'comment', ${data("i")}, current_timestamp from n where i <= 2000`);
+    if (backend === "postgres") await sql`analyze events`.execute(store.db);
+    const plans = await plansOf("events", (recorded) =>
+      recorded.db.transaction().execute((trx) =>
+        createEventJournal(recorded).record(trx, "science:post-7", "comment", async () => ({
+          action: "deleted",
+          item: { kind: "science", id: "post-7" },
+          commentId: 7,
+        })),
+      ),
+    );
+    const lookups = plans.filter((plan) => plan.includes("commentId"));
+    expect(lookups).toHaveLength(1);
+    // By the comment's id too, not only by the post and type its index begins with: the
+    // index's expression is the lookup's own.
+    for (const plan of lookups) {
+      expect(plan).toMatch(
+        /events_by_comment \(topic=\? AND type=\? AND <expr>=\?\)|events_by_comment.*Index Cond: .*commentId/,
+      );
+    }
+    // The comment's text is gone from its earlier event; its neighbours' stay.
+    const left = await sql<{ data: string }>`select data from events
+      where topic = 'science:post-7' and type = 'comment' order by id`.execute(store.db);
+    expect(left.rows.filter((row) => row.data.includes('"Words 7"'))).toEqual([]);
+    expect(left.rows.filter((row) => row.data.includes('"Words 8"'))).toHaveLength(1);
+  });
 });
