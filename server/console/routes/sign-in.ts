@@ -20,12 +20,12 @@ import { webauthn } from "../webauthn.ts";
 import { type Answers, type ConsoleContext, refuseIpHost, route, signedOut } from "./context.ts";
 
 /**
- * Failed sign-in attempts per address (or network) over a window, in this instance's
- * memory. Only failures count: a genuine link or passkey is never refused, so
- * strangers behind the owner's shared address (or an attacker among them)
+ * Failed sign-in attempts per key (an address, a network) over a window, in this
+ * instance's memory. Only failures count: a genuine link or passkey is never refused,
+ * so strangers behind the owner's shared address (or an attacker among them)
  * cannot lock the owner out; they only lose their own guesses.
  */
-function failureCounter(max: number, windowMs: number) {
+function failureCounter(windowMs: number) {
   const failures = new Map<string, number[]>();
   const recent = (key: string, now: number) => {
     const times = (failures.get(key) ?? []).filter((time) => time > now - windowMs);
@@ -34,8 +34,8 @@ function failureCounter(max: number, windowMs: number) {
     return times;
   };
   return {
-    /** Seconds until `key` may fail again, or 0 when it may now. */
-    blockedFor(key: string): number {
+    /** Seconds until `key` may fail again, having failed `max` times, or 0 when it may now. */
+    blockedFor(key: string, max: number): number {
       const now = Date.now();
       const times = recent(key, now);
       return times.length < max
@@ -44,8 +44,7 @@ function failureCounter(max: number, windowMs: number) {
     },
     failed(key: string) {
       const now = Date.now();
-      const times = recent(key, now);
-      if (times.length < max) failures.set(key, [...times, now]);
+      failures.set(key, [...recent(key, now), now]);
       // Addresses that stopped trying are forgotten as the map is walked.
       if (failures.size > 10_000) for (const other of failures.keys()) recent(other, now);
     },
@@ -71,24 +70,21 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
   const { siteUrl } = config;
 
   let linkMailing: Promise<void> = Promise.resolve();
-  const failures = failureCounter(config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR, 60 * 60 * 1000);
-  // And per network, ten times as many: its 65,536 /64s would each have the address's allowance.
-  const networkFailures = failureCounter(
-    config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR * networkFactor,
-    60 * 60 * 1000,
-  );
+  const failures = failureCounter(60 * 60 * 1000);
+  const max = config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR;
 
   /**
    * A failed attempt: counted, or refused with 429 once the address or its
    * network has failed too often (and then not counted further).
    */
   function failed(request: FastifyRequest, refusal: ApiError): ApiError {
+    // And per network, ten times as many: its 65,536 /64s would each have the address's allowance.
     const counts = [
-      [failures, addressScope(request.ip), "this address"],
-      [networkFailures, networkOf(request.ip), "your network"],
+      [`address ${addressScope(request.ip)}`, max, "this address"],
+      [`network ${networkOf(request.ip)}`, max * networkFactor, "your network"],
     ] as const;
-    for (const [counter, key, from] of counts) {
-      const wait = counter.blockedFor(key);
+    for (const [key, most, from] of counts) {
+      const wait = failures.blockedFor(key, most);
       if (wait > 0) {
         return new ApiError(
           429,
@@ -98,7 +94,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         );
       }
     }
-    for (const [counter, key] of counts) counter.failed(key);
+    for (const [key] of counts) failures.failed(key);
     return refusal;
   }
 
