@@ -134,7 +134,6 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
   problems.push(
     ...refusedBy(userNameSchema, comment.userName, `${where} name`),
     ...refusedBy(commentContentSchema, comment.content, `${where} text`),
-    ...badgeProblems(comment.userName, `${where} name`),
   );
   const time = parseSourceTime(comment.createdAt)?.getTime() ?? Number.NaN;
   if (Number.isNaN(time)) {
@@ -146,27 +145,27 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
 }
 
 /**
- * A reader's name with a word that reads as the Author label beside the
- * owner's comments ("Sam (admin)"): the comment form refuses it
- * (moderation/defences.ts), and so does an import, naming the row.
- */
-export function badgeProblems(name: unknown, where: string): Problem[] {
-  if (typeof name !== "string" || !claimsBadge(name)) return [];
-  const message = `${quoted(name)} reads as the label of the site owner's own comments, which the comment form refuses to a reader: rename it in the file`;
-  return [{ where, message }];
-}
-
-/**
  * The comment form refuses a reader's name that is the owner's in any
- * spelling (moderation/defences.ts); an import cannot show that a comment is
- * the owner's (only the site's own signed export can), yet a blog's history
- * holds the owner's own replies. They come in as readers', and the report
- * says how many, so the owner can rename them in the file first.
+ * spelling, or that reads as the Author label beside the owner's comments
+ * ("Site admin", "Sam (author)": moderation/defences.ts); an import cannot
+ * show that a comment is the owner's (only the site's own signed export
+ * can), yet a blog's history holds the owner's own replies, often as
+ * "admin". They come in as readers', and the report says how many, so the
+ * owner can rename them in the file first.
  */
 export function ownerNamedNotice(names: string[], ownerName: string): string | null {
-  const count = ownerName ? names.filter((name) => claimsName(name, ownerName)).length : 0;
-  if (count === 0) return null;
-  return `${plural(count, "comment")} under the owner's name, or one like it, ${count === 1 ? "comes" : "come"} in as a reader's, without the Author badge: only this site's own export, read back with its cookie secret, brings the owner's comments in.`;
+  const owners = ownerName ? names.filter((name) => claimsName(name, ownerName)).length : 0;
+  const labels = names.filter((name) => claimsBadge(name)).length;
+  const comes = (count: number) => `${plural(count, "comment")} ${count === 1 ? "comes" : "come"}`;
+  const said = [
+    owners > 0
+      ? `${plural(owners, "comment")} under the owner's name, or one like it, ${owners === 1 ? "comes" : "come"} in as a reader's, without the Author badge: only this site's own export, read back with its cookie secret, brings the owner's comments in.`
+      : "",
+    labels > 0
+      ? `${comes(labels)} in under a name that reads as the Author label ("Site admin", "Sam (author)"), which the comment form refuses to a reader: rename them in the file to show readers another name.`
+      : "",
+  ].filter((line) => line !== "");
+  return said.length > 0 ? said.join(" ") : null;
 }
 
 /** A comment into the plan, or its problems into the plan's. */

@@ -22,7 +22,7 @@ import {
   settleSchedules,
   skipUnknownItems,
 } from "./left-out.ts";
-import { badgeProblems, ownerNamedNotice } from "./plan.ts";
+import { ownerNamedNotice } from "./plan.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import { type ExportSigner, signedBy } from "./signature.ts";
 import { identityTables } from "./site-rows.ts";
@@ -380,9 +380,7 @@ function checkComments(
       Object.assign(row, emptiedPlace, { status: "published" });
       return;
     }
-    const name = `${where}.user_name`;
-    const badge = row.by_owner === 1 ? [] : badgeProblems(row.user_name, name);
-    for (const refused of [...refusedBy(userNameSchema, row.user_name, name), ...badge]) {
+    for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {
       problem(refused.where, refused.message);
     }
     const content = commentContentSchema.safeParse(row.content);
