@@ -33,6 +33,14 @@ function leaveOut(rows: ExportRows, reasonOf: (row: ExportRows["rows"][number]) 
   return skipped;
 }
 
+/** Leaves out every row of the file's table `name`; returns how many it had. */
+function emptyTable(tables: ExportRows[], name: string): number {
+  const rows = tables.find((t) => t.table.name === name);
+  const count = rows?.rows.length ?? 0;
+  if (rows) Object.assign(rows, { rows: [], at: [] });
+  return count;
+}
+
 /**
  * Scheduled editions that are still to go out at their time: one not yet
  * queued whose time has come by the import (or whose queueing had begun on
@@ -163,22 +171,18 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
     );
   }
   // What the owner taught the spam filter: a file's examples would teach it another's mind.
-  const examples = tables.find((t) => t.table.name === "spam_examples");
-  if (examples && examples.rows.length > 0) {
+  const examples = emptyTable(tables, "spam_examples");
+  if (examples > 0) {
     notices.push(
-      `${plural(examples.rows.length, "example")} of what the spam filter learnt ${examples.rows.length === 1 ? "was" : "were"} left out: the filter learns only from this site's own export, read back with its cookie secret, and from your decisions.`,
+      `${plural(examples, "example")} of what the spam filter learnt ${examples === 1 ? "was" : "were"} left out: the filter learns only from this site's own export, read back with its cookie secret, and from your decisions.`,
     );
-    examples.rows = [];
-    examples.at = [];
   }
   // The trail says what the owner did: a file's lines could put words in their mouth.
-  const trail = tables.find((t) => t.table.name === "owner_audit");
-  if (trail && trail.rows.length > 0) {
+  const trail = emptyTable(tables, "owner_audit");
+  if (trail > 0) {
     notices.push(
-      `${plural(trail.rows.length, "line")} of the audit trail ${trail.rows.length === 1 ? "was" : "were"} left out: the trail is restored only from this site's own export, read back with its cookie secret.`,
+      `${plural(trail, "line")} of the audit trail ${trail === 1 ? "was" : "were"} left out: the trail is restored only from this site's own export, read back with its cookie secret.`,
     );
-    trail.rows = [];
-    trail.at = [];
   }
   notices.push(...pendAddresses(tables), ...quietCalls(tables), ...leaveOutFollowers(tables));
   const settings = tables.find((t) => t.table.name === "booking_settings")?.rows ?? [];
@@ -298,11 +302,8 @@ function quietCalls(tables: ExportRows[]): string[] {
  * their server. Blocks stay: they only take away.
  */
 function leaveOutFollowers(tables: ExportRows[]): string[] {
-  const followers = tables.find((t) => t.table.name === "fediverse_followers");
-  const count = followers?.rows.length ?? 0;
-  if (!followers || count === 0) return [];
-  followers.rows = [];
-  followers.at = [];
+  const count = emptyTable(tables, "fediverse_followers");
+  if (count === 0) return [];
   return [
     `${plural(count, "Fediverse follower")} ${count === 1 ? "was" : "were"} left out: followers are kept only from this site's own export, read back with its cookie secret, so that no file chooses where new posts are delivered. ${count === 1 ? "It follows" : "They follow"} again from ${count === 1 ? "its" : "their"} server.`,
   ];
