@@ -284,7 +284,7 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
       return transact(within, async (trx) => {
         const removed = await unsubscribeAddress(trx, email);
         const mails = await forget(trx, { kinds: ["confirmation"], addresses: [email] });
-        const digest = () => heldAddress(addressKey, email).email_hash;
+        const digest = heldAddress(addressKey, email).email_hash;
         const copies = await keepWithoutAddress(trx, email, digest);
         return removed || mails + copies > 0;
       });

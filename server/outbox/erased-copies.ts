@@ -14,31 +14,21 @@ import { deleted } from "./queue.ts";
 export async function keepWithoutAddress(
   writer: Db,
   address: string,
-  emailHash: () => string,
+  emailHash: string,
 ): Promise<number> {
-  const copies = await writer
-    .selectFrom("outbox")
-    .select("id")
-    .where("kind", "=", "edition")
-    .where(sql<string>`lower(email)`, "=", address.trim().toLowerCase())
-    .execute();
-  if (copies.length === 0) return 0;
   const rows = await writer
     .updateTable("outbox")
     .set({
       email: null,
-      email_hash: emailHash(),
+      email_hash: emailHash,
       token: null,
       last_error: null,
       status: sql<
         OutboxTable["status"]
       >`case when status = 'queued' then 'cancelled' else status end`,
     })
-    .where(
-      "id",
-      "in",
-      copies.map((copy) => copy.id),
-    )
+    .where("kind", "=", "edition")
+    .where(sql<string>`lower(email)`, "=", address.trim().toLowerCase())
     .returning("id")
     .execute();
   return deleted(writer, rows);
