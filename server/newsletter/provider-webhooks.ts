@@ -122,13 +122,17 @@ export const providerWebhooks: FastifyPluginAsync<{
       },
     });
 
-  /** An https address on one of SNS's hosts (a certificate ends in .pem), or null. */
+  /**
+   * An https address on one of SNS's hosts, or null; a certificate's is SNS's own
+   * file, `/SimpleNotificationService-….pem`, and nothing else the host serves.
+   */
   function snsUrl(text: string, { certificate }: { certificate: boolean }): URL | null {
     try {
       const url = new URL(text);
       return url.protocol === "https:" &&
         snsTrust.certificateHost.test(url.host) &&
-        (!certificate || url.pathname.endsWith(".pem")) &&
+        (!certificate ||
+          (/^\/SimpleNotificationService-[A-Za-z0-9-]+\.pem$/.test(url.pathname) && !url.search)) &&
         !url.username &&
         !url.password
         ? url

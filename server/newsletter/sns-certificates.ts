@@ -30,8 +30,14 @@ export type SnsTrust = {
   ca?: string;
 };
 
+/**
+ * SNS's regional hosts, `sns.eu-west-1.amazonaws.com`: the label between is a
+ * region's name, two letters first. Any label would do for an S3 bucket named
+ * `sns` (`sns.s3.amazonaws.com`, `sns.s3-eu-west-1.amazonaws.com`), which
+ * anyone may own, with a certificate of their own making on it.
+ */
 export const amazonSnsHosts: SnsTrust = {
-  certificateHost: /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/,
+  certificateHost: /^sns\.[a-z]{2}(-[a-z]+)+-\d+\.amazonaws\.com(\.cn)?$/,
 };
 
 /** The certificate, or that it could not be had, or the seconds until the network may fetch again. */

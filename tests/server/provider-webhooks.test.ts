@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { amazonSnsHosts } from "../../server/newsletter/sns-certificates.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -360,7 +361,8 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     expect((await postSns(sesNotification(complaint))).statusCode).toBe(200);
 
     // Refused: tampered after signing, signed by another key, unsigned, a
-    // certificate from a host not trusted, or plain http.
+    // certificate from a host not trusted, or plain http, or any file on a
+    // trusted host but SNS's certificate (the host serves these two).
     const tampered = sesNotification(bounce(reader("ses-other")));
     tampered.Message = JSON.stringify(bounce(reader("ses-forged")));
     const otherKey = makeCertificate().key;
@@ -378,6 +380,15 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       snsMessage(
         { Type: "Notification", Message: JSON.stringify(bounce(reader("ses-forged"))) },
         { certificate: `${origin.replace("https:", "http:")}/SimpleNotificationService-test.pem` },
+      ),
+      ...[
+        `${origin}/uploads/SimpleNotificationService-${backend}-good-upload.pem`,
+        `${origin}/SimpleNotificationService-test.pem?-good-query.pem`,
+      ].map((certificate) =>
+        snsMessage(
+          { Type: "Notification", Message: JSON.stringify(bounce(reader("ses-forged"))) },
+          { certificate },
+        ),
       ),
       snsMessage({
         Type: "Notification",
@@ -833,6 +844,31 @@ describe("a provider's report about a mail an SMTP server is holding, on postgre
       .poll(async () => runSql(t, "select status, feedback from outbox where email = ?", [email]))
       .toEqual([{ status: "sent", feedback: "bounce" }]);
     expect(await runSql(t, "select outbox_id from outbox_marks")).toEqual([]);
+  });
+});
+
+describe("Amazon's SNS hosts", () => {
+  it("are SNS's regional hosts alone, not an S3 bucket named sns that anyone may own", () => {
+    const trusted = (host: string) => amazonSnsHosts.certificateHost.test(host);
+    for (const host of [
+      "sns.us-east-1.amazonaws.com",
+      "sns.eu-west-1.amazonaws.com",
+      "sns.ap-southeast-2.amazonaws.com",
+      "sns.us-gov-west-1.amazonaws.com",
+      "sns.cn-northwest-1.amazonaws.com.cn",
+    ]) {
+      expect(trusted(host), host).toBe(true);
+    }
+    for (const host of [
+      "sns.s3.amazonaws.com",
+      "sns.s3-ap-southeast-2.amazonaws.com",
+      "sns.s3-external-1.amazonaws.com",
+      "sns.s3.amazonaws.com.cn",
+      "sns.us-east-1.amazonaws.com:8443",
+      "sns.us-east-1.amazonaws.com.evil.example",
+    ]) {
+      expect(trusted(host), host).toBe(false);
+    }
   });
 });
 
