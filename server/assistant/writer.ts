@@ -72,6 +72,13 @@ async function* capped(body: ReadableStream<Uint8Array>) {
   }
 }
 
+/**
+ * Characters of one line of a streamed answer: a piece of it is a few hundred.
+ * A longer line never ends; each chunk of it would be split again with all
+ * before it, a megabyte read in small chunks costing seconds of the processor.
+ */
+const lineCharsMax = 65_536;
+
 /** An answer not streamed: one JSON body. */
 async function wholeAnswer(body: ReadableStream<Uint8Array>): Promise<Chunk> {
   const parts: Uint8Array[] = [];
@@ -125,6 +132,7 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
       pending += decoder.decode(bytes, { stream: true });
       const lines = pending.split(/\r?\n/);
       pending = lines.pop() ?? "";
+      if (pending.length > lineCharsMax) throw new Error("a line of the stream ran past 64 kB");
       for (const line of lines) {
         if (!line.startsWith("data:")) continue;
         const data = line.slice(5).trim();

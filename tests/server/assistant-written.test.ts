@@ -4,7 +4,7 @@ import { errorResponseSchema } from "../../contract/api.ts";
 import { assistantResponseSchema, assistantStreamEvents } from "../../contract/assistant.ts";
 import { sitePassages } from "../../server/assistant/passages.ts";
 import { loadIndex, serializeIndex } from "../../server/assistant/retrieval.ts";
-import { modelRequest, writerInstructions } from "../../server/assistant/writer.ts";
+import { createWriter, modelRequest, writerInstructions } from "../../server/assistant/writer.ts";
 import { type ModelStub, startModelStub } from "../support/model-stub.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { dom } from "./support/html.ts";
@@ -298,6 +298,31 @@ async function writingSite(env: Record<string, string>) {
   });
   return { t, model };
 }
+
+describe("a model's streamed line that never ends", () => {
+  let model: ModelStub;
+  beforeAll(async () => {
+    model = await startModelStub();
+  });
+  afterAll(() => model?.close());
+
+  it("is hung up on past 64 kB, however small its pieces, not read to the megabyte, and the owner told why", async () => {
+    const reasons: string[] = [];
+    const writer = createWriter({
+      url: model.url,
+      model: "site-writer:8b",
+      timeoutMs: 60_000,
+      perDay: 10,
+      log: { warn: (_, message) => reasons.push(message) },
+    });
+    // A kilobyte a turn: each piece split again with the whole line before it cost seconds.
+    model.behave({ trickle: 1024 });
+    expect(await writer.write(cotton, [])).toBeNull();
+    await waitFor(async () => model.flooded.closed, { what: "the endless line hung up on" });
+    expect(reasons).toEqual(["written answer failed: a line of the stream ran past 64 kB"]);
+    expect(model.flooded.sent).toBeLessThan(512 * 1024);
+  });
+});
 
 describe("written answers a day", () => {
   let t: TestApp;

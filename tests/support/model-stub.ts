@@ -25,6 +25,8 @@ export type Behaviour =
   | { cutAfter: string[] }
   /** Answers with this type an answer that never ends: 256 kB every 10 ms, no line break. */
   | { flood: string }
+  /** Streams an answer that never ends in pieces this small, one each turn of the loop, no line break. */
+  | { trickle: number }
   /** Answers with exactly this: a redirect, a body that is not what it says. */
   | { raw: { status: number; headers: Record<string, string>; body: string } };
 
@@ -40,7 +42,7 @@ export async function startModelStub() {
   const calls: ModelCall[] = [];
   const sockets = new Set<Socket>();
   let behaviour: Behaviour = { write: ["An answer."] };
-  /** The last flood's bytes sent, and whether its reader hung up. */
+  /** The last flood's or trickle's bytes sent, and whether its reader hung up. */
   const flooded = { sent: 0, closed: false };
   /** How many hanging answers their reader hung up on. */
   const hung = { left: 0 };
@@ -79,20 +81,25 @@ export async function startModelStub() {
         stream(response, behaviour.write, true);
       } else if ("cutAfter" in behaviour) {
         stream(response, behaviour.cutAfter, false);
-      } else if ("flood" in behaviour) {
+      } else if ("flood" in behaviour || "trickle" in behaviour) {
         Object.assign(flooded, { sent: 0, closed: false });
-        response.writeHead(200, { "content-type": behaviour.flood });
-        const json = behaviour.flood.includes("json");
-        const more = Buffer.alloc(256 * 1024, "x");
-        const timer = setInterval(() => {
+        const trickle = "trickle" in behaviour ? behaviour.trickle : 0;
+        const type = "flood" in behaviour ? behaviour.flood : "text/event-stream";
+        response.writeHead(200, { "content-type": type });
+        response.write(`${type.includes("json") ? "" : "data: "}{"choices":[{"delta":{"content":"`);
+        const more = Buffer.alloc(trickle || 256 * 1024, "x");
+        const send = () => {
+          if (flooded.closed) return;
           flooded.sent += more.length;
           response.write(more);
-        }, 10);
+          if (trickle) setImmediate(send);
+        };
+        const timer = trickle ? undefined : setInterval(send, 10);
+        if (trickle) send();
         response.on("close", () => {
           clearInterval(timer);
           flooded.closed = true;
         });
-        response.write(`${json ? "" : "data: "}{"choices":[{"delta":{"content":"`);
       } else {
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.write(chunk(behaviour.hangAfter));
