@@ -78,11 +78,17 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
 
     /**
      * The sender's deletion link: every enquiry from the mailbox the link was
-     * mailed to (any spelling of it, `mailboxOf`) goes, with its answers and mails. The number deleted; null
-     * when the token is not known (already used, or never issued). In
-     * `within`, or a transaction of its own.
+     * mailed to (any spelling of it, `mailboxOf`) goes, with its answers and mails, and so
+     * does the hour's record of its acknowledgement (`acknowledged`: the form's key of a
+     * mailbox), so that an enquiry sent after it is acknowledged with a link of its own.
+     * The number deleted; null when the token is not known (already used, or never
+     * issued). In `within`, or a transaction of its own.
      */
-    async deleteBySender(token: string, within: Db = db): Promise<number | null> {
+    async deleteBySender(
+      token: string,
+      acknowledged: (email: string) => string,
+      within: Db = db,
+    ): Promise<number | null> {
       return transact(within, async (trx) => {
         const row = await trx
           .selectFrom("enquiries")
@@ -94,6 +100,10 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
         // hour however it is spelled, so this link is the only one its owner was sent.
         const mailbox = mailboxOf(row.email, { loose: false });
         const all = await trx.selectFrom("enquiries").select(["id", "email"]).execute();
+        await trx
+          .deleteFrom("enquiry_acknowledgements")
+          .where("address_hash", "=", acknowledged(row.email))
+          .execute();
         return deleteWhere(
           trx,
           all.filter((each) => mailboxOf(each.email, { loose: false }) === mailbox),

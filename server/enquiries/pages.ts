@@ -266,7 +266,7 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
     const token = form.get("token") ?? "";
     const deleted = isToken(token)
       ? await trail.act(
-          (trx) => enquiries.repository.deleteBySender(token, trx),
+          (trx) => enquiries.deleteBySender(token, trx),
           // A press that found them gone (another's, at the same moment) writes none.
           (count) => !!count && ["enquiry deleted by its sender", `${count} deleted`],
         )

@@ -1,5 +1,6 @@
 import type { Enquiry, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Config } from "../config.ts";
+import type { Db } from "../db/store.ts";
 import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation/enquiry-rules.ts";
 import type { SpamFilter } from "../moderation/spam/filter.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
@@ -156,6 +157,10 @@ export function createEnquiries(
       form.woken();
       return { outcome: "received", ...created };
     },
+
+    /** The sender's deletion link (the repository's `deleteBySender`), in `trx`. */
+    deleteBySender: (token: string, trx: Db) =>
+      repository.deleteBySender(token, form.addressHash, trx),
 
     onQueued: form.onQueued,
   };

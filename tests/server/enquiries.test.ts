@@ -712,6 +712,15 @@ describe.each(backends)("enquiries on %s", (backend) => {
       other,
     ]);
     expect(left.map((row) => row.email)).toEqual([other]);
+
+    // An enquiry sent within the hour after it is acknowledged with a link of its own,
+    // or its sender could never delete it.
+    expect((await browser().post("/api/enquiries", enquiry({ email: mailbox }))).statusCode).toBe(
+      201,
+    );
+    await smtp.waitFor(() => smtp.to(mailbox).length === 2);
+    expect((await pressDelete(t, deletionToken(smtp, mailbox, 1))).statusCode).toBe(200);
+    expect(await runSql(t, "select id from enquiries where email = ?", [mailbox])).toEqual([]);
   });
 });
 

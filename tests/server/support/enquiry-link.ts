@@ -6,9 +6,9 @@ import { siteUrl, type TestApp } from "./test-app.ts";
  * the token out of the mail that reached them, then the page's button.
  */
 
-/** The deletion link's token in the first mail `smtp` took for `to`. */
-export function deletionToken(smtp: SmtpSink, to: string): string {
-  return /delete\?token=([A-Za-z0-9_-]{43})/.exec(smtp.to(to)[0]?.parsed.text ?? "")?.[1] ?? "";
+/** The deletion link's token in the first mail (or the `nth`) `smtp` took for `to`. */
+export function deletionToken(smtp: SmtpSink, to: string, nth = 0): string {
+  return /delete\?token=([A-Za-z0-9_-]{43})/.exec(smtp.to(to)[nth]?.parsed.text ?? "")?.[1] ?? "";
 }
 
 /** The page's button: a form post of `token`, from `origin`. */
