@@ -1,11 +1,12 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
+import { statementParts } from "../lib/parts.ts";
 import { nowIso } from "../lib/time.ts";
 import { forget } from "../outbox/queue.ts";
 import { forgetWatches, watchMailKinds } from "./forget-watches.ts";
 import type { ReplyMailPayload } from "./reply-watches.ts";
-import { type CommentEvents, columns, emptiedPlace } from "./rows.ts";
+import { type CommentEvents, columns, emptiedPlace, type Removal, type Row } from "./rows.ts";
 
 /**
  * Takes comments' words out of what the spam filter learnt from them
@@ -68,7 +69,7 @@ export type RemovalMatch = { id: number; visitorId?: string } | { id?: number; v
  */
 export async function removeComments(
   trx: Transaction<Database>,
-  { shown, deleted, unseenDeleted }: Pick<CommentEvents, "shown" | "deleted" | "unseenDeleted">,
+  { removed: record }: Pick<CommentEvents, "removed">,
   match: RemovalMatch,
   forgetExamples: ForgetExamples,
   byWriter: boolean,
@@ -76,15 +77,32 @@ export async function removeComments(
   let query = trx
     .selectFrom("science_comments")
     .select(["id", "post_id", "parent_id", "status"])
-    .where("deleted_at", "is", null);
+    .where("deleted_at", "is", null)
+    .orderBy("id");
   if (match.id !== undefined) query = query.where("id", "=", match.id);
   if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
   const rows = await query.execute();
-  const ids = rows.map((row) => row.id);
-  const going = new Set(ids);
-  // In parts: a writer of years may have more comments than a statement takes parameters.
-  for (let start = 0; start < ids.length; start += 500) {
-    const part = ids.slice(start, start + 500);
+  const going = new Set(rows.map((row) => row.id));
+  // The threads' first comments among them with a reply that stays keep their place.
+  const kept = new Set<number>();
+  for (const part of statementParts(
+    rows.filter((row) => row.parent_id === null).map((row) => row.id),
+  )) {
+    const replies = await trx
+      .selectFrom("science_comments")
+      .select(["id", "parent_id"])
+      .where("parent_id", "in", part)
+      .execute();
+    for (const reply of replies) {
+      if (reply.parent_id !== null && !going.has(reply.id)) kept.add(reply.parent_id);
+    }
+  }
+  const gone = rows.filter((row) => !kept.has(row.id));
+  // Replies before the comments they answer: nothing may point at a missing comment.
+  const replyFirst = [...gone].sort(
+    (a, b) => Number(a.parent_id === null) - Number(b.parent_id === null),
+  );
+  for (const part of statementParts([...going])) {
     await forgetExamples(trx, part);
     // An address left for reply mails goes with the comment it was left on,
     // and so does its writer's Fediverse account.
@@ -92,65 +110,59 @@ export async function removeComments(
     await forgetRemoteWriters(trx, part);
     await forgetNotices(trx, part);
   }
-  const recorded: LiveEvent[] = [];
-  let removed = 0;
-
-  const parents = new Set<number>();
-  for (const row of rows) {
-    const replies =
-      row.parent_id === null
-        ? await trx
-            .selectFrom("science_comments")
-            .select("id")
-            .where("parent_id", "=", row.id)
-            .execute()
-        : [];
-    if (replies.some((reply) => !going.has(reply.id))) {
-      const place = await trx
-        .updateTable("science_comments")
-        .set({
-          ...emptiedPlace,
-          deleted_at: nowIso(),
-          // A place holds nothing to approve: held again by an edit, its
-          // published replies show under it like any other's.
-          status: "published",
-        })
-        .where("id", "=", row.id)
-        .returning(columns)
-        .executeTakeFirstOrThrow();
-      recorded.push(await shown(trx, place, "updated"));
-      removed += 1;
-      continue;
-    }
-    // Its replies (all going too, their writers forgotten above) first:
-    // nothing may point at a missing comment.
-    await trx.deleteFrom("science_comments").where("parent_id", "=", row.id).execute();
-    await trx.deleteFrom("science_comments").where("id", "=", row.id).execute();
-    if (byWriter && row.status !== "published") recorded.push(...(await unseenDeleted(trx, row)));
-    else recorded.push(await deleted(trx, row));
-    removed += 1;
-    if (row.parent_id !== null && !going.has(row.parent_id)) parents.add(row.parent_id);
+  const places = new Map<number, Row>();
+  for (const part of statementParts([...kept])) {
+    const emptied = await trx
+      .updateTable("science_comments")
+      .set({
+        ...emptiedPlace,
+        deleted_at: nowIso(),
+        // A place holds nothing to approve: held again by an edit, its
+        // published replies show under it like any other's.
+        status: "published",
+      })
+      .where("id", "in", part)
+      .returning(columns)
+      .execute();
+    for (const place of emptied) places.set(place.id, place);
   }
+  for (const part of statementParts(replyFirst.map((row) => row.id))) {
+    await trx.deleteFrom("science_comments").where("id", "in", part).execute();
+  }
+  const changes = rows.map((row): Removal => {
+    const place = places.get(row.id);
+    return place ? { place } : { row, unseen: byWriter && row.status !== "published" };
+  });
 
   // A deleted place with no reply left under it goes too.
-  for (const parentId of parents) {
-    const place = await trx
-      .selectFrom("science_comments")
-      .select(["id", "post_id"])
-      .where("id", "=", parentId)
+  const parents = [
+    ...new Set(
+      gone.flatMap((row) =>
+        row.parent_id !== null && !going.has(row.parent_id) ? [row.parent_id] : [],
+      ),
+    ),
+  ];
+  for (const part of statementParts(parents)) {
+    const emptiedPlaces = await trx
+      .deleteFrom("science_comments")
+      .where("id", "in", part)
       .where("deleted_at", "is not", null)
-      .executeTakeFirst();
-    if (!place) continue;
-    const left = await trx
-      .selectFrom("science_comments")
-      .select("id")
-      .where("parent_id", "=", parentId)
-      .limit(1)
-      .executeTakeFirst();
-    if (left) continue;
-    await trx.deleteFrom("science_comments").where("id", "=", parentId).execute();
-    recorded.push(await deleted(trx, place));
-    removed += 1;
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("science_comments as reply")
+              .select("reply.id")
+              .whereRef("reply.parent_id", "=", "science_comments.id"),
+          ),
+        ),
+      )
+      .returning(["id", "post_id"])
+      .execute();
+    const byId = new Map(emptiedPlaces.map((place) => [place.id, place]));
+    for (const id of part) {
+      const place = byId.get(id);
+      if (place) changes.push({ row: place, unseen: false });
+    }
   }
-  return { removed, events: recorded };
+  return { removed: changes.length, events: await record(trx, changes) };
 }

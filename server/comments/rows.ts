@@ -2,7 +2,7 @@ import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Comment, RemoteWriter } from "../../contract/api.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { CommentStatus, Database, ScienceCommentsTable } from "../db/schema.ts";
-import type { EventJournal } from "../events/journal.ts";
+import { type EventJournal, ownRecording, type Recording } from "../events/journal.ts";
 import { toIso } from "../lib/time.ts";
 import { renderComment } from "./markdown.ts";
 
@@ -194,39 +194,64 @@ export function commentEvents(
   { toLiveComment }: Pick<ReturnType<typeof commentShapes>, "toLiveComment">,
 ) {
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
+  const postTopic = (postId: string) => topicOf("science", postId);
+  /** `row` shown as it now is (`added`, `updated`), with `remote`, its Fediverse writer. */
+  const showing = (row: Row, action: "added" | "updated", remote?: RemoteWriters) => ({
+    action,
+    item: itemOf(row.post_id),
+    commentId: row.id,
+    comment: toLiveComment(row, remote),
+  });
+  const gone = (postId: string, commentId: number, action: "held" | "deleted") => ({
+    action,
+    item: itemOf(postId),
+    commentId,
+  });
   /**
    * Records that `row` is now shown as it is (`added`, `updated`) on its post's
    * open pages, with its Fediverse writer when it has one.
    */
   const shown = (trx: Transaction<Database>, row: Row, action: "added" | "updated") =>
-    events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
-      action,
-      item: itemOf(row.post_id),
-      commentId: row.id,
-      comment: toLiveComment(row, await remoteWritersOf(trx, [row])),
-    }));
-  /** Records that a comment is held, on its post's topic or the owner's; or gone from its post's. */
-  const held = (
-    trx: Transaction<Database>,
-    topic: string,
-    postId: string,
-    commentId: number,
-    action: "held" | "deleted" = "held",
-  ) =>
-    events.record(trx, topic, "comment", async () => ({ action, item: itemOf(postId), commentId }));
-  const deleted = (trx: Transaction<Database>, row: Pick<Row, "id" | "post_id">) =>
-    held(trx, topicOf("science", row.post_id), row.post_id, row.id, "deleted");
-  /**
-   * Records that a comment only its writer saw (held, or caught as spam) is
-   * gone: every instance forgets what its writer owns of the post, and the
-   * owner's console hears of it; the post's open pages never had it.
-   */
-  const unseenDeleted = async (trx: Transaction<Database>, row: Pick<Row, "id" | "post_id">) => [
-    await events.recordOwn(trx, topicOf("science", row.post_id)),
-    await held(trx, ownerModerationTopic, row.post_id, row.id, "deleted"),
-  ];
+    events.record(trx, postTopic(row.post_id), "comment", async () =>
+      showing(row, action, await remoteWritersOf(trx, [row])),
+    );
+  /** Records that a comment is held, on its post's topic or the owner's. */
+  const held = (trx: Transaction<Database>, topic: string, postId: string, commentId: number) =>
+    events.record(trx, topic, "comment", async () => gone(postId, commentId, "held"));
+  const deletedFrom = (topic: string, { id, post_id }: Pick<Row, "id" | "post_id">): Recording => ({
+    topic,
+    type: "comment",
+    value: gone(post_id, id, "deleted"),
+  });
 
-  return { shown, held, deleted, unseenDeleted };
+  /**
+   * Records, in their order and in a few statements, what a removal did
+   * (removal.ts): places kept (shown emptied; no Fediverse writer left), comments
+   * deleted, and comments only their writer saw deleted by them (`unseen`).
+   */
+  const removed = (trx: Transaction<Database>, changes: readonly Removal[]) =>
+    events.recordAll(
+      trx,
+      changes.flatMap((change): Recording[] => {
+        if ("place" in change) {
+          const { place } = change;
+          return [
+            { topic: postTopic(place.post_id), type: "comment", value: showing(place, "updated") },
+          ];
+        }
+        const { row } = change;
+        // Only its writer saw it: every instance forgets what its writer owns of
+        // the post, and the owner's console hears of it; the post's pages never had it.
+        if (change.unseen)
+          return [ownRecording(postTopic(row.post_id)), deletedFrom(ownerModerationTopic, row)];
+        return [deletedFrom(postTopic(row.post_id), row)];
+      }),
+    );
+
+  return { shown, held, removed };
 }
+
+/** What a removal did to one comment: kept its place, or deleted it (`unseen`: seen only by its writer, who deleted it). */
+export type Removal = { place: Row } | { row: Pick<Row, "id" | "post_id">; unseen: boolean };
 
 export type CommentEvents = ReturnType<typeof commentEvents>;

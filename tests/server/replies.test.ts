@@ -6,6 +6,7 @@ import { fakeSciencePage } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
 import {
   backends,
   freshItem,
@@ -218,6 +219,57 @@ describe.each(backends)("replies on %s", (backend) => {
 
     expect((await answerer.delete(`/api/comments/${answer.id}`)).statusCode).toBe(204);
     expect(await listOf(t.visitor(), postId)).toMatchObject({ comments: [], total: 0 });
+  });
+
+  it("deletes a writer's comments together by the rules of one: places kept, emptied places gone, every event and the journal as for one", async () => {
+    const postId = freshItem("science");
+    const asha = t.visitor();
+    const ravi = t.visitor();
+    const write = async (visitor: Visitor, content: string, name: string, parent?: number) =>
+      json(
+        await (parent === undefined
+          ? visitor.comment(postId, content, name)
+          : visitor.reply(postId, parent, content, name)),
+        commentResponseSchema,
+      ).comment.id;
+    const ravis = await write(ravi, "Ravi's question", "Ravi");
+    const kept = await write(asha, "Asha's answered question", "Asha");
+    const answer = await write(ravi, "Ravi's answer", "Ravi", kept);
+    const lone = await write(asha, "Asha's lone question", "Asha");
+    const own = await write(asha, "Asha answers herself", "Asha", lone);
+    const last = await write(asha, "Asha's last reply to Ravi", "Asha", ravis);
+    // Ravi's question keeps its place for Asha's reply alone.
+    expect((await ravi.delete(`/api/comments/${ravis}`)).statusCode).toBe(204);
+    const before = await runSql(t, "select max(id) as id from events");
+
+    const removed = json(
+      await asha.post("/api/your-data/delete", { confirm: true }),
+      deleteYourDataResponseSchema,
+    );
+    expect(removed.deleted.comments).toBe(5);
+    const list = await listOf(t.visitor(), postId);
+    expect(list.comments.map((c) => [c.id, c.deleted, c.content, c.userName])).toEqual([
+      [kept, true, "", ""],
+      [answer, false, "Ravi's answer", "Ravi"],
+    ]);
+    // One event each, in the order of the comments, the emptied place's last.
+    const events = (
+      await runSql(t, "select topic, data from events where id > ? order by id", [
+        Number(before[0]?.id),
+      ])
+    ).map((row) => [row.topic, JSON.parse(String(row.data))]);
+    const topic = `science:${postId}`;
+    expect(events.map(([at, data]) => [at, data.action, data.commentId])).toEqual([
+      [topic, "updated", kept],
+      [topic, "deleted", lone],
+      [topic, "deleted", own],
+      [topic, "deleted", last],
+      [topic, "deleted", ravis],
+    ]);
+    expect(events[0]?.[1].comment).toMatchObject({ id: kept, deleted: true, content: "" });
+    const journal = await runSql(t, "select data from events where topic = ?", [topic]);
+    expect(journal.filter((row) => /Asha|Ravi's question/.test(String(row.data)))).toEqual([]);
+    expect(journal.filter((row) => String(row.data).includes("Ravi's answer"))).toHaveLength(1);
   });
 
   it("keeps a thread's published replies in sight while its first comment is held again by an edit, whatever the owner decides", async () => {
