@@ -1,6 +1,7 @@
 import { transact } from "../db/owner-actor.ts";
 import type { Db, Store } from "../db/store.ts";
 import { mailboxOf } from "../lib/mailbox.ts";
+import { statementParts } from "../lib/parts.ts";
 import { dayMs } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
@@ -60,8 +61,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
   async function deleteWhere(trx: Db, rows: { id: number }[]): Promise<number> {
     const ids = rows.map((row) => row.id);
     let deleted = 0;
-    for (let start = 0; start < ids.length; start += 500) {
-      const chunk = ids.slice(start, start + 500);
+    for (const chunk of statementParts(ids)) {
       await deleteOutboxRows(trx, chunk);
       await trx.deleteFrom("enquiry_answers").where("enquiry_id", "in", chunk).execute();
       const result = await trx.deleteFrom("enquiries").where("id", "in", chunk).executeTakeFirst();

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Store } from "../db/store.ts";
+import { statementParts } from "../lib/parts.ts";
 import { nowIso } from "../lib/time.ts";
 
 /* What the site last sent its followers' servers (`fediverse_published`), and its keys' digest. */
@@ -47,8 +48,8 @@ export function createSentRecords({ db }: Store) {
     /** Which of these comments are the owner's replies sent to the Fediverse and not taken back. */
     async notesStillSent(commentIds: readonly number[]): Promise<number[]> {
       const found: number[] = [];
-      for (let start = 0; start < commentIds.length; start += 500) {
-        const paths = commentIds.slice(start, start + 500).map(notePath);
+      for (const part of statementParts(commentIds)) {
+        const paths = part.map(notePath);
         const rows = await db
           .selectFrom("fediverse_published")
           .select("path")

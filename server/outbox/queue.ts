@@ -9,6 +9,7 @@ import {
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import { withoutAddresses } from "../lib/log.ts";
+import { statementParts } from "../lib/parts.ts";
 import * as rules from "./delivery-rules.ts";
 import type { OnOutboxDeleted } from "./mail-files.ts";
 import { takeMarks } from "./marks.ts";
@@ -313,12 +314,8 @@ export function createOutboxRepository(
     /** Which of these rows are no more. */
     async gone(ids: readonly number[]) {
       const missing = new Set(ids);
-      for (let i = 0; i < ids.length; i += 500) {
-        const rows = await db
-          .selectFrom("outbox")
-          .select("id")
-          .where("id", "in", ids.slice(i, i + 500))
-          .execute();
+      for (const part of statementParts(ids)) {
+        const rows = await db.selectFrom("outbox").select("id").where("id", "in", part).execute();
         for (const row of rows) missing.delete(Number(row.id));
       }
       return missing;
