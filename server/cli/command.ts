@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { createWriteStream, renameSync, rmSync } from "node:fs";
+import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
 import type { ParseArgsConfig } from "node:util";
 import { rowIdMax } from "../../contract/api.ts";
 import { withControlsShown } from "../../contract/text.ts";
@@ -236,17 +236,23 @@ export function daysOption(values: Values, max: number): number | undefined {
 /**
  * Writes a file only its owner can read (exports hold personal data), whole
  * or not at all: `write` streams it under a temporary name, renamed when whole.
- * What `write` answers is the answer.
+ * `write` runs once that name is open, so a folder that is missing or not
+ * writable fails before anything is read or recorded. What `write` answers is
+ * the answer.
  */
 export async function writePrivateFile<T>(
   file: string,
   write: (sink: (text: string) => Promise<void>) => Promise<T>,
 ): Promise<T> {
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new AdminError(`Cannot write ${file}: it is a folder; name a file in it.`);
+  }
   const partial = `${file}.partial-${process.pid}`;
   const stream = createWriteStream(partial, { mode: 0o600 });
   const failed = new Promise<never>((_, reject) => stream.once("error", reject));
   failed.catch(() => {});
   try {
+    await Promise.race([once(stream, "open"), failed]);
     const answer = await write(async (text) => {
       if (!stream.write(text)) await Promise.race([once(stream, "drain"), failed]);
     });
@@ -261,13 +267,20 @@ export async function writePrivateFile<T>(
   }
 }
 
-/** `text` to the file --out names (and `what` it holds to standard error), else to standard output. */
+/**
+ * The text `make` answers to the file --out names (and `what` it holds to
+ * standard error), else to standard output. `make` runs once the file is open:
+ * an export that cannot be written is not made, nor recorded in the audit trail.
+ */
 export async function writeOut(
   { values, stdout, stderr }: CommandContext,
-  text: string,
-  what: string,
+  make: () => Promise<{ text: string; what: string }>,
 ): Promise<void> {
-  if (typeof values.out !== "string") return void stdout.write(text);
-  await writePrivateFile(values.out, (sink) => sink(text));
+  if (typeof values.out !== "string") return void stdout.write((await make()).text);
+  const what = await writePrivateFile(values.out, async (sink) => {
+    const { text, what } = await make();
+    await sink(text);
+    return what;
+  });
   stderr.write(`Wrote ${what} to ${values.out}.\n`);
 }

@@ -290,10 +290,22 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
     },
   );
 
-  it("records nothing when an action finds nothing to act on", async () => {
+  it("records nothing when an action finds nothing to act on, or an export cannot be written", async () => {
     const before = (await auditActions()).length;
     expect((await admin(env, "comments", "approve", "999999")).code).toBe(3);
     expect((await admin(env, "visitor", "unban", "--ban", "999999")).code).toBe(3);
+    const nowhere = path.join(scratch(), "missing", "list.csv");
+    for (const group of ["subscribers", "enquiries"]) {
+      const run = await admin(env, group, "export", "--out", nowhere);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`Cannot write ${nowhere}: ENOENT`);
+    }
+    const folder = scratch();
+    const intoFolder = await admin(env, "enquiries", "export", "--out", folder);
+    expect(intoFolder.code).toBe(1);
+    expect(intoFolder.stderr).toContain(
+      `Cannot write ${folder}: it is a folder; name a file in it.`,
+    );
     expect((await auditActions()).length).toBe(before);
   });
 });

@@ -92,6 +92,9 @@ export const enquiriesDelete = ownerAction(
 );
 
 export async function enquiriesExport(context: CommandContext) {
-  const { csv, count } = await (await enquiriesOf(context.store)).actions.exportCsv(context.actor);
-  await writeOut(context, csv, plural(count, "enquiry", "enquiries"));
+  const { actions } = await enquiriesOf(context.store);
+  await writeOut(context, async () => {
+    const { csv, count } = await actions.exportCsv(context.actor);
+    return { text: csv, what: plural(count, "enquiry", "enquiries") };
+  });
 }

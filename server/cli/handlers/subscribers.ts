@@ -12,11 +12,13 @@ export const subscribersList = listed(
 export async function subscribersExport(context: CommandContext) {
   const { config, engagement, actor } = context;
   const actions = subscriberActions((await engagement()).subscribers, config.siteUrl);
-  const { csv, count } = await actions.exportCsv(actor);
   if (!config.SITE_URL) {
     context.stderr.write(`Note: SITE_URL is not set, so the links point at ${config.siteUrl}.\n`);
   }
-  await writeOut(context, csv, plural(count, "subscriber"));
+  await writeOut(context, async () => {
+    const { csv, count } = await actions.exportCsv(actor);
+    return { text: csv, what: plural(count, "subscriber") };
+  });
 }
 
 export const subscribersRemove = ownerAction(
