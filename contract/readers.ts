@@ -21,7 +21,7 @@ export const readBeaconSchema = z.object({
 
 export { type ConversionKind, conversionKinds } from "./reader-kinds.ts";
 
-const daySchema = z.iso.date().describe("a UTC day, YYYY-MM-DD");
+export const daySchema = z.iso.date().describe("a UTC day, YYYY-MM-DD");
 
 const periodShape = {
   period: z.enum(["day", "week", "month", "range"]).default("week"),

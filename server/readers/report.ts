@@ -1,6 +1,7 @@
 import {
   type ConversionCounts,
   conversionKinds,
+  daySchema,
   type ReaderDimension,
   type ReaderFigure,
   type ReaderItem,
@@ -37,7 +38,7 @@ export function sinceToPeriod(since: string, now: Date): Period | null {
     if (count < 1) return null;
     return { period: "range", from: addDays(today, 1 - count), to: today };
   }
-  if (/^\d{4}-\d{2}-\d{2}$/.test(since) && !Number.isNaN(Date.parse(since)) && since <= today)
+  if (daySchema.safeParse(since).success && since <= today)
     return { period: "range", from: since, to: today };
   return null;
 }

@@ -69,6 +69,12 @@ describe("the admin command line's usage", () => {
     ["an id that is not a number", ["comments", "delete", "12abc"]],
     ["an id beyond the column", ["comments", "delete", "2147483648"]],
     ["a date that is not one", ["comments", "list", "--since", "yesterday"]],
+    ["a day the calendar does not have", ["comments", "list", "--since", "2026-02-30"]],
+    [
+      "a time on a day the calendar does not have",
+      ["comments", "list", "--since", "2026-02-30T12:00:00Z"],
+    ],
+    ["readers since a day the calendar does not have", ["readers", "--since", "2026-02-30"]],
     ["purge without --comment", ["visitor", "purge"]],
     ["backup without --out", ["backup"]],
   ])("answers %s with exit code 2 and says why", async (_case, argv) => {

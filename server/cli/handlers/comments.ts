@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
 import {
   AdminError,
@@ -9,13 +10,13 @@ import {
 } from "../command.ts";
 import { listed } from "../table.ts";
 
-/** `2025-06-01` (midnight UTC) or a full ISO-8601 time. */
+/** `2025-06-01` (midnight UTC) or a full ISO-8601 time, on a day the calendar has. */
 function parseSince(value: string): Date {
-  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
-    throw usageError(`--since must be a date like 2025-06-01 or 2025-06-01T12:00:00Z.`);
-  }
-  return date;
+  if (z.iso.date().safeParse(value).success) return new Date(`${value}T00:00:00Z`);
+  if (z.iso.datetime({ offset: true }).safeParse(value).success) return new Date(value);
+  throw usageError(
+    `--since must be a date like 2025-06-01 or 2025-06-01T12:00:00Z, not "${value}".`,
+  );
 }
 
 type ListedComment = {
