@@ -400,7 +400,7 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     // Refused on both sides, with the same words, and nothing changes.
     const shortCall = await admin(env, "bookings", "hours", "--length", "5");
     expect(shortCall.code).toBe(2);
-    expect(shortCall.stderr).toContain("A call is 10 to 240 minutes long.");
+    expect(shortCall.stderr).toContain("--length: A call is 10 to 240 minutes long.");
     const shortPut = await put({ ...saturdays, callMinutes: 5 });
     expect(shortPut.statusCode).toBe(400);
     expect(json(shortPut, errorResponseSchema).error.message).toContain(
@@ -410,6 +410,20 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect(badHours.code).toBe(2);
     expect(badHours.stderr).toContain("Write hours as 10:00-17:00");
     expect((await admin(env, "bookings", "hours", "--zone", "Mars/Olympus")).code).toBe(2);
+    // Each refusal names the option it is about.
+    const backwards = await admin(
+      env,
+      "bookings",
+      "hours",
+      "--mon",
+      "9:00-12:00",
+      "--tue",
+      "17:00-10:00",
+    );
+    expect(backwards.code).toBe(2);
+    expect(backwards.stderr).toContain("--tue: A stretch of hours must end after it starts.");
+    const noDay = await admin(env, "bookings", "hours", "--dates-off", "2026-02-30");
+    expect(noDay.stderr).toContain('--dates-off: Write dates as YYYY-MM-DD, not "2026-02-30".');
     expect(
       (await put({ ...saturdays, weekly: { ...saturdays.weekly, sat: [["12:00", "09:00"]] } }))
         .statusCode,

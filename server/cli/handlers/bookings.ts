@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { loadServiceTitles } from "../../../content/catalog.ts";
 import { hoursText, parseDatesText, parseHoursText } from "../../../contract/booking-hours.ts";
 import {
@@ -188,6 +189,27 @@ function changedAvailability(values: Values, current: Availability): Availabilit
   return next;
 }
 
+/** The option each setting is changed by (a day's hours by the day's name). */
+const optionOfSetting: Record<string, string> = {
+  timeZone: "zone",
+  callMinutes: "length",
+  bufferMinutes: "buffer",
+  noticeHours: "notice",
+  horizonDays: "horizon",
+  dailyMax: "daily-max",
+  datesOff: "dates-off",
+  meeting: "meeting",
+  meetingUrl: "meeting-url",
+};
+
+/** A refused setting's message, after the option it came from: "--tue: A stretch…". */
+function refusalOf({ path, message, input }: z.core.$ZodIssue): string {
+  const [setting, day] = path;
+  const name = setting === "weekly" ? day : optionOfSetting[String(setting)];
+  const given = setting === "datesOff" && typeof input === "string" ? `, not "${input}"` : "";
+  return name === undefined ? message : `--${String(name)}: ${message.replace(/\.$/, `${given}.`)}`;
+}
+
 function availabilityText(availability: Availability, ownerZone: string): string {
   const { weekly } = availability;
   const days = weekdayNames.map((day) => `  ${day}  ${hoursText(weekly[day]) || "off"}`);
@@ -214,9 +236,11 @@ export async function bookingsHours(context: CommandContext) {
   let availability = await repository.availability();
   // Every option but --json changes a setting.
   if (Object.keys(values).some((name) => name !== "json")) {
-    const checked = availabilitySchema.safeParse(changedAvailability(values, availability));
+    const checked = availabilitySchema.safeParse(changedAvailability(values, availability), {
+      reportInput: true,
+    });
     if (!checked.success) {
-      throw usageError([...new Set(checked.error.issues.map((issue) => issue.message))].join(" "));
+      throw usageError([...new Set(checked.error.issues.map(refusalOf))].join(" "));
     }
     availability = await actions.setAvailability(context.actor, checked.data);
   }
