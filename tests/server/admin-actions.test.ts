@@ -109,12 +109,16 @@ describe("backups and posts that are not there", () => {
     expect(existsSync(folder)).toBe(false);
   });
 
-  it("says there is no such post instead of listing nothing", async () => {
+  it("says there is no such post or service instead of listing nothing", async () => {
     const run = await admin(adminEnv(t), "comments", "list", "--post", "nosuch");
     expect(run.code).toBe(3);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain('There is no science post "nosuch"');
     expect((await admin(adminEnv(t), "comments", "list", "--post", "soap")).code).toBe(0);
+    const service = await admin(adminEnv(t), "enquiries", "list", "--service", "nosuch");
+    expect(service.code).toBe(3);
+    expect(service.stderr).toContain('There is no service "nosuch"');
+    expect((await admin(adminEnv(t), "enquiries", "list", "--service", "dfmea")).code).toBe(0);
   });
 });
 

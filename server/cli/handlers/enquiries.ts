@@ -1,5 +1,6 @@
 import { loadServiceTitles } from "../../../content/catalog.ts";
 import { type Enquiry, enquiryStatuses } from "../../../contract/enquiries.ts";
+import { isServiceChoice } from "../../../contract/enquiry-choices.ts";
 import { plural } from "../../../contract/plural.ts";
 import type { Store } from "../../db/store.ts";
 import { enquiryActions, enquiryReader } from "../../enquiries/owner-actions.ts";
@@ -35,6 +36,18 @@ export const enquiriesList = listed(
       q: values.search as string | undefined,
       limit: 100_000,
     });
+    // A service taken off the site keeps its enquiries; a mistyped id has none.
+    const service = values.service;
+    if (
+      typeof service === "string" &&
+      list.length === 0 &&
+      !isServiceChoice(loadServiceTitles(), service)
+    ) {
+      throw new AdminError(
+        `There is no service "${service}": its id is the last part of its address, /services/<id>, or "other".`,
+        exitCodes.notFound,
+      );
+    }
     return list.map(toEnquiry);
   },
   ["id", "created_at", "status", "kept", "service", "name", "email", "organisation", "message"],
