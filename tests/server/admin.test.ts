@@ -481,6 +481,10 @@ describe("backup and restore of the SQLite database", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/The backup .*junk\.sqlite/);
     expect((await admin(adminEnv(t), "restore", "--from", `${junk}.missing`)).code).toBe(1);
+    const folder = scratch();
+    const notFile = await admin(adminEnv(t), "restore", "--from", folder);
+    expect(notFile.code).toBe(1);
+    expect(notFile.stderr).toBe(`${folder} is a folder: name the backup in it.\n`);
   });
 
   it("refuses a backup with triggers or views, which the site never makes, or from a newer version", async () => {

@@ -144,7 +144,9 @@ export async function restore({ values, config, stdout, actor }: CommandContext)
   const databaseFile = sqliteOnly(config, "restore");
   if (typeof values.from !== "string") throw usageError("--from FILE is required.");
   const fromFile = path.resolve(values.from);
-  if (!existsSync(fromFile)) throw new AdminError(`There is no file ${fromFile}.`);
+  const found = statSync(fromFile, { throwIfNoEntry: false });
+  if (!found) throw new AdminError(`There is no file ${fromFile}.`);
+  if (!found.isFile()) throw new AdminError(`${fromFile} is a folder: name the backup in it.`);
   checkDatabase(fromFile, "The backup");
   let keptAs: string | null = null;
   if (existsSync(databaseFile)) {
