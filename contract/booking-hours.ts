@@ -29,10 +29,16 @@ export function hoursText(stretches: readonly (readonly [string, string])[]): st
 const stretchPattern = /^(\d{1,2}):(\d{2})\s*[-–]\s*(\d{1,2}):(\d{2})$/;
 const clock = (hour: string, minute: string) => `${hour.padStart(2, "0")}:${minute}`;
 
+/** A time of day as the hours keep it, "00:00" to "24:00", and what is said of one that is not. */
+export const clockPattern = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
+export const clockMessage = "Write times as HH:MM, from 00:00 to 24:00.";
+export const stretchOrderMessage = "A stretch of hours must end after it starts.";
+export const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
+
 /**
  * Reads "10:00-13:00, 14:00-17:00" (or "off", or nothing, for a day without
- * calls) into stretches; a string saying what is wrong otherwise. Whether
- * each time is a real one is the contract's to say.
+ * calls) into stretches; a string saying what is wrong otherwise, as the
+ * contract would (contract/bookings.ts), so the console marks the day itself.
  */
 export function parseHoursText(text: string): Stretch[] | string {
   const trimmed = text.trim();
@@ -42,7 +48,13 @@ export function parseHoursText(text: string): Stretch[] | string {
     const match = stretchPattern.exec(part);
     if (!match) return `Write hours as 10:00-17:00, stretches separated by commas, not "${part}".`;
     const [, fromHour = "", fromMinute = "", toHour = "", toMinute = ""] = match;
-    stretches.push([clock(fromHour, fromMinute), clock(toHour, toMinute)]);
+    const stretch: Stretch = [clock(fromHour, fromMinute), clock(toHour, toMinute)];
+    const unreal = stretch.find((time) => !clockPattern.test(time));
+    if (unreal) return clockMessage.replace(/\.$/, `, not "${unreal}".`);
+    if (minutesOf(stretch[0]) >= minutesOf(stretch[1])) {
+      return stretchOrderMessage.replace(/\.$/, `, not "${part}".`);
+    }
+    stretches.push(stretch);
   }
   return stretches;
 }

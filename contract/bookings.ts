@@ -6,7 +6,14 @@ import {
   multiLineSchema,
   timestampSchema,
 } from "./api.ts";
-import { type WeekdayName, weekdayNames } from "./booking-hours.ts";
+import {
+  clockMessage,
+  clockPattern,
+  minutesOf,
+  stretchOrderMessage,
+  type WeekdayName,
+  weekdayNames,
+} from "./booking-hours.ts";
 import { enquiryNameSchema } from "./enquiries.ts";
 import { limits } from "./limits.ts";
 import { hasFewMarksPerCharacter, hasNoControlOrDirectionCharacters } from "./text.ts";
@@ -29,19 +36,14 @@ const readerZoneSchema = zoneSchema(isOfferedTimeZone).transform(
 
 export { type WeekdayName, weekdayNames };
 
-const clockTime = z
-  .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, "Write times as HH:MM, from 00:00 to 24:00.");
+const clockTime = z.string().regex(clockPattern, clockMessage);
 
-export const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
+export { minutesOf };
 
 /** One stretch of a day's hours, in the owner's zone: "10:00" to "17:00". */
 const hoursSchema = z
   .tuple([clockTime, clockTime])
-  .refine(
-    ([from, to]) => minutesOf(from) < minutesOf(to),
-    "A stretch of hours must end after it starts.",
-  );
+  .refine(([from, to]) => minutesOf(from) < minutesOf(to), stretchOrderMessage);
 
 const wholeBetween = (min: number, max: number, message: string) =>
   z.number(message).int(message).min(min, message).max(max, message);

@@ -895,6 +895,13 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await expect(sunday).toBeFocused();
   await expect(sunday).toHaveAttribute("aria-invalid", "true");
   await expect(sunday).toHaveAccessibleDescription(/^Write hours as 10:00-17:00/);
+  // So is a time the clock does not have, rather than the server's refusal under the form.
+  await sunday.fill("17:00-25:00");
+  await page.getByRole("button", { name: "Save availability" }).click();
+  await expect(sunday).toBeFocused();
+  await expect(sunday).toHaveAccessibleDescription(
+    /^Write times as HH:MM, from 00:00 to 24:00, not "25:00"\./,
+  );
   // The command line reads what was kept: Saturday's hours, and Sunday still off.
   const hours = ownerCli(own, "bookings", "hours");
   expect(hours).toContain("sat  09:00-12:00");

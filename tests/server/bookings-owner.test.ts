@@ -421,7 +421,9 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
       "17:00-10:00",
     );
     expect(backwards.code).toBe(2);
-    expect(backwards.stderr).toContain("--tue: A stretch of hours must end after it starts.");
+    expect(backwards.stderr).toContain(
+      '--tue: A stretch of hours must end after it starts, not "17:00-10:00".',
+    );
     const noDay = await admin(env, "bookings", "hours", "--dates-off", "2026-02-30");
     expect(noDay.stderr).toContain('--dates-off: Write dates as YYYY-MM-DD, not "2026-02-30".');
     expect(
