@@ -228,7 +228,8 @@ export function ReadersView() {
               <p className="mt-3 text-sm text-slate-400">
                 {report.from === report.to ? report.from : `${report.from} to ${report.to}`} (UTC).
                 A reader is recognised for one day only, so one who reads on three days counts three
-                times. No cookie is used and no address is kept.
+                times. No cookie is used and no address is kept. Bots, and your own browser while
+                signed in here, are not counted; a view reaches these figures within seconds.
               </p>
             </Panel>
             {/* Six columns each: the screen's width, where the figures below share it by two. */}
