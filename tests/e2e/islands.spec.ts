@@ -35,6 +35,9 @@ test.describe("with JavaScript off", () => {
       await expect(page.getByText(route.text, { exact: false }).first()).toBeVisible();
       await expect(page.getByRole("navigation", { name: "Footer" })).toBeVisible();
     }
+    // The handle to follow is a word of its own in its sentence.
+    await page.goto("/about");
+    await expect(page.getByText(/search for @\w+@\S+ and follow it/)).toBeVisible();
     await page.goto("/no/such/page");
     await expect(page).toHaveURL(/\/$/);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
