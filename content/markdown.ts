@@ -11,6 +11,15 @@ import { withoutSampleVoiceMarkers } from "./sample-voice-marker.ts";
  */
 export const contentMarkdown = new MarkdownIt({ linkify: true });
 
+/*
+ * A table wider than a phone's column (four columns of words) scrolls sideways
+ * in a box of its own, as wide as the text, rather than pushing the whole page
+ * wider than the screen. The box is the table's: its rows and headers stay a
+ * table to a screen reader, which a table made a block would not.
+ */
+contentMarkdown.renderer.rules.table_open = () => '<div class="table-scroll"><table>\n';
+contentMarkdown.renderer.rules.table_close = () => "</table>\n</div>\n";
+
 /**
  * Headings in a body sit below the card or page title that holds them. On a
  * page of its own (`headingIds`), each heading carries an id made from its

@@ -400,6 +400,22 @@ test.describe("on a phone", () => {
       reactions.getByRole("button", { name: /^(Like|Love|Dislike|Idea) \d/ }),
     );
   });
+
+  test("a table wider than the phone scrolls sideways in its own box, not the whole page", async ({
+    page,
+  }) => {
+    // Four columns of words, a few pixels too wide for 390 px.
+    await page.goto("/non-technical/adaptability");
+    const table = page.getByRole("main").getByRole("table");
+    await expect(table).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+    const lastColumn = table.getByRole("columnheader", { name: "Extra cost" });
+    await lastColumn.scrollIntoViewIfNeeded();
+    const box = await lastColumn.boundingBox();
+    expect(box && box.x + box.width).toBeLessThanOrEqual(390);
+    // The text around it stayed where it was.
+    expect(await page.evaluate(() => window.scrollX)).toBe(0);
+  });
 });
 
 test.describe("feeds", () => {
