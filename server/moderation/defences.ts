@@ -169,7 +169,8 @@ export function createCommentDefences({
           return refuse({
             status: 409,
             code: "duplicate_comment",
-            message: "You have just posted this same comment; it is already there.",
+            message:
+              "You have just posted this same comment, on this post or another; it is not posted twice.",
           });
         }
       }

@@ -413,7 +413,12 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect((await visitor.comment(postId, "Thanks!")).statusCode).toBe(201);
       const again = await visitor.comment(freshItem("science"), "Thanks!");
       expect(again.statusCode).toBe(409);
-      expect(json(again, errorResponseSchema).error).toMatchObject({ code: "duplicate_comment" });
+      // Refused under another post, where it is not: the message says where it is.
+      expect(json(again, errorResponseSchema).error).toMatchObject({
+        code: "duplicate_comment",
+        message:
+          "You have just posted this same comment, on this post or another; it is not posted twice.",
+      });
       expect((await t.visitor().comment(postId, "Thanks!")).statusCode).toBe(201);
       // The same text to a reader, typed otherwise; a different one still goes.
       expect((await visitor.comment(postId, "Th&#97;nks\\!")).statusCode).toBe(409);
