@@ -4,7 +4,12 @@
 let commentTime: Intl.DateTimeFormat | undefined;
 let calendarDay: Intl.DateTimeFormat | undefined;
 
-/** "Nov 22, 2026, 3:04 PM", in the reader's own time zone (docs/product.md, "Constants"). */
+/**
+ * "Nov 22, 2026, 3:04 PM", in the reader's own time zone (docs/product.md, "Constants").
+ * The server, which draws the comments into the page as served and cannot know
+ * that zone, writes UTC and says so ("3:04 PM UTC"): a reader without
+ * JavaScript reads a time that is true, and the live island writes the reader's own.
+ */
 export function formatCommentTime(iso: string): string {
   commentTime ??= new Intl.DateTimeFormat("en-US", {
     month: "short",
@@ -12,6 +17,7 @@ export function formatCommentTime(iso: string): string {
     year: "numeric",
     hour: "numeric",
     minute: "2-digit",
+    ...(typeof window === "undefined" ? { timeZone: "UTC", timeZoneName: "short" } : {}),
   });
   return commentTime.format(new Date(iso));
 }

@@ -133,6 +133,13 @@ for (const width of [400, 1280]) {
       }
       await expect(scope.locator("li.comment")).toHaveCount(samples.length);
       expect(await overflows(page, scope)).toEqual([]);
+      // The server cannot know the reader's zone: without JavaScript the time says
+      // which it is in; live, it is the reader's own.
+      await expect(scope.locator("li.comment time").first()).toHaveText(
+        javaScriptEnabled
+          ? /^\w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M$/
+          : /, \d{1,2}:\d{2} [AP]M UTC$/,
+      );
 
       // The list page, the post's card open.
       await page.goto(`/science#${postId}`);
