@@ -1,17 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
+import { searchKeys, searchWordsMax } from "../../contract/search-words.ts";
 import { countByAddress, networkFactor } from "../lib/address-limit.ts";
 import { representation } from "../lib/representation.ts";
 import { sendRepresentation } from "./etag.ts";
 import { cacheControl, type SiteFile } from "./site-files.ts";
-import {
-  loadSiteSearch,
-  type SearchHit,
-  type SiteSearch,
-  searchKeys,
-  searchWordsMax,
-} from "./site-search.ts";
+import { loadSiteSearch, type SearchHit, type SiteSearch } from "./site-search.ts";
 
 /**
  * `/search`, the search page that works without JavaScript (docs/product.md,

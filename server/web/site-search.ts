@@ -3,6 +3,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { sitePath } from "../../contract/html.ts";
+import { finds, prefixFrom, searchKeys, searchWordsMax } from "../../contract/search-words.ts";
 
 /**
  * The site's search on the server, for readers without JavaScript
@@ -56,25 +57,8 @@ export type SiteSearch = {
   search(terms: string[], shown: number): { total: number; hits: SearchHit[] };
 };
 
-/** Words of a search beyond this are not looked for (docs/product.md, "Search"). */
-export const searchWordsMax = 10;
 /** Words around a match in an excerpt. */
 const excerptWords = 30;
-/** Below this length a word must match whole; from it on, as the start of a longer one. */
-const prefixFrom = 3;
-
-/**
- * The words of some text as the search compares them: lower case, accents
- * dropped, split at anything but letters and digits (`fuel-cell`: fuel, cell).
- */
-export function searchKeys(text: string): string[] {
-  return text
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((key) => key !== "");
-}
 
 function readPages(clientRoot: string): Page[] {
   const folder = path.join(clientRoot, "pagefind", "fragment");
@@ -125,9 +109,6 @@ export function loadSiteSearch(clientRoot: string): SiteSearch {
   /** Every word in order, so those that start with a search word sit together. */
   const keys = [...index.keys()].sort();
   const averageLength = pages.reduce((sum, page) => sum + page.words.length, 0) / pages.length;
-
-  const finds = (term: string, key: string) =>
-    key === term || (term.length >= prefixFrom && key.startsWith(term));
 
   /** The index's words a search word finds: itself, and the longer ones it begins. */
   function keysFor(term: string): string[] {

@@ -182,6 +182,12 @@ test.describe("search", () => {
       timeout: 15_000,
     });
     await expect(results(page)).toHaveCount(0);
+    // A word no page holds, though many hold its start: as on the search page, nothing.
+    await field(page).fill("pressurexyz");
+    await expect(dialog(page).getByRole("status")).toHaveText("Nothing found for “pressurexyz”.", {
+      timeout: 15_000,
+    });
+    await expect(results(page)).toHaveCount(0);
   });
 
   test("with results open: no serious or critical axe violations; focus stays inside, Escape closes and gives focus back", {

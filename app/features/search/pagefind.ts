@@ -7,6 +7,8 @@
 /** What the dialog uses of Pagefind's browser API. */
 export type SearchResultData = {
   url: string;
+  /** The page's whole text. */
+  content: string;
   excerpt: string;
   meta: { title?: string };
   sub_results: { title: string; url: string; excerpt: string; locations?: number[] }[];

@@ -2,6 +2,7 @@ import { Dialog } from "radix-ui";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { sitePath } from "../../../contract/html.ts";
 import { limits } from "../../../contract/limits.ts";
+import { holdsEvery } from "../../../contract/search-words.ts";
 import { Icon } from "../../components/ui/icon.tsx";
 import { type ExcerptPart, excerptParts } from "./excerpt.ts";
 import { loadPagefind, type SearchResultData } from "./pagefind.ts";
@@ -66,7 +67,11 @@ function useSearch(term: string): State {
       const data = await Promise.all(
         search.results.slice(0, maxResults).map((result) => result.data()),
       );
-      if (current) setState({ phase: "done", term: words, hits: uniqueHits(data.map(toHit)) });
+      // When no page holds a word, Pagefind tries ever shorter starts of it
+      // ("cooking" finds "cookie", "zzz" a lone "z"): only the pages the
+      // search page would find are found, so both say "Nothing found" alike.
+      const found = data.filter((page) => holdsEvery(words, page.content));
+      if (current) setState({ phase: "done", term: words, hits: uniqueHits(found.map(toHit)) });
     })().catch(() => {
       if (current) setState({ phase: "failed" });
     });
