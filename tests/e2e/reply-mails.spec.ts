@@ -33,7 +33,8 @@ test("a reader asks to be mailed, confirms by the button, and gets the reply by 
   const stamp = uniqueWord();
   const email = `asker-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
 
-  const asker = await visitor("Asha");
+  // On a phone: the address box is wide enough to read what is typed in it.
+  const asker = await visitor({ name: "Asha", viewport: { width: 390, height: 844 } });
   const askerComments = await openDiscussion(asker, post);
   await askerComments
     .getByRole("textbox", { name: "Write a comment" })
@@ -42,11 +43,17 @@ test("a reader asks to be mailed, confirms by the button, and gets the reply by 
   await askerComments.getByRole("checkbox", { name: "Email me when someone replies" }).check();
   // An address the server refuses is said beside its field, which takes the focus.
   const address = askerComments.getByRole("textbox", { name: "Email for replies" });
+  expect((await address.boundingBox())?.width).toBeGreaterThanOrEqual(200);
   await address.fill("asha@example");
   await askerComments.getByRole("button", { name: "Post comment" }).click();
   await expect(address).toBeFocused();
   await expect(address).toHaveAccessibleDescription("Enter a valid email address.");
   await expect(askerComments.getByRole("alert")).toHaveText("Enter a valid email address.");
+  // Refused twice over (not an address, and too long before the "@"): said once, beside it.
+  await address.fill(`${"a".repeat(65)}@example`);
+  await askerComments.getByRole("button", { name: "Post comment" }).click();
+  await expect(askerComments.getByRole("alert")).toHaveText(["Enter a valid email address."]);
+  await expect(address).toBeFocused();
   await address.fill(email);
   await askerComments.getByRole("button", { name: "Post comment" }).click();
   await expect(askerComments.getByRole("status").first()).toContainText("press Confirm");

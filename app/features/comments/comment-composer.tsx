@@ -23,7 +23,7 @@ const refusalClasses =
 type Post = Endpoints["POST /items/science/:id/comments"];
 
 /** A refusal's words about the address for reply mails ("body.notifyEmail: Enter a valid…"). */
-const emailRefusal = /(?:^|; )body\.notifyEmail: ([^;]*)/;
+const emailRefusal = /^body\.notifyEmail: (.*)$/s;
 
 /** The address for reply mails, remembered in this browser for the next comment (docs/product.md, "Reply mails"). */
 const replyEmailKey = "ewe:reply-email";
@@ -128,10 +128,13 @@ export function CommentComposer({
       onError(error);
       // A refused address is said beside its own field, which takes the focus (below);
       // the rest, without the API's field names, beside the box.
-      const message = refusalMessage(error) ?? "";
-      const address = emailRefusal.exec(message);
-      setEmailProblem(address?.[1] ?? null);
-      setFormMessage(message.replace(emailRefusal, "").replace(/(^|; )body\.\w+: /g, "$1") || null);
+      // One answer may name the address more than once ("not valid; too long
+      // before the @"): its first words go beside it, as formRefusal does.
+      const parts = (refusalMessage(error) ?? "").split("; ");
+      const address = parts.map((part) => emailRefusal.exec(part)?.[1]).find(Boolean);
+      setEmailProblem(address ?? null);
+      const rest = parts.filter((part) => !emailRefusal.test(part));
+      setFormMessage(rest.map((part) => part.replace(/^body\.\w+: /, "")).join("; ") || null);
       // The server spends a token on any answer, a refusal too.
       guard.renew();
     } finally {
@@ -183,7 +186,8 @@ export function CommentComposer({
             {notifyText}
           </label>
           {notify ? (
-            <label className="inline-flex min-w-0 flex-1 items-center gap-2">
+            // Wide enough to read the address, on a line of its own when the row has no room.
+            <label className="inline-flex min-w-48 flex-1 items-center gap-2">
               <span className="sr-only">Email for replies</span>
               <input
                 ref={emailField}
