@@ -227,6 +227,9 @@ test.describe("your data", () => {
     await page.goto("/your-data/delete");
     await page.getByRole("button", { name: "Delete everything" }).click();
     await expect(page).toHaveURL(/\/your-data\/nothing$/);
+    // It points to where the answer is: the page it leads back to, not a "below" it lacks.
+    await expect(page.getByRole("main")).toContainText("the owner removes them on request");
+    await expect(page.getByRole("main")).not.toContainText("see below");
   });
 
   test("a browser that never wrote is told it owns nothing; the pages are axe clean", async ({
