@@ -15,10 +15,12 @@ export const contentMarkdown = new MarkdownIt({ linkify: true });
  * A table wider than a phone's column (four columns of words) scrolls sideways
  * in a box of its own, as wide as the text, rather than pushing the whole page
  * wider than the screen. The box is the table's: its rows and headers stay a
- * table to a screen reader, which a table made a block would not.
+ * table to a screen reader, which a table made a block would not. A keyboard
+ * reaches it (a region, named, in the tab order) to scroll it with the arrows.
  */
-contentMarkdown.renderer.rules.table_open = () => '<div class="table-scroll"><table>\n';
-contentMarkdown.renderer.rules.table_close = () => "</table>\n</div>\n";
+contentMarkdown.renderer.rules.table_open = () =>
+  '<section class="table-scroll" aria-label="Table, scrolls sideways" tabindex="0"><table>\n';
+contentMarkdown.renderer.rules.table_close = () => "</table>\n</section>\n";
 
 /**
  * Headings in a body sit below the card or page title that holds them. On a

@@ -1,4 +1,5 @@
 import type { Locator } from "@playwright/test";
+import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { hydrateUnderFakeClock, islandsHydrated } from "./support/islands.ts";
 
@@ -415,6 +416,8 @@ test.describe("on a phone", () => {
     expect(box && box.x + box.width).toBeLessThanOrEqual(390);
     // The text around it stayed where it was.
     expect(await page.evaluate(() => window.scrollX)).toBe(0);
+    // And a keyboard reaches what scrolls.
+    expect(await seriousViolations(page, ".table-scroll")).toEqual([]);
   });
 });
 
