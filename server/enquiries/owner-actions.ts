@@ -1,5 +1,6 @@
 import type { Enquiry, EnquiryStatusName } from "../../contract/enquiries.ts";
 import { serviceTitles } from "../../contract/enquiry-choices.ts";
+import { plural } from "../../contract/plural.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import { toCsv } from "../lib/csv.ts";
 import type { EnquiriesRepository, StoredEnquiry } from "./repository.ts";
@@ -102,7 +103,7 @@ export function enquiryActions({
         ...toEnquiry(stored),
         zone: stored.zone,
       }));
-      await by.audit("enquiries export", `${all.length} enquiries`);
+      await by.audit("enquiries export", plural(all.length, "enquiry", "enquiries"));
       const rows = all.map((enquiry) => columns.map(([, cell]) => cell(enquiry)));
       return { csv: toCsv([columns.map(([heading]) => heading), ...rows]), count: all.length };
     },

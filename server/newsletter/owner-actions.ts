@@ -1,4 +1,5 @@
 import type { Transaction } from "kysely";
+import { plural } from "../../contract/plural.ts";
 import { inParts, type OwnerActor, queuedSaid } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
@@ -39,7 +40,7 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
           tokenLink(siteUrl, "/unsubscribe", s.unsubscribeToken),
         ]),
       ]);
-      await by.audit("subscribers export", `${list.length} addresses`);
+      await by.audit("subscribers export", plural(list.length, "address", "addresses"));
       return { csv, count: list.length };
     },
 

@@ -125,7 +125,7 @@ describe("backups and posts that are not there", () => {
 describe("counts in words", () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp("sqlite");
+    t = await startTestApp("sqlite", { env: { COMMENT_MIN_SECONDS: "0" } });
   });
   afterAll(async () => {
     await t?.close();
@@ -142,6 +142,13 @@ describe("counts in words", () => {
       path.join(out, "s.csv"),
     );
     expect(subscribers.stderr).toContain("Wrote 1 subscriber to");
+    const asked = await t.visitor().post("/api/enquiries", {
+      name: "Only Client",
+      email: "client@example.org",
+      service: "vba-tools",
+      message: "We need an Excel tool that merges our test bench's CSV files.",
+    });
+    expect(asked.statusCode, asked.body).toBe(201);
     const enquiries = await admin(
       adminEnv(t),
       "enquiries",
@@ -149,7 +156,7 @@ describe("counts in words", () => {
       "--out",
       path.join(out, "e.csv"),
     );
-    expect(enquiries.stderr).toContain("Wrote 0 enquiries to");
+    expect(enquiries.stderr).toContain("Wrote 1 enquiry to");
 
     const comment = json(
       await t.visitor().comment("wifi", "Does rain slow Wi-Fi?", "Mira"),
@@ -159,11 +166,12 @@ describe("counts in words", () => {
     expect((await admin(adminEnv(t), "visitor", "ban", "--comment", id, "--days", "1")).code).toBe(
       0,
     );
-    const [ban] = JSON.parse((await admin(adminEnv(t), "audit", "--json")).stdout) as {
-      action: string;
-      object: string;
-    }[];
+    const [ban, enquiriesLine, subscribersLine] = JSON.parse(
+      (await admin(adminEnv(t), "audit", "--json")).stdout,
+    ) as { action: string; object: string }[];
     expect(ban).toMatchObject({ action: "visitor ban", object: `comment ${id}, browser, 1 day` });
+    expect(enquiriesLine).toMatchObject({ action: "enquiries export", object: "1 enquiry" });
+    expect(subscribersLine).toMatchObject({ action: "subscribers export", object: "1 address" });
     expect((await admin(adminEnv(t), "spam", "stats", "--days", "1")).stdout).toContain(
       "New comments in the last 1 day:",
     );

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
 import { defaultAvailability, slotsResponseSchema } from "../../contract/bookings.ts";
 import { whoAmIResponseSchema } from "../../contract/console.ts";
+import { plural } from "../../contract/plural.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
@@ -268,7 +269,11 @@ describe("the audit trail of the owner's actions, from the console and from the 
       action: "subscribers export",
       prepare: async () => ({
         subject: "",
-        object: `${await count("select count(*) as n from subscribers where status = 'confirmed'")} addresses`,
+        object: plural(
+          await count("select count(*) as n from subscribers where status = 'confirmed'"),
+          "address",
+          "addresses",
+        ),
       }),
       console: (o) => o.get("/api/admin/subscribers/export"),
       cli: () => ["subscribers", "export"],
@@ -289,7 +294,7 @@ describe("the audit trail of the owner's actions, from the console and from the 
       action: "enquiries export",
       prepare: async () => ({
         subject: "",
-        object: `${await count("select count(*) as n from enquiries")} enquiries`,
+        object: plural(await count("select count(*) as n from enquiries"), "enquiry", "enquiries"),
       }),
       console: (o) => o.get("/api/admin/enquiries/export"),
       cli: () => ["enquiries", "export"],
