@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
+import path from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { rowIdMax } from "../../contract/api.ts";
 import { withControlsShown } from "../../contract/text.ts";
@@ -234,6 +235,17 @@ export function daysOption(values: Values, max: number): number | undefined {
 }
 
 /**
+ * Refuses a file to write whose folder is missing, as every --out does: a
+ * mistyped path is said, not created. The message names the owner's folder.
+ */
+export function assertFolderOf(file: string): void {
+  const folder = path.dirname(path.resolve(file));
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new AdminError(`There is no folder ${folder}: create it first, or choose another.`);
+  }
+}
+
+/**
  * Writes a file only its owner can read (exports hold personal data), whole
  * or not at all: `write` streams it under a temporary name, renamed when whole.
  * `write` runs once that name is open, so a folder that is missing or not
@@ -247,6 +259,7 @@ export async function writePrivateFile<T>(
   if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
     throw new AdminError(`Cannot write ${file}: it is a folder; name a file in it.`);
   }
+  assertFolderOf(file);
   const partial = `${file}.partial-${process.pid}`;
   const stream = createWriteStream(partial, { mode: 0o600 });
   const failed = new Promise<never>((_, reject) => stream.once("error", reject));

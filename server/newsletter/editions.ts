@@ -42,7 +42,10 @@ export function readEdition(file: string, siteUrl: string): Edition {
   try {
     source = readFileSync(file, "utf8");
   } catch (error) {
-    throw new EditionError(`Cannot read ${file}: ${(error as Error).message}`);
+    const folder = (error as NodeJS.ErrnoException).code === "EISDIR";
+    throw new EditionError(
+      `Cannot read ${file}: ${folder ? "it is a folder; name the edition's .md file in it." : (error as Error).message}`,
+    );
   }
   const slug = path.basename(file).replace(/\.md$/i, "");
   if (!file.toLowerCase().endsWith(".md") || !slugPattern.test(slug)) {

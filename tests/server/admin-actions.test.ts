@@ -306,18 +306,32 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
     const before = (await auditActions()).length;
     expect((await admin(env, "comments", "approve", "999999")).code).toBe(3);
     expect((await admin(env, "visitor", "unban", "--ban", "999999")).code).toBe(3);
-    const nowhere = path.join(scratch(), "missing", "list.csv");
-    for (const group of ["subscribers", "enquiries"]) {
-      const run = await admin(env, group, "export", "--out", nowhere);
-      expect(run.code, run.stderr).toBe(1);
-      expect(run.stderr).toContain(`Cannot write ${nowhere}: ENOENT`);
+    const missing = path.join(scratch(), "missing");
+    const refusedFolder = `There is no folder ${missing}: create it first, or choose another.\n`;
+    for (const argv of [
+      ["subscribers", "export", "--out", path.join(missing, "list.csv")],
+      ["enquiries", "export", "--out", path.join(missing, "list.csv")],
+      ["export", "--out", path.join(missing, "export.json")],
+      ["newsletter", "preview", edition, "--out", path.join(missing, "preview.html")],
+    ]) {
+      const run = await admin(env, ...argv);
+      expect(run.code, argv.join(" ")).toBe(1);
+      expect(run.stderr, argv.join(" ")).toBe(refusedFolder);
     }
+    expect(existsSync(missing)).toBe(false);
     const folder = scratch();
     const intoFolder = await admin(env, "enquiries", "export", "--out", folder);
     expect(intoFolder.code).toBe(1);
     expect(intoFolder.stderr).toContain(
       `Cannot write ${folder}: it is a folder; name a file in it.`,
     );
+    const status = (await admin(env, "newsletter", "status")).stdout;
+    const sendFolder = await admin(env, "newsletter", "send", folder, "--yes");
+    expect(sendFolder.code).toBe(1);
+    expect(sendFolder.stderr).toBe(
+      `Cannot read ${folder}: it is a folder; name the edition's .md file in it.\n`,
+    );
+    expect((await admin(env, "newsletter", "status")).stdout).toBe(status);
     expect((await auditActions()).length).toBe(before);
   });
 });

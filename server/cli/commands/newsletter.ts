@@ -14,7 +14,7 @@ link in it is a sample. Links and images are made absolute from SITE_URL;
 one that leads nowhere on the built site, or is no web address, is printed
 as a warning (as "newsletter send" does).
 
-  --out HTML   write the HTML here instead`,
+  --out HTML   write the HTML here instead (in a folder that exists)`,
   },
   {
     name: "newsletter send",

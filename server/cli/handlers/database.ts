@@ -5,7 +5,7 @@ import type { Config } from "../../config.ts";
 import { migrations } from "../../db/migrations.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
 import { cookieSecretFileOf } from "../../engagement/visitor.ts";
-import { AdminError, type CommandContext, usageError } from "../command.ts";
+import { AdminError, assertFolderOf, type CommandContext, usageError } from "../command.ts";
 
 /** The tables a database of this site has; a file without them is not one of its backups. */
 const expectedTables = ["subscribers", "science_comments", "events", "kysely_migration"];
@@ -98,10 +98,7 @@ export async function backup({ values, config, stdout, actor }: CommandContext) 
     throw new AdminError(`${outFile} exists already; choose another name or remove it.`);
   }
   // Checked here, so the message names the owner's folder, not the temporary file's name.
-  const folder = path.dirname(outFile);
-  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
-    throw new AdminError(`There is no folder ${folder}: create it first, or choose another.`);
-  }
+  assertFolderOf(outFile);
   try {
     copyDatabase(databaseFile, outFile);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { emailSchema } from "../../../contract/api.ts";
 import { editionSlugSchema, scheduleRequestSchema } from "../../../contract/console.ts";
@@ -21,6 +21,7 @@ import {
   type Output,
   ownerAction,
   usageError,
+  writePrivateFile,
 } from "../command.ts";
 import { formatTable, printedJson } from "../table.ts";
 
@@ -56,12 +57,15 @@ export async function newsletterPreview({
     { to: "preview@example.com", token: "preview" },
     config.siteUrl,
   );
-  const out =
-    typeof values.out === "string"
-      ? path.resolve(values.out)
-      : path.resolve(config.DATA_DIR, "preview", `${edition.slug}.html`);
-  mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, mail.html);
+  let out: string;
+  if (typeof values.out === "string") {
+    out = path.resolve(values.out); // its folder must exist, as for every --out
+  } else {
+    const folder = path.resolve(config.DATA_DIR, "preview");
+    mkdirSync(folder, { recursive: true });
+    out = path.join(folder, `${edition.slug}.html`);
+  }
+  await writePrivateFile(out, (sink) => sink(mail.html));
   stdout.write(`Subject: ${mail.subject}\nWrote ${out}\n`);
 }
 
