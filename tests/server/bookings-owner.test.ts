@@ -409,7 +409,16 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     const badHours = await admin(env, "bookings", "hours", "--mon", "nine till five");
     expect(badHours.code).toBe(2);
     expect(badHours.stderr).toContain("Write hours as 10:00-17:00");
-    expect((await admin(env, "bookings", "hours", "--zone", "Mars/Olympus")).code).toBe(2);
+    const badZone = await admin(env, "bookings", "hours", "--zone", "Mars/Olympus");
+    expect(badZone.code).toBe(2);
+    expect(badZone.stderr).toContain(
+      '--zone: "Mars/Olympus" is not a time zone: give an IANA zone such as Europe/Paris, or "default".',
+    );
+    // The console chooses from its list, and says so.
+    const badZonePut = await put({ ...saturdays, timeZone: "Mars/Olympus" });
+    expect(json(badZonePut, errorResponseSchema).error.message).toContain(
+      "Choose a time zone from the list.",
+    );
     // Each refusal names the option it is about.
     const backwards = await admin(
       env,

@@ -205,6 +205,10 @@ const optionOfSetting: Record<string, string> = {
 /** A refused setting's message, after the option it came from: "--tue: A stretch…". */
 function refusalOf({ path, message, input }: z.core.$ZodIssue): string {
   const [setting, day] = path;
+  // The console's message points at its list of zones; here there is none.
+  if (setting === "timeZone") {
+    return `--zone: "${String(input)}" is not a time zone: give an IANA zone such as Europe/Paris, or "default".`;
+  }
   const name = setting === "weekly" ? day : optionOfSetting[String(setting)];
   const given = setting === "datesOff" && typeof input === "string" ? `, not "${input}"` : "";
   return name === undefined ? message : `--${String(name)}: ${message.replace(/\.$/, `${given}.`)}`;
