@@ -8,8 +8,8 @@ import { repeatRounds } from "./schedules.ts";
  * `imap://user:password@host:port/Mailbox`, INBOX by default) with imapflow.
  * Each mail is read, acted on through the list's health
  * (server/newsletter/list-health.ts), and deleted (one over `reportBytesMax`
- * unread); one that could not be
- * handled (the database was away) stays for the next round. Several instances
+ * unread); one that could not be handled (the database was away), or that
+ * the server gave without its body, stays for the next round. Several instances
  * may read the same mailbox: a report handled twice changes nothing more.
  */
 
@@ -55,6 +55,23 @@ export function planBatches(mails: readonly { uid: number; size?: number | undef
     }
   }
   return { tooLarge, batches };
+}
+
+/**
+ * The mails of one batch in the rows the IMAP server answered its fetch
+ * with, each once by uid. A row without a body is not a mail: a server may
+ * add a row of the flags another reader changed (RFC 9051, 7.5.2) beside the
+ * mail's own row. A mail of the batch answered only so is not deleted and
+ * stays for the next round: `kept`, so the round's log says so.
+ */
+export function mailsOf(
+  batch: readonly number[],
+  rows: readonly { uid: number; source?: Buffer | undefined }[],
+): { sources: Map<number, Buffer>; kept: number } {
+  const sources = new Map<number, Buffer>();
+  for (const { uid, source } of rows) if (source && !sources.has(uid)) sources.set(uid, source);
+  const bodiless = new Set(rows.filter((row) => !sources.has(row.uid)).map((row) => row.uid));
+  return { sources, kept: batch.filter((uid) => bodiless.has(uid)).length };
 }
 
 /**
@@ -122,17 +139,16 @@ export async function readBounceMailbox(
         if (tooLarge.length > 0) await client.messageDelete(tooLarge, { uid: true });
         for (const batch of batches) {
           const done: number[] = [];
-          for (const message of await client.fetchAll(
+          const { sources, kept } = mailsOf(
             batch,
-            { uid: true, source: true },
-            { uid: true },
-          )) {
-            round.read += 1;
-            if (!message.source) continue;
+            await client.fetchAll(batch, { uid: true, source: true }, { uid: true }),
+          );
+          round.read += sources.size + kept;
+          round.kept += kept;
+          for (const [uid, source] of sources) {
             try {
-              const outcome = await health.handleMailboxReport(message.source);
-              round[outcome] += 1;
-              done.push(message.uid);
+              round[await health.handleMailboxReport(source)] += 1;
+              done.push(uid);
             } catch {
               round.kept += 1;
             }

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { planBatches, readBounceMailbox } from "../../server/newsletter/bounce-mailbox.ts";
+import { mailsOf, planBatches, readBounceMailbox } from "../../server/newsletter/bounce-mailbox.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { type ImapServer, startImapServer } from "./support/imap.ts";
 import { editionFile } from "./support/newsletter.ts";
@@ -173,6 +173,18 @@ describe("the bounce mailbox's batches", () => {
       [4, 5, 6, 7],
       [8],
     ]);
+  });
+
+  it("take a mail answered without its body as kept, and a row of flags beside its mail as nothing", () => {
+    const mail = Buffer.from("Subject: a report\r\n\r\nbody");
+    // 7 comes with its body and a row of flags another reader changed; 8
+    // without a body, so it stays; 9 not at all (another reader took it).
+    const { sources, kept } = mailsOf(
+      [7, 8, 9],
+      [{ uid: 7, source: mail }, { uid: 7 }, { uid: 8 }, { uid: 12 }, { uid: 7, source: mail }],
+    );
+    expect([...sources]).toEqual([[7, mail]]);
+    expect(kept).toBe(1);
   });
 
   it("reads and deletes each of 20 mails of 900 kB once, fetched four at a time", async () => {
