@@ -601,6 +601,14 @@ describe.each(
             return !kept[where]?.includes(what);
           });
 
+        // The owner's answer is taken back from the erased account's server: its
+        // queued Delete names the account until it has gone.
+        await waitFor(
+          async () =>
+            remote.delivered.some((body) => body.includes('"Delete"')) &&
+            (await runSql(t, "select 1 from fediverse_queue")).length === 0,
+          { timeoutMs: 60_000, what: "the answer taken back from the erased account's server" },
+        );
         await expect
           .poll(async () => unexpected(await sweep()), {
             timeout: 30_000,
