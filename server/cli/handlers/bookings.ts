@@ -189,9 +189,8 @@ function changedAvailability(values: Values, current: Availability): Availabilit
   return next;
 }
 
-/** The option each setting is changed by (a day's hours by the day's name). */
+/** The option each setting is changed by (a day's hours by the day's name; the zone's below). */
 const optionOfSetting: Record<string, string> = {
-  timeZone: "zone",
   callMinutes: "length",
   bufferMinutes: "buffer",
   noticeHours: "notice",
