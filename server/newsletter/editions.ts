@@ -32,6 +32,12 @@ export type Edition = EditionBody & {
 
 export class EditionError extends Error {
   override name = "EditionError";
+  /** True when there is no such file to read (or a folder stands in its place). */
+  readonly missing: boolean;
+  constructor(message: string, missing = false) {
+    super(message);
+    this.missing = missing;
+  }
 }
 
 const slugPattern = /^[a-z0-9][a-z0-9-]{0,79}$/;
@@ -42,10 +48,12 @@ export function readEdition(file: string, siteUrl: string): Edition {
   try {
     source = readFileSync(file, "utf8");
   } catch (error) {
-    const folder = (error as NodeJS.ErrnoException).code === "EISDIR";
-    throw new EditionError(
-      `Cannot read ${file}: ${folder ? "it is a folder; name the edition's .md file in it." : (error as Error).message}`,
-    );
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new EditionError(`There is no file ${file}.`, true);
+    if (code === "EISDIR") {
+      throw new EditionError(`${file} is a folder: name the edition's .md file in it.`, true);
+    }
+    throw new EditionError(`Cannot read ${file}: ${(error as Error).message}`);
   }
   const slug = path.basename(file).replace(/\.md$/i, "");
   if (!file.toLowerCase().endsWith(".md") || !slugPattern.test(slug)) {

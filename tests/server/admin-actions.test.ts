@@ -327,10 +327,14 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
     );
     const status = (await admin(env, "newsletter", "status")).stdout;
     const sendFolder = await admin(env, "newsletter", "send", folder, "--yes");
-    expect(sendFolder.code).toBe(1);
-    expect(sendFolder.stderr).toBe(
-      `Cannot read ${folder}: it is a folder; name the edition's .md file in it.\n`,
-    );
+    expect(sendFolder.code).toBe(3);
+    expect(sendFolder.stderr).toBe(`${folder} is a folder: name the edition's .md file in it.\n`);
+    const noFile = path.join(folder, "2026-12-none.md");
+    for (const command of [["send", "--yes"], ["preview"]]) {
+      const run = await admin(env, "newsletter", command[0] ?? "", noFile, ...command.slice(1));
+      expect(run.code, command.join(" ")).toBe(3);
+      expect(run.stderr, command.join(" ")).toBe(`There is no file ${noFile}.\n`);
+    }
     expect((await admin(env, "newsletter", "status")).stdout).toBe(status);
     expect((await auditActions()).length).toBe(before);
   });

@@ -35,7 +35,9 @@ function editionOf(file: string, config: Config, stderr: Output): Edition {
   try {
     edition = readEdition(path.resolve(file), config.siteUrl);
   } catch (error) {
-    if (error instanceof EditionError) throw new AdminError(error.message);
+    if (error instanceof EditionError) {
+      throw new AdminError(error.message, error.missing ? exitCodes.notFound : exitCodes.failed);
+    }
     throw error;
   }
   for (const problem of editionLinkProblems(edition.links, config)) {

@@ -80,7 +80,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       return { ...edition, warnings: editionLinkProblems(edition.links, config) };
     } catch (error) {
       if (!(error instanceof EditionError)) throw error;
-      if (/Cannot read/.test(error.message)) throw notFound(`There is no edition "${slug}".`);
+      if (error.missing) throw notFound(`There is no edition "${slug}".`);
       throw new ApiError(422, "validation_failed", withoutFolder(error.message));
     }
   }
