@@ -22,9 +22,23 @@ export function searchKeys(text: string): string[] {
     .filter((key) => key !== "");
 }
 
-/** Whether a search word finds a word of a page: itself, or a longer one it begins. */
+/**
+ * An English word's other number, which a search word also finds whole:
+ * "cookers" finds "cooker", "battery" "batteries" (Pagefind, in the dialog,
+ * stems the same words). Null for a short word, or one that is not all letters.
+ */
+export function otherNumber(term: string): string | null {
+  if (term.length <= prefixFrom || term === "news" || /\P{L}/u.test(term)) return null;
+  if (term.endsWith("ies")) return `${term.slice(0, -3)}y`;
+  if (term.endsWith("y")) return `${term.slice(0, -1)}ies`;
+  if (/(?:s|x|z|ch|sh)es$/.test(term)) return term.slice(0, -2);
+  if (term.endsWith("s") && !/(?:ss|us|is)$/.test(term)) return term.slice(0, -1);
+  return null;
+}
+
+/** Whether a search word finds a word of a page: itself, a longer one it begins, or its other number. */
 export const finds = (term: string, key: string) =>
-  key === term || (term.length >= prefixFrom && key.startsWith(term));
+  key === term || (term.length >= prefixFrom && key.startsWith(term)) || key === otherNumber(term);
 
 /** Whether a page's text holds every word of a search (its first `searchWordsMax`). */
 export function holdsEvery(words: string, text: string): boolean {

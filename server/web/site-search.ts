@@ -3,7 +3,13 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { sitePath } from "../../contract/html.ts";
-import { finds, prefixFrom, searchKeys, searchWordsMax } from "../../contract/search-words.ts";
+import {
+  finds,
+  otherNumber,
+  prefixFrom,
+  searchKeys,
+  searchWordsMax,
+} from "../../contract/search-words.ts";
 
 /**
  * The site's search on the server, for readers without JavaScript
@@ -110,9 +116,11 @@ export function loadSiteSearch(clientRoot: string): SiteSearch {
   const keys = [...index.keys()].sort();
   const averageLength = pages.reduce((sum, page) => sum + page.words.length, 0) / pages.length;
 
-  /** The index's words a search word finds: itself, and the longer ones it begins. */
+  /** The index's words a search word finds: itself, the longer ones it begins, and its other number. */
   function keysFor(term: string): string[] {
     if (term.length < prefixFrom) return index.has(term) ? [term] : [];
+    const other = otherNumber(term);
+    const found = other !== null && index.has(other) ? [other] : [];
     let low = 0;
     let high = keys.length;
     while (low < high) {
@@ -120,9 +128,8 @@ export function loadSiteSearch(clientRoot: string): SiteSearch {
       if ((keys[middle] ?? "") < term) low = middle + 1;
       else high = middle;
     }
-    const found: string[] = [];
     for (let at = low; at < keys.length && keys[at]?.startsWith(term); at += 1) {
-      found.push(keys[at] ?? "");
+      if (keys[at] !== other) found.push(keys[at] ?? "");
     }
     return found;
   }

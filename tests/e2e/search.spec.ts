@@ -174,6 +174,12 @@ test.describe("search", () => {
       timeout: 15_000,
     });
     await expect(list.locator('a[href^="/science#"]')).toHaveCount(0);
+    // A word in the other number finds the page: the pressure cooker's text says "valve".
+    await field(page).fill("valves");
+    await expect(dialog(page).getByRole("status")).toContainText("found for “valves”", {
+      timeout: 15_000,
+    });
+    await expect(list.locator('a[href="/science/pressure-cooker"]')).toHaveCount(1);
 
     // And says when nothing matches.
     await field(page).fill("");

@@ -135,8 +135,13 @@ describe("the search page", () => {
     expect(resultsOf(response.body)).toContain(">Services › DFMEA</a>");
   });
 
-  it("finds words by their start, across case and accents, and needs every word", async () => {
-    expect(hrefsOf((await search("?q=COOKERS")).body)).toEqual(["/science"]);
+  it("finds words by their start, in either number, across case and accents, and needs every word", async () => {
+    expect(hrefsOf((await search("?q=COOKERS")).body)).toEqual([
+      "/science/pressure-cooker",
+      "/science",
+    ]);
+    expect(hrefsOf((await search("?q=points")).body)).toEqual(["/science/pressure-cooker"]);
+    expect(hrefsOf((await search("?q=soaps")).body)).toEqual(["/science"]);
     expect(hrefsOf((await search("?q=Bo%C3%AEling")).body)).toEqual(["/science/pressure-cooker"]);
     expect(hrefsOf((await search("?q=pressure+dfmea")).body)).toEqual([]);
   });
