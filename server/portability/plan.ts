@@ -120,15 +120,25 @@ export function parseSourceTime(value: string): Date | null {
 }
 
 /**
+ * The longest source id an import keeps (`import_sources`, whose key
+ * PostgreSQL's index holds to about 2,700 bytes): Disqus's and WordPress's
+ * are numbers, the original site's a number or a UUID.
+ */
+const sourceIdMax = 200;
+
+/**
  * Checks a comment as the site checks any (the same limits and refusals),
- * plus what only an import can get wrong: times in the future, repeated ids.
- * Returns the problems; the comment is kept in the plan only without any.
+ * plus what only an import can get wrong: times in the future, repeated or
+ * overlong ids. Returns the problems; the comment is kept in the plan only without any.
  */
 export function checkComment(comment: PlannedComment, seen: Set<string>, now: Date): Problem[] {
   const problems: Problem[] = [];
   const { where } = comment;
   if (seen.has(comment.sourceId)) {
     problems.push({ where, message: "repeats an earlier comment's id" });
+  }
+  if (comment.sourceId.length > sourceIdMax) {
+    problems.push({ where, message: "has an id too long to keep (a source's ids are short)" });
   }
   seen.add(comment.sourceId);
   problems.push(

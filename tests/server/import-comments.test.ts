@@ -145,6 +145,33 @@ describe.each(backends)("importing comments on %s", (backend) => {
     ).toEqual([{ content: "Hard water:\nno lather\nat my aunt's" }]);
   });
 
+  it("refuses a post whose id is too long to keep, however far into the file, and writes nothing", async () => {
+    // 600 posts: the first 500 are written in a batch of their own before the last ones.
+    const long = "8".repeat(3000);
+    const posts = Array.from(
+      { length: 600 },
+      (_, i) => `<post dsq:id="${i === 550 ? long : 20_000 + i}">
+        <message><![CDATA[<p>Comment ${i}</p>]]></message>
+        <createdAt>2021-03-02T08:00:00Z</createdAt>
+        <author><name>Reader ${i}</name></author>
+        <thread dsq:id="8001"/>
+      </post>`,
+    );
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-import-")), "long-id.xml");
+    writeFileSync(
+      file,
+      `<?xml version="1.0"?><disqus xmlns:dsq="http://disqus.com/disqus-internals">
+        <thread dsq:id="8001"><id>soap</id></thread>${posts.join("")}</disqus>`,
+    );
+    const before = await runSql(t, "select count(*) as n from science_comments");
+    const run = await admin(adminEnv(t), "import", "--from", "disqus", file);
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      `Nothing was imported: the input has 1 problem.\n  <post> 551 (dsq:id ${JSON.stringify(`${long.slice(0, 60)}…`)}): has an id too long to keep (a source's ids are short)\n\n`,
+    ]);
+    expect(await runSql(t, "select count(*) as n from science_comments")).toEqual(before);
+  });
+
   it("brings a WordPress export's approved comments with their parents", async () => {
     const run = await admin(adminEnv(t), "import", "--from", "wordpress", fixture("wordpress.xml"));
     expect(run.stderr).toBe("");
@@ -319,11 +346,14 @@ describe("refusing dangerous or bad input", () => {
     );
     const run = await admin(adminEnv(t), "import", "--from", "disqus", bad);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("Nothing was imported: the input has 6 problems.");
+    expect(run.stderr).toContain("Nothing was imported: the input has 8 problems.");
     expect(run.stderr).toContain(`<post> 2 (dsq:id "1"): repeats an earlier comment's id`);
     // An id as long as a page is cut in its line.
     expect(run.stderr).toContain(
       `<post> 8 (dsq:id "${"7".repeat(60)}…"): repeats an earlier comment's id\n`,
+    );
+    expect(run.stderr).toContain(
+      `<post> 7 (dsq:id "${"7".repeat(60)}…"): has an id too long to keep (a source's ids are short)\n`,
     );
     expect(run.stderr).toContain(
       '<post> 3 (dsq:id "2") text: Comments are at most 2000 characters.',
