@@ -8,7 +8,7 @@ import {
   parseSourceTime,
   settleThreads,
 } from "./plan.ts";
-import { quoted } from "./report.ts";
+import { problemList, quoted } from "./report.ts";
 import { asList, attributeOf, parseXml, textOf } from "./xml.ts";
 
 /*
@@ -37,7 +37,12 @@ export function readDisqus(text: string, catalog: Catalog, map: ItemMap, now = n
     path: "disqus",
     missing: "has no <disqus> element: is it a Disqus export?",
   });
-  const plan: Plan = { source: "disqus", comments: [], skipped: [], problems };
+  const plan: Plan = {
+    source: "disqus",
+    comments: [],
+    skipped: [],
+    problems: problemList(problems),
+  };
   if (!node) return plan;
   const threads = new Map<string, { postId: string | null; label: string }>();
   asList(node.thread).forEach((thread, index) => {
@@ -119,7 +124,12 @@ export function readWordpress(
     new Set(["rss.channel.item", "rss.channel.item.wp:comment"]),
     { path: "rss.channel", missing: "has no <rss><channel>: is it a WordPress export (WXR)?" },
   );
-  const plan: Plan = { source: "wordpress", comments: [], skipped: [], problems };
+  const plan: Plan = {
+    source: "wordpress",
+    comments: [],
+    skipped: [],
+    problems: problemList(problems),
+  };
   if (!channel) return plan;
   const seen = new Set<string>();
   asList(channel.item).forEach((item, itemIndex) => {

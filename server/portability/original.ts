@@ -9,7 +9,7 @@ import {
   type PlannedComment,
   parseSourceTime,
 } from "./plan.ts";
-import { type Problem, quoted, refusedBy, type Skipped } from "./report.ts";
+import { type Problem, problemList, quoted, refusedBy, type Skipped } from "./report.ts";
 import { formulaLeading, readRows, type SourceRow } from "./rows.ts";
 
 /*
@@ -183,7 +183,7 @@ export function readOriginal(files: OriginalFile[], catalog: Catalog, map: ItemM
     reactions: [],
     subscribers: [],
     skipped: [] as Skipped[],
-    problems: [],
+    problems: problemList(),
   };
   for (const { table, file, text } of files) {
     const { rows, problems } = readRows(file, text, originalTables[table]);

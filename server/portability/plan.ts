@@ -3,7 +3,7 @@ import type { ItemKind } from "../../contract/limits.ts";
 import { plural } from "../../contract/plural.ts";
 import type { Catalog } from "../engagement/catalog.ts";
 import { claimsBadge, claimsName } from "../moderation/fold.ts";
-import { type Problem, quoted, refusedBy, type Skipped } from "./report.ts";
+import { type Problem, problemList, quoted, refusedBy, type Skipped } from "./report.ts";
 
 /*
  * What an import from another system (Disqus, WordPress, the original site)
@@ -42,7 +42,7 @@ export function parseItemMap(
   text: string,
   catalog: Catalog,
 ): { map: ItemMap; problems: Problem[] } {
-  const problems: Problem[] = [];
+  const problems = problemList();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

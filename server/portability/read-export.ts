@@ -23,7 +23,7 @@ import {
   skipUnknownItems,
 } from "./left-out.ts";
 import { ownerNamedNotice } from "./plan.ts";
-import { type Problem, refusedBy, type Skipped } from "./report.ts";
+import { type Problem, problemList, refusedBy, type Skipped } from "./report.ts";
 import { type ExportSigner, signedBy } from "./signature.ts";
 import { identityTables } from "./site-rows.ts";
 import { reseed, seedTokens } from "./standing-links.ts";
@@ -97,7 +97,7 @@ type Site = {
  * ready to write, and every problem found.
  */
 export function readExport(document: unknown, { signer, ownerName, catalog }: Site): ReadExport {
-  const problems: Problem[] = [];
+  const problems = problemList();
   const notices: string[] = [];
   const skipped: Skipped[] = [];
   const problem = (where: string, message: string) => problems.push({ where, message });

@@ -29,11 +29,46 @@ export const quoted = (value: string): string =>
 /** How many of each kind of row an import added, and how many it found already there. */
 export type Tally = Record<string, { added: number; present: number }>;
 
-export function formatProblems(problems: Problem[]): string {
-  const shown = problems.slice(0, 200).map((p) => `  ${p.where}: ${p.message}\n`);
+/** The most problems a report lists, and an import collects. */
+const problemsMax = 200;
+
+/**
+ * Thrown by a `problemList` that is full: the check stops there. A file of
+ * a million bad rows (three bytes each, `{}`) would otherwise hold several
+ * problems for each in memory, gigabytes for a few megabytes, and take
+ * minutes to list what the first lines already say.
+ */
+export class TooManyProblems extends Error {
+  readonly problems: Problem[];
+  constructor(problems: Problem[]) {
+    super(`more than ${problems.length} problems`);
+    this.problems = problems;
+  }
+}
+
+/** A list for a file's problems, `first` in it, that throws `TooManyProblems` rather than take one past the most a report lists. */
+export function problemList(first: readonly Problem[] = []): Problem[] {
+  const list: Problem[] = [];
+  list.push = (...items: Problem[]) => {
+    for (const item of items) {
+      if (list.length >= problemsMax) throw new TooManyProblems([...list]);
+      Array.prototype.push.call(list, item);
+    }
+    return list.length;
+  };
+  list.push(...first);
+  return list;
+}
+
+export function formatProblems(problems: Problem[], { stopped = false } = {}): string {
+  const shown = problems.slice(0, problemsMax).map((p) => `  ${p.where}: ${p.message}\n`);
   const more =
     problems.length > shown.length ? `  … and ${problems.length - shown.length} more\n` : "";
-  return `Nothing was imported: the input has ${problems.length} problem${problems.length === 1 ? "" : "s"}.\n${shown.join("")}${more}`;
+  const count = `${stopped ? "more than " : ""}${problems.length} problem${problems.length === 1 && !stopped ? "" : "s"}`;
+  const end = stopped
+    ? "  … the check stopped there: correct these and import the file again\n"
+    : "";
+  return `Nothing was imported: the input has ${count}.\n${shown.join("")}${more}${end}`;
 }
 
 export function formatSkipped(skipped: Skipped[]): string {

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { CsvError, parse } from "csv-parse/sync";
-import type { Problem } from "./report.ts";
+import { type Problem, problemList } from "./report.ts";
 
 /*
  * A table another system exported, as CSV with a header row or as a JSON array
@@ -52,7 +52,7 @@ function readJson(
       problems: [{ where: name, message: "must be a JSON array of row objects" }],
     };
   }
-  const problems: Problem[] = [];
+  const problems = problemList();
   const rows: SourceRow[] = [];
   const header = new Set<string>();
   parsed.forEach((value, index) => {
@@ -98,7 +98,7 @@ export function readRows(
         : String((error as Error).message);
     return { rows: [], problems: [{ where: name, message: `cannot be read: ${message}` }] };
   }
-  const problems = [...(read.problems ?? [])];
+  const problems = problemList(read.problems);
   const missing = required.filter((column) => !read.header.includes(column));
   if (missing.length > 0 && (read.rows.length > 0 || /\.csv$/i.test(file))) {
     problems.push({

@@ -559,6 +559,25 @@ describe("reading a bad export", () => {
     expect(await runSql(target, "select id from science_comments")).toEqual([]);
   });
 
+  it("stops at the 200th problem, listing those, so a few bytes a row cannot fill the memory", async () => {
+    // 50,000 rows of "{}" (150 kB), each with nine missing columns.
+    const file = path.join(scratch(), "empties.json");
+    writeFileSync(
+      file,
+      `{"format": "engage-with-engineer-export", "version": 3, "tables": {"science_comments": [${Array(50_000).fill("{}").join(",")}]}}`,
+    );
+    const run = await importExport(file);
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trimEnd().split("\n");
+    expect(lines[0]).toBe("Nothing was imported: the input has more than 200 problems.");
+    expect(lines[1]).toBe("  tables.science_comments[0].id: is missing");
+    expect(lines).toHaveLength(202);
+    expect(lines.at(-1)).toBe(
+      "  … the check stopped there: correct these and import the file again",
+    );
+    expect(await runSql(target, "select id from science_comments")).toEqual([]);
+  });
+
   it("reads a file an editor saved with a byte order mark, and refuses one not in UTF-8, naming its line", async () => {
     const dir = scratch();
     const lines = (name: string) =>

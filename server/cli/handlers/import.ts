@@ -27,6 +27,7 @@ import {
   formatTally,
   type Skipped,
   type Tally,
+  TooManyProblems,
 } from "../../portability/report.ts";
 import { createExportSigner } from "../../portability/signature.ts";
 import { digestAddresses, foldedNotice, holdsAddresses } from "../../portability/version-1.ts";
@@ -265,10 +266,13 @@ export async function importFile(context: CommandContext) {
   }
   const file = path.resolve(positionals[0] ?? "");
   const dryRun = values["dry-run"] === true;
-  const result =
-    from === "export"
-      ? await importExport(context, file, dryRun)
-      : await importPlan(context, from as Kind, file, dryRun);
+  const result = await (from === "export"
+    ? importExport(context, file, dryRun)
+    : importPlan(context, from as Kind, file, dryRun)
+  ).catch((error: unknown) => {
+    if (!(error instanceof TooManyProblems)) throw error;
+    throw new AdminError(formatProblems(error.problems, { stopped: true }));
+  });
   report(context, result, dryRun);
   // An export's import records itself in its own transaction (it restores
   // the exported site's trail, and adds this line after it).
