@@ -16,16 +16,27 @@ import { asList, attributeOf, parseXml, textOf } from "./xml.ts";
  * read into an import's plan.
  */
 
-/** A comment's HTML (Disqus and WordPress keep it so) as the plain text our Markdown shows as written. */
-function htmlToText(html: string): string {
-  return convert(html, {
-    wordwrap: false,
-    selectors: [
-      { selector: "a", options: { hideLinkHrefIfSameAsText: true } },
-      { selector: "img", format: "skip" },
-    ],
-  }).trim();
+/**
+ * A comment's HTML (Disqus and WordPress keep it so) as the plain text our
+ * Markdown shows as written; null for HTML nested deeper than the converter
+ * follows (some thousands of elements), which no comment is.
+ */
+function htmlToText(html: string): string | null {
+  try {
+    return convert(html, {
+      wordwrap: false,
+      selectors: [
+        { selector: "a", options: { hideLinkHrefIfSameAsText: true } },
+        { selector: "img", format: "skip" },
+      ],
+    }).trim();
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
 }
+
+const tooDeep = "nests its HTML too deep to be read as a comment";
 
 /**
  * A Disqus XML export: threads (a page each, by its identifier and address),
@@ -93,12 +104,17 @@ export function readDisqus(text: string, catalog: Catalog, map: ItemMap, now = n
     }
     const author = (post as Record<string, unknown>).author;
     const time = parseSourceTime(textOf(post, "createdAt"));
+    const content = htmlToText(textOf(post, "message"));
+    if (content === null) {
+      plan.problems.push({ where: `${where} text`, message: tooDeep });
+      return;
+    }
     const comment = {
       sourceId: id,
       postId: thread.postId,
       parentSourceId: attributeOf(post, "parent", "dsq:id") || null,
       userName: textOf(author, "name") || textOf(author, "username"),
-      content: htmlToText(textOf(post, "message")),
+      content,
       createdAt: time ? time.toISOString() : textOf(post, "createdAt"),
       where,
     };
@@ -172,13 +188,18 @@ export function readWordpress(
       const parent = textOf(comment, "wp:comment_parent");
       const date = textOf(comment, "wp:comment_date_gmt") || textOf(comment, "wp:comment_date");
       const time = parseSourceTime(date);
+      // WordPress keeps line breaks as written and adds paragraphs when it shows them.
+      const content = htmlToText(textOf(comment, "wp:comment_content").replace(/\r?\n/g, "<br>"));
+      if (content === null) {
+        plan.problems.push({ where: `${where} text`, message: tooDeep });
+        return;
+      }
       const planned = {
         sourceId: id,
         postId,
         parentSourceId: parent && parent !== "0" ? parent : null,
         userName: textOf(comment, "wp:comment_author"),
-        // WordPress keeps line breaks as written and adds paragraphs when it shows them.
-        content: htmlToText(textOf(comment, "wp:comment_content").replace(/\r?\n/g, "<br>")),
+        content,
         createdAt: time ? time.toISOString() : date,
         where,
       };

@@ -310,6 +310,24 @@ describe("refusing dangerous or bad input", () => {
     );
   });
 
+  it("names a post whose HTML nests deeper than any comment, and writes nothing", async () => {
+    const nested = path.join(dir, "nested.xml");
+    writeFileSync(
+      nested,
+      readFileSync(fixture("disqus.xml"), "utf8").replace(
+        "<p>Does soap work the same in <b>hard</b> water?",
+        `<p>${"<b>".repeat(50_000)}Does soap work the same in hard water?`,
+      ),
+    );
+    const map = ["--map", fixture("disqus-map.json")];
+    const run = await admin(adminEnv(t), "import", "--from", "disqus", ...map, nested);
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      'Nothing was imported: the input has 1 problem.\n  <post> 1 (dsq:id "9001") text: nests its HTML too deep to be read as a comment\n\n',
+    ]);
+    expect(await runSql(t, "select id from science_comments")).toEqual([]);
+  });
+
   it("reports malformed XML with its line, and every bad post, and writes nothing", async () => {
     const torn = path.join(dir, "torn.xml");
     writeFileSync(torn, '<?xml version="1.0"?>\n<disqus>\n  <thread dsq:id="1">\n</disqus>\n');
