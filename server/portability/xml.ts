@@ -2,6 +2,49 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { Problem } from "./report.ts";
 
 /**
+ * Where the file declares something (`<!DOCTYPE`, `<!ENTITY`): its first
+ * `<!` that opens neither a comment nor a CDATA section, found as the
+ * parser reads the file, so that no CDATA section seen inside a comment, an
+ * instruction or a quoted value hides one from this check and not from the
+ * parser. -1 when there is none.
+ */
+function declarationAt(text: string): number {
+  for (let at = text.indexOf("<"); at !== -1; ) {
+    const end = text.startsWith("<!--", at)
+      ? text.indexOf("-->", at + 4)
+      : text.startsWith("<![", at)
+        ? text.indexOf("]]>", at)
+        : text.startsWith("<!", at)
+          ? null
+          : text.startsWith("</", at)
+            ? text.indexOf(">", at)
+            : tagEnd(text, at + 1, text.startsWith("<?", at) ? "?>" : ">");
+    if (end === null) return at;
+    // Never closed: the parser refuses the file; any later declaration is refused here first.
+    if (end === -1) {
+      const later = text.slice(at + 1).search(/<!(?!--|\[)/);
+      return later === -1 ? -1 : at + 1 + later;
+    }
+    at = text.indexOf("<", end + 1);
+  }
+  return -1;
+}
+
+/** Where a tag or an instruction ends (its `close`), past its quoted values, as the parser finds it; -1 when it does not. */
+function tagEnd(text: string, from: number, close: string): number {
+  for (let at = from; at < text.length; at += 1) {
+    const char = text.charAt(at);
+    if (char === '"' || char === "'") {
+      at = text.indexOf(char, at + 1);
+      if (at === -1) return -1;
+    } else if (text.startsWith(close, at)) {
+      return at;
+    }
+  }
+  return -1;
+}
+
+/**
  * Parses an export file of another system safely. Disqus and WordPress files
  * have no document type declaration, and one is what entity expansion
  * ("billion laughs") and external entities (reading local files, calling
@@ -10,20 +53,6 @@ import type { Problem } from "./report.ts";
  * is text, not markup, and is not taken for one. Malformed XML is reported
  * with its line and column.
  */
-function outsideCdata(text: string): string {
-  let out = "";
-  let at = 0;
-  for (;;) {
-    const start = text.indexOf("<![CDATA[", at);
-    if (start === -1) return out + text.slice(at);
-    const end = text.indexOf("]]>", start);
-    if (end === -1) return out + text.slice(at);
-    // Blanked, line breaks kept, so a line number found after it still counts right.
-    out += text.slice(at, start) + text.slice(start, end + 3).replace(/[^\n]/g, " ");
-    at = end + 3;
-  }
-}
-
 export function parseXml(
   text: string,
   /** Paths of the elements that may repeat, such as `disqus.post`. */
@@ -31,10 +60,9 @@ export function parseXml(
   /** The path of the element the file is about, and what to say when it has none. */
   root: { path: string; missing: string },
 ): { root: Record<string, unknown> | null; problems: Problem[] } {
-  const markup = outsideCdata(text);
-  const declaration = /<!DOCTYPE|<!ENTITY/i.exec(markup);
-  if (declaration) {
-    const line = markup.slice(0, declaration.index).split("\n").length;
+  const declaration = declarationAt(text);
+  if (declaration !== -1) {
+    const line = text.slice(0, declaration).split("\n").length;
     return {
       root: null,
       problems: [

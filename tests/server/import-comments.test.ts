@@ -218,6 +218,24 @@ describe("refusing dangerous or bad input", () => {
     expect(await runSql(t, "select id from science_comments")).toEqual([]);
   });
 
+  it("refuses a declaration that the start of a CDATA section inside an XML comment would hide", async () => {
+    const hidden = path.join(dir, "hidden-doctype.xml");
+    writeFileSync(
+      hidden,
+      readFileSync(fixture("disqus.xml"), "utf8")
+        .replace(
+          "\n<disqus ",
+          '\n<!-- <![CDATA[ -->\n<!DOCTYPE disqus [<!ENTITY who "Entity Eve">]>\n<!-- ]]> -->\n<disqus ',
+        )
+        .replace("<name>Lathering Lakshmi</name>", "<name>&who;</name>"),
+    );
+    const map = ["--map", fixture("disqus-map.json")];
+    const run = await admin(adminEnv(t), "import", "--from", "disqus", ...map, hidden);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/line 3: the file declares a document type or entities/);
+    expect(await runSql(t, "select id from science_comments")).toEqual([]);
+  });
+
   it("takes a comment that mentions <!DOCTYPE html> in its text for text, not a declaration", async () => {
     const mentions = path.join(dir, "mentions-doctype.xml");
     writeFileSync(
