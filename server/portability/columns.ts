@@ -101,11 +101,14 @@ const typed = (what: string) => ({
 });
 const whole = z.int(typed("must be a whole number"));
 const range = `must be between ${intMin} and ${rowIdMax}`;
+/** A real is 4 bytes on PostgreSQL, which refuses one beyond about 3.4e38 either way. */
+const realMax = 3.4e38;
+const realRange = `must be between -${realMax} and ${realMax}`;
 
 /** Each type's values as an export writes them; a column's problem is the first one found. */
 const byType = {
   int: whole.min(intMin, range).max(rowIdMax, range),
-  real: z.number(typed("must be a number")),
+  real: z.number(typed("must be a number")).min(-realMax, realRange).max(realMax, realRange),
   time: z
     .string(typed(timeText))
     .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/, timeText)

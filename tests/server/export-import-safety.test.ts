@@ -771,6 +771,23 @@ describe.each(backends)("an import that cannot finish, on %s", (backend) => {
     );
     expect(await count(t, "science_comments")).toBe(0);
   });
+
+  it("is refused, naming the row, when a number is beyond what PostgreSQL's real keeps", async () => {
+    const screening = (score: number) => ({
+      comment_id: 1,
+      outcome: "published",
+      reason: null,
+      score,
+      created_at: "2024-03-01T10:00:00.000Z",
+    });
+    const file = exportFile({ science_comments: [comment(1)], spam_screening: [screening(1e300)] });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      "Nothing was imported: the input has 1 problem.\n  tables.spam_screening[0].score: must be between -3.4e+38 and 3.4e+38\n\n",
+    ]);
+    expect(await count(t, "science_comments")).toBe(0);
+  });
 });
 
 describe.each(backends)("an export read into a site with comments of its own, on %s", (backend) => {
