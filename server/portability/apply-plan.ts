@@ -22,6 +22,8 @@ export const importedVisitor = (source: string, name: string) => `imported:${sou
 type BatchWriter<T> = {
   /** Already on the site by other means: left as it is. */
   present?(item: T): boolean;
+  /** Cannot come in (the writer records why): neither written nor counted. */
+  leftOut?(item: T): boolean;
   /** Writes the item's row and names it; null when the database had it already. */
   write(item: T): Promise<{ table: string; id: number } | null>;
   /** After the batch's rows, in its transaction (live events). */
@@ -57,6 +59,7 @@ export async function importOnce<T extends { sourceId: string }>(
       const known = new Map(rows.map((row) => [row.source_id, Number(row.row_id)]));
       const batchWriter = await writer(trx, batch, known);
       for (const item of batch) {
+        if (!known.has(item.sourceId) && batchWriter.leftOut?.(item)) continue;
         const row =
           known.has(item.sourceId) || batchWriter.present?.(item)
             ? null
@@ -96,9 +99,32 @@ export async function applyPlan(
     plan.source,
     plan.comments,
     dryRun,
-    (trx, _batch, known) => {
+    async (trx, batch, known) => {
       const fresh: ImportedComment[] = [];
+      // The comments a run before brought in that this batch's replies answer: a
+      // map changed since may put a reply on another post than its comment.
+      const answered = batch.flatMap((c) => known.get(c.parentSourceId ?? "") ?? []);
+      const postOf = new Map(
+        answered.length === 0
+          ? []
+          : (
+              await trx
+                .selectFrom("science_comments")
+                .select(["id", "post_id"])
+                .where("id", "in", answered)
+                .execute()
+            ).map((row) => [row.id, row.post_id]),
+      );
       return {
+        leftOut(comment) {
+          const post = postOf.get(known.get(comment.parentSourceId ?? "") ?? 0);
+          if (post === undefined || post === comment.postId) return false;
+          plan.skipped.push({
+            where: comment.where,
+            reason: "it answers a comment on another post",
+          });
+          return true;
+        },
         async write(comment) {
           const parentRow = comment.parentSourceId ? known.get(comment.parentSourceId) : undefined;
           const parent =

@@ -145,6 +145,35 @@ describe.each(backends)("importing comments on %s", (backend) => {
     ).toEqual([{ content: "Hard water:\nno lather\nat my aunt's" }]);
   });
 
+  it("leaves out a new reply whose comment came in on another post, under an earlier map", async () => {
+    // The first run put thread 8002 on wifi; this export maps it to soap, and holds a new reply there.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-import-"));
+    const map = path.join(dir, "map.json");
+    writeFileSync(
+      map,
+      JSON.stringify({ "https://old-blog.example/2021/04/why-cars-need-a-differential": "soap" }),
+    );
+    const later = path.join(dir, "later.xml");
+    writeFileSync(
+      later,
+      readFileSync(fixture("disqus.xml"), "utf8").replace(
+        "</disqus>",
+        `<post dsq:id="9301"><message><![CDATA[<p>Agreed, about the gears.</p>]]></message>
+          <createdAt>2021-04-12T08:00:00Z</createdAt><author><name>Late Lata</name></author>
+          <thread dsq:id="8002"/><parent dsq:id="9006"/></post></disqus>`,
+      ),
+    );
+    const run = await admin(adminEnv(t), "import", "--from", "disqus", "--map", map, later);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("comments: 0 added, 4 already there");
+    expect(run.stdout).toContain(
+      '<post> 8 (dsq:id "9301"): it answers a comment on another post\n',
+    );
+    expect(
+      await runSql(t, "select id from science_comments where user_name = 'Late Lata'"),
+    ).toEqual([]);
+  });
+
   it("refuses a post whose id is too long to keep, however far into the file, and writes nothing", async () => {
     // 600 posts: the first 500 are written in a batch of their own before the last ones.
     const long = "8".repeat(3000);
