@@ -5,7 +5,7 @@ import {
   handleMax,
   userNameSchema,
 } from "../../contract/api.ts";
-import { bookingRequestSchema } from "../../contract/bookings.ts";
+import { availabilitySchema, bookingRequestSchema } from "../../contract/bookings.ts";
 import { enquiryRequestSchema } from "../../contract/enquiries.ts";
 import { plural } from "../../contract/plural.ts";
 import { hasNoHiddenCharacters } from "../../contract/text.ts";
@@ -216,6 +216,8 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     ["bookings", "name", bookingRequestSchema.shape.name],
     ["bookings", "note", bookingRequestSchema.shape.note],
     ["bookings", "reader_zone", listedZone],
+    // A call's room, which the console links to and mails carry, as the owner's setting takes it.
+    ["bookings", "meeting_url", availabilitySchema.shape.meetingUrl.optional()],
     // What a page shows of the web's mentions and Fediverse writers, as their receivers take it.
     ["webmentions", "source", webLink],
     ["webmentions", "target", webLink],

@@ -934,7 +934,7 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
   });
   afterAll(() => t?.close());
 
-  it("are refused where the forms would refuse them: hidden or text-direction characters, lengths, blank names", async () => {
+  it("are refused where the forms would refuse them: hidden or text-direction characters, lengths, blank names, a room not on https", async () => {
     const file = exportFile({
       enquiries: [
         enquiry(1, { name: "Priya \u202Eraman" }),
@@ -948,11 +948,14 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
         booking(1, { name: "M".repeat(101) }),
         booking(2, { note: "Agenda:\u0007 the \u202Ebell\u202C" }),
         booking(3),
+        // The console links to a call's room, and the reader's mails carry it.
+        booking(4, { meeting_url: "javascript:alert(document.cookie)" }),
+        booking(5, { meeting_url: "http://room.example/call" }),
       ],
     });
     const run = await admin(adminEnv(t), "import", "--from", "export", file);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("Nothing was imported: the input has 7 problems.");
+    expect(run.stderr).toContain("Nothing was imported: the input has 9 problems.");
     for (const line of [
       "tables.enquiries[0].name: Your name must be one line, without control or invisible characters.",
       "tables.enquiries[1].organisation: Organisation must be one line, without control or invisible characters.",
@@ -961,6 +964,8 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
       "tables.enquiries[4].name: Enter your name.",
       "tables.bookings[0].name: Your name is at most 100 characters.",
       "tables.bookings[1].note: The note cannot contain control or text-direction characters.",
+      "tables.bookings[3].meeting_url: The meeting address must start with https://.",
+      "tables.bookings[4].meeting_url: The meeting address must start with https://.",
     ]) {
       expect(run.stderr).toContain(line);
     }
@@ -970,7 +975,7 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
     // What the forms take comes in.
     const fine = exportFile({
       enquiries: [enquiry(6, { organisation: "Acme Gears", timeline: "Spring" })],
-      bookings: [booking(3)],
+      bookings: [booking(3, { meeting_url: "https://meet.jit.si/EngageWithEngineer-abc" })],
     });
     const imported = await admin(adminEnv(t), "import", "--from", "export", fine);
     expect(imported.stderr).toBe("");
