@@ -121,8 +121,9 @@ const browsersRows = [
  * tell the owner. An edition's schedule and its mails still to go, which
  * would send the file's edition to this site's subscribers or to the
  * file's addresses, are left out too, and so are the audit trail, which
- * says what the owner did, the examples the spam filter learns from, and
- * the Fediverse followers, to whose inboxes each new post would go. Booked
+ * says what the owner did, the examples the spam filter learns from, the
+ * records of earlier imports (`import_sources`), which a later import
+ * trusts, and the Fediverse followers, to whose inboxes each new post would go. Booked
  * calls come in without reminders or working links (`quietCalls`).
  */
 export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notices: string[] } {
@@ -184,6 +185,14 @@ export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; noti
       `${plural(trail, "line")} of the audit trail ${trail === 1 ? "was" : "were"} left out: the trail is restored only from this site's own export, read back with its cookie secret.`,
     );
   }
+  // What the site imported before, by the source's keys: a file's records would have
+  // a later import take its rows for the ones that file brings (a comment, a reply's comment).
+  const records = emptyTable(tables, "import_sources");
+  if (records > 0) {
+    notices.push(
+      `${plural(records, "record")} of ${records === 1 ? "an earlier import was" : "earlier imports were"} left out: the site keeps what it imported before only from its own export, read back with its cookie secret, so a file imported there and imported here again brings its rows again.`,
+    );
+  }
   notices.push(...pendAddresses(tables), ...quietCalls(tables), ...leaveOutFollowers(tables));
   const settings = tables.find((t) => t.table.name === "booking_settings")?.rows ?? [];
   const feeds = settings.filter((row) => row.feed_token_hash !== null);
@@ -227,12 +236,6 @@ function pendAddresses(tables: ExportRows[]): string[] {
       sources = { table: sourcesTable, rows: [], at: [] };
       tables.push(sources);
     }
-    // The file's own rows of that source could point its addresses elsewhere.
-    leaveOut(sources, (row) =>
-      row.source === askedSource
-        ? "it marks a subscriber as imported, which this import records itself"
-        : null,
-    );
     let confirmed = 0;
     for (const row of subscribers.rows) {
       if (row.status === "confirmed") confirmed += 1;

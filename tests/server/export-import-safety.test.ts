@@ -834,6 +834,56 @@ describe.each(backends)("an export read into a site with comments of its own, on
     expect(again.stdout).toMatch(/science_comments: 0 added, 2 already there/);
     expect(await count(t, "science_comments")).toBe(3);
   });
+
+  it("keeps no record of earlier imports from a file not its own, so none stands in for a later file's row", async () => {
+    // This file's writer read comment 70 and its time off the old site's public page, and
+    // says the site brought it in before as their own comment 60.
+    const taken = {
+      created_at: "2024-04-01T10:00:00.000Z",
+      updated_at: "2024-04-01T10:00:00.000Z",
+    };
+    const run = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "export",
+      exportFile({
+        science_comments: [comment(60, { user_name: "Mallory", content: "Soap is a scam." })],
+        import_sources: [
+          {
+            source: "export",
+            source_id: `science_comments:70:${taken.created_at}`,
+            row_table: "science_comments",
+            row_id: 60,
+            imported_at: "2024-05-01T10:00:00.000Z",
+          },
+        ],
+      }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      "1 record of an earlier import was left out: the site keeps what it imported before only from its own export",
+    );
+    // Then the old site's own export, with comment 70 and a reply to it.
+    const move = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "export",
+      signedFile(t, {
+        science_comments: [
+          comment(70, { user_name: "Anjali", content: "Soap lifts the grease.", ...taken }),
+          comment(71, { parent_id: 70, user_name: "Kiran", content: "Thanks, Anjali." }),
+        ],
+      }),
+    );
+    expect(move.code, move.stderr).toBe(0);
+    expect(move.stdout).toMatch(/science_comments: 2 added/);
+    const [anjali] = await runSql(t, "select id from science_comments where user_name = 'Anjali'");
+    expect(
+      await runSql(t, "select parent_id from science_comments where user_name = 'Kiran'"),
+    ).toEqual([{ parent_id: anjali?.id }]);
+  });
 });
 
 describe.each(backends)("ids in an export, on %s", (backend) => {
