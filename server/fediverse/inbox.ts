@@ -1,4 +1,4 @@
-import type { Context, Federation, InboxContext } from "@fedify/fedify";
+import type { Context, Federation, InboxContext, KvKey, KvStore } from "@fedify/fedify";
 import {
   Accept,
   type Actor,
@@ -14,6 +14,7 @@ import {
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
+import { Temporal } from "@js-temporal/polyfill";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { withoutHiddenCharacters } from "../../contract/text.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
@@ -64,7 +65,24 @@ export type InboxDeps = {
   answersErased: (answers: number[], actorId: null) => Promise<void>;
   /** Tells the queue the activity in hand failed (message-queue.ts, `failed`). */
   failed: (why: string) => void;
+  /** Where a Delete that came before its post is remembered (kv-store.ts). */
+  kv: Pick<KvStore, "get" | "set">;
 };
+
+/**
+ * A writer's post deleted before it arrived, as kept in the key-value store:
+ * the queue's workers take a Create and the Delete after it at the same time,
+ * and a server retries a Create that failed after its Delete went through.
+ */
+const deletedFirstKey = (actorId: string, postId: string): KvKey => [
+  "deletedFirst",
+  actorId,
+  postId,
+];
+/** As long as a server retries a delivery (Mastodon, about three days; this queue, three). */
+const deletedFirstKeptFor = Temporal.Duration.from({
+  hours: 72,
+}) as unknown as globalThis.Temporal.Duration;
 
 const text = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
@@ -171,6 +189,12 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     // that server's post here (its later reply dropped as a repeat, its replies in this thread).
     if (note.id.origin !== actorId.origin) return;
     if (await repository.replyByNote(note.id.href)) return;
+    const deletedFirst = async () =>
+      (await deps.kv.get(deletedFirstKey(actorId.href, note.id?.href ?? ""))) !== undefined;
+    if (await deletedFirst()) {
+      log.info({ note: note.id.href }, "a Fediverse note deleted before it arrived was ignored");
+      return;
+    }
     const place = await placeOf(ctx, note.replyTargetId);
     if (!place) {
       log.info({ note: note.id.href }, "a Fediverse note that answers nothing here was ignored");
@@ -226,6 +250,8 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       },
     });
     if (typeof comment === "string") return;
+    // Its Delete, taken while this one was checked, found no comment yet: it goes now.
+    if (await deletedFirst()) return removeReply(comment.id, actorId.href);
     await defences.recordScreening(comment.id, verdict.screening);
     deps.changed(`/science/${place.postId}`);
     log.info({ note: note.id.href, comment: comment.id }, "a Fediverse reply became a comment");
@@ -332,6 +358,13 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
         await deps.forgetCached(actorId.href);
         log.info({ actor: actorId.href }, "a deleted Fediverse account was forgotten");
         return;
+      }
+      // Remembered before the comment is looked for: its Create, had at the same time or
+      // retried later, finds this once it has been added (`receiveNote`).
+      if (objectId.origin === actorId.origin) {
+        await deps.kv.set(deletedFirstKey(actorId.href, objectId.href), true, {
+          ttl: deletedFirstKeptFor,
+        });
       }
       const reply = await repository.replyByNote(objectId.href);
       if (!reply || reply.actor_id !== actorId.href) return;

@@ -22,12 +22,15 @@ function expiryOf(options: KvStoreSetOptions | undefined): string | null {
 /**
  * Where Fedify caches remote documents and public keys, each under its
  * address, and remembers the activities it processed (under the origin
- * that received them and the activity's id, which names its account).
+ * that received them and the activity's id, which names its account); and
+ * where the inbox remembers a post deleted before it arrived (under its
+ * writer's address, inbox.ts).
  */
 const cachePrefixes: KvKey[] = [
   ["_fedify", "remoteDocument"],
   ["_fedify", "publicKey"],
   ["_fedify", "activityIdempotence"],
+  ["deletedFirst"],
 ];
 
 export function createKvStore(store: Store) {

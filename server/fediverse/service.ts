@@ -154,6 +154,7 @@ export function createFediverse(options: FediverseOptions) {
       ...shared,
       answersErased: replies.takeBack,
       failed: queue.failed,
+      kv,
     });
     if (!stopping.signal.aborted) {
       queueStopped = made

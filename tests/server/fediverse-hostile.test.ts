@@ -17,7 +17,10 @@ import {
  * Correctly signed activities whose content is hostile: an account that likes
  * one item again and again under new ids, and one that claims the address of
  * another server's post or like as its own. Each counts once, as its own,
- * and a claim does not keep the other server's own post or like out.
+ * and a claim does not keep the other server's own post or like out; and a
+ * post whose Delete arrives before it (the queue's workers take both at once,
+ * or its server retries the Create), which is never shown, while another
+ * account's Delete of it keeps nothing out.
  */
 
 const soap = `${siteUrl}/fediverse/items/science/soap`;
@@ -121,5 +124,37 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     expect(
       await runSql(t, "select actor_id from fediverse_reactions where activity_id = ?", [like]),
     ).toEqual([{ actor_id: vic() }]);
+  });
+
+  it("never shows a post whose Delete came before it, and takes no Delete of it from another account", {
+    timeout: 240_000,
+  }, async () => {
+    const note = (server: typeof evil, name: string, at: number, content: string) => ({
+      id: `${server.actor(name)}/notes/${at}`,
+      type: "Note",
+      attributedTo: server.actor(name),
+      inReplyTo: soap,
+      content: `<p>${content}</p>`,
+    });
+    const create = (server: typeof evil, name: string, at: number, content: string) => ({
+      id: `${server.actor(name)}/notes/${at}/activity`,
+      type: "Create",
+      actor: server.actor(name),
+      object: note(server, name, at, content),
+    });
+    const deletion = (server: typeof evil, name: string, of: string) => ({
+      id: `${of}/delete/${server.actor(name)}`,
+      type: "Delete",
+      actor: server.actor(name),
+      object: { id: of, type: "Tombstone" },
+    });
+    const before = await replies();
+    await sent(honest, "vic", [deletion(honest, "vic", note(honest, "vic", 20, "").id)]);
+    await sent(evil, "mal", [deletion(evil, "mal", note(honest, "vic", 21, "").id)]);
+    await sent(honest, "vic", [
+      create(honest, "vic", 20, "Deleted at once"),
+      create(honest, "vic", 21, "Still here"),
+    ]);
+    expect(await replies()).toEqual([...before, ["vic", "Still here"]]);
   });
 });
