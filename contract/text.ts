@@ -25,6 +25,8 @@ const visible = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{C}\p{M}\u28
  */
 export const marksPerCharacterMax = 5;
 const tooManyMarks = new RegExp(`\\p{M}{${marksPerCharacterMax + 1}}`, "u");
+/** The marks past the first few on one character. */
+const excessMarks = new RegExp(`(\\p{M}{${marksPerCharacterMax}})\\p{M}+`, "gu");
 
 /** Blank lines in a row in a comment; a line of invisible characters counts as blank. */
 export const blankLinesInARowMax = 2;
@@ -36,6 +38,9 @@ export function hasVisibleCharacter(value: string): boolean {
 export function hasFewMarksPerCharacter(value: string): boolean {
   return !tooManyMarks.test(value);
 }
+
+/** Text from elsewhere with at most `marksPerCharacterMax` marks on one character, the rest dropped. */
+export const withFewMarksPerCharacter = (value: string): string => value.replace(excessMarks, "$1");
 
 export function hasFewBlankLinesInARow(value: string): boolean {
   let run = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { commentSchema } from "../../contract/api.ts";
-import { handleOf } from "./inbox.ts";
+import { handleOf } from "./note-text.ts";
 
 describe("a Fediverse writer's handle", () => {
   it("fits the comment's schema at its longest, or every reader of the post would get a 500", () => {

@@ -15,14 +15,13 @@ import {
   Update,
 } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
-import { rowIdParamSchema } from "../../contract/api.ts";
-import { withoutHiddenCharacters } from "../../contract/text.ts";
+import { commentContentSchema, rowIdParamSchema } from "../../contract/api.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import { nameOf } from "./deadlines.ts";
 import { type Deliverable, paths, siteActor } from "./federation.ts";
 import type { Logger } from "./logging.ts";
-import { noteMarkdown, remoteName } from "./note-text.ts";
+import { handleOf, noteMarkdown, remoteName } from "./note-text.ts";
 import { fetchPicture } from "./pictures.ts";
 import { answerFollow } from "./publishing.ts";
 import { type FediverseRepository, visitorOfActor } from "./repository.ts";
@@ -87,25 +86,6 @@ const deletedFirstKeptFor = Temporal.Duration.from({
 const text = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
 
-/** The longest account name a handle shows, in characters. */
-const usernameMax = 64;
-
-/**
- * `@name@host` from an actor, without a WebFinger lookup. The name is another
- * server's word, shown under a comment and in the owner's console and terminal:
- * control, invisible and space characters go (they would disguise it, or
- * command a terminal), and a long one is cut.
- */
-export function handleOf(actor: Pick<Actor, "id" | "preferredUsername">): string {
-  const host = actor.id?.host ?? "unknown";
-  const given = withoutHiddenCharacters(actor.preferredUsername?.toString() ?? "");
-  // An "@" in it would make a second server of its text: "@support@bank.example@their.host".
-  const name = [...given.replace(/[\p{Co}\p{Cn}\s@]/gu, "")];
-  const shown =
-    name.length > usernameMax ? `${name.slice(0, usernameMax - 1).join("")}…` : name.join("");
-  return `@${shown || "someone"}@${host}`;
-}
-
 export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
   const { repository, comments, defences, log } = deps;
   const site = new URL(deps.siteUrl);
@@ -135,12 +115,25 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     return false;
   }
 
-  /** A Note's text as a comment's Markdown, without the mentions of the site itself. */
-  const markdownOf = (ctx: Context<void>, note: Note) =>
-    noteMarkdown(text(note.content) ?? "", {
+  /**
+   * A Note's text as a comment's Markdown, without the mentions of the site
+   * itself; null when the comment form would refuse it (nothing that shows,
+   * screens of blank lines, a stack of marks on a character).
+   */
+  const markdownOf = (ctx: Context<void>, note: Note) => {
+    const markdown = noteMarkdown(text(note.content) ?? "", {
       contentWarning: text(note.summary),
       dropMentionsOf: [ctx.getActorUri(siteActor).href, new URL("/about", site).href],
     });
+    const written = commentContentSchema.safeParse(markdown);
+    if (!written.success) {
+      log.info(
+        { note: note.id?.href },
+        "a Fediverse post the comment form would refuse was ignored",
+      );
+    }
+    return written.success ? written.data : null;
+  };
 
   /** The post and thread a reply lands in, or null when it answers nothing of ours. */
   async function placeOf(
@@ -205,6 +198,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     const handle = handleOf(actor);
     let userName = remoteName(text(actor.name), handle);
     const content = markdownOf(ctx, note);
+    if (content === null) return;
     const visitorId = visitorOfActor(actorId.href);
     const judge = (handle = false) =>
       defences.judgeNew({
@@ -263,7 +257,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     const reply = await repository.replyByNote(note.id.href);
     if (!reply || reply.actor_id !== actorId.href) return;
     const content = markdownOf(ctx, note);
-    if (defences.judgeEdit(content)) return;
+    if (content === null || defences.judgeEdit(content)) return;
     const visitorId = visitorOfActor(actorId.href);
     const screening = await defences.screenEdit({ content, visitorId });
     const result = await comments.update({

@@ -1,6 +1,9 @@
+import type { Actor } from "@fedify/fedify/vocab";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import {
+  hasVisibleCharacter,
+  withFewMarksPerCharacter,
   withoutControlOrDirectionCharacters,
   withoutHiddenCharacters,
 } from "../../contract/text.ts";
@@ -10,7 +13,8 @@ import {
  * paragraphs, line breaks and links (the comment renderer makes the HTML
  * again, so none of theirs reaches a page), the mentions of the site's own
  * account dropped, a content warning kept as the first line, and the whole
- * held to a comment's length.
+ * held to a comment's length; and its writer's name and handle as one line
+ * each, as the comment form would take a name.
  */
 
 /** Characters that would make Markdown of plain text. */
@@ -67,15 +71,58 @@ export function noteMarkdown(
   const warning = contentWarning?.trim()
     ? `**Content warning: ${inlineText(contentWarning).trim()}**\n\n`
     : "";
-  // Raw or as references (`&#x202E;`), they would disguise it or command a terminal.
-  const whole = withoutControlOrDirectionCharacters(`${warning}${text}`);
-  if (whole.length <= limits.commentMax) return whole;
-  return `${whole.slice(0, limits.commentMax - 1).trimEnd()}…`;
+  const whole = `${warning}${text}`;
+  const cut =
+    whole.length <= limits.commentMax
+      ? whole
+      : `${whole.slice(0, limits.commentMax - 1).trimEnd()}…`;
+  // Raw or as references (`&#x202E;`), they would disguise it or command a terminal; and
+  // after the cut, which may leave half an emoji.
+  return withoutControlOrDirectionCharacters(cut);
 }
 
-/** A display name a comment can carry: no control or invisible characters, at most 40. */
+/**
+ * One line of another server's text, at most `max` UTF-16 units (as the
+ * comment form counts them) without half an emoji, and at most a few marks on
+ * a character.
+ */
+export function remoteLine(text: string, max: number): string {
+  let line = "";
+  for (const character of withFewMarksPerCharacter(withoutHiddenCharacters(text))) {
+    if (line.length + character.length > max) break;
+    line += character;
+  }
+  return line.trim();
+}
+
+/**
+ * A display name a comment can carry, as the comment form takes one
+ * (`userNameSchema`): one line, at most 40 UTF-16 units, a few marks on a
+ * character; `fallback` when nothing of it shows (blank characters such as
+ * U+3164).
+ */
 export function remoteName(name: string | null | undefined, fallback: string): string {
-  const clean = withoutHiddenCharacters((name ?? "").replace(/:[a-z0-9_]+:/gi, ""));
-  const chosen = clean === "" ? fallback : clean;
-  return [...chosen].slice(0, limits.userNameMax).join("").trim();
+  const line = remoteLine((name ?? "").replace(/:[a-z0-9_]+:/gi, ""), limits.userNameMax);
+  return hasVisibleCharacter(line) ? line : remoteLine(fallback, limits.userNameMax);
+}
+
+/** The longest account name a handle shows, in characters. */
+const usernameMax = 64;
+
+/**
+ * `@name@host` from an actor, without a WebFinger lookup. The name is another
+ * server's word, shown under a comment and in the owner's console and terminal:
+ * control, invisible and space characters go (they would disguise it, or
+ * command a terminal), and a long one is cut.
+ */
+export function handleOf(actor: Pick<Actor, "id" | "preferredUsername">): string {
+  const host = actor.id?.host ?? "unknown";
+  const given = withFewMarksPerCharacter(
+    withoutHiddenCharacters(actor.preferredUsername?.toString() ?? ""),
+  );
+  // An "@" in it would make a second server of its text: "@support@bank.example@their.host".
+  const name = [...given.replace(/[\p{Co}\p{Cn}\s@]/gu, "")];
+  const shown =
+    name.length > usernameMax ? `${name.slice(0, usernameMax - 1).join("")}…` : name.join("");
+  return `@${shown || "someone"}@${host}`;
 }

@@ -1,7 +1,11 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentsResponseSchema } from "../../contract/api.ts";
 import { fragment } from "../support/built-site.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { runSql } from "./support/sql.ts";
 import { misskeyServer } from "./support/stand-in-server.ts";
 import {
@@ -20,11 +24,16 @@ import {
  * and a claim does not keep the other server's own post or like out; and a
  * post whose Delete arrives before it (the queue's workers take both at once,
  * or its server retries the Create), which is never shown, while another
- * account's Delete of it keeps nothing out.
+ * account's Delete of it keeps nothing out. Names and posts the comment form
+ * would refuse: a name is shown as far as the form takes it, a post only as
+ * the form would take it, so the site's own export reads back in.
  */
 
 const soap = `${siteUrl}/fediverse/items/science/soap`;
 const garuda = `${siteUrl}/fediverse/items/mythology/garuda`;
+/** Each letter of `text` with `marks` acute accents on it. */
+const marked = (text: string, marks: number) =>
+  [...text].map((letter) => `${letter}${"\u0301".repeat(marks)}`).join("");
 
 describe.each(backends)("hostile activities, correctly signed, on %s", (backend) => {
   let t: TestApp;
@@ -34,6 +43,11 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     [evil, honest] = [await misskeyServer(), await misskeyServer()];
     await evil.newKey("mal");
     await honest.newKey("vic");
+    // Display names of 30 letters of a fancy alphabet (each two UTF-16 units), of a blank
+    // character alone (U+3164, which Mastodon takes), and with 20 marks on each letter.
+    await honest.newKey("fancy", "\u{1D4D0}\u{1D4FC}\u{1D4F1}\u{1D4EA} ".repeat(6));
+    await honest.newKey("blank", "\u3164");
+    await honest.newKey("zalgo", marked("Zalgo", 20));
     t = await startTestApp(backend, {
       // The other servers are on loopback: the tests' setting lets the site reach them.
       env: {
@@ -156,5 +170,48 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
       create(honest, "vic", 21, "Still here"),
     ]);
     expect(await replies()).toEqual([...before, ["vic", "Still here"]]);
+  });
+  it("takes a writer's name and post only as the comment form would, so the site's export reads back in", {
+    timeout: 240_000,
+  }, async () => {
+    const reply = (name: string, at: number, content: string) => ({
+      id: `${honest.actor(name)}/notes/${at}/activity`,
+      type: "Create",
+      actor: honest.actor(name),
+      object: {
+        id: `${honest.actor(name)}/notes/${at}`,
+        type: "Note",
+        attributedTo: honest.actor(name),
+        inReplyTo: soap,
+        content,
+      },
+    });
+    await sent(honest, "fancy", [reply("fancy", 1, "<p>Fancy agrees.</p>")]);
+    await sent(honest, "blank", [reply("blank", 1, "<p>Blank agrees.</p>")]);
+    await sent(honest, "zalgo", [
+      reply("zalgo", 1, "<p>Zalgo agrees.</p>"),
+      // Nothing that shows, screens of blank lines, 30 marks on a letter: the form refuses each.
+      reply("zalgo", 2, ""),
+      reply("zalgo", 3, `<p>Look</p>${"<p>\u3164</p>".repeat(20)}<p>down</p>`),
+      reply("zalgo", 4, `<p>${marked("Hi", 30)}</p>`),
+      // Cut at 2,000 characters through an emoji: its half goes.
+      reply("zalgo", 5, `<p>${"a".repeat(1998)}\u{1F527}${"b".repeat(10)}</p>`),
+    ]);
+    const comments = json(
+      await t.app.inject({ method: "GET", url: "/api/items/science/soap/comments" }),
+      commentsResponseSchema,
+    ).comments.filter((comment) => /fancy|blank|zalgo/.test(comment.remote?.handle ?? ""));
+    expect(comments.map((comment) => [comment.userName, comment.content])).toEqual([
+      // Cut at 40 UTF-16 units, as the form counts: 20 letters.
+      [`${"\u{1D4D0}\u{1D4FC}\u{1D4F1}\u{1D4EA} ".repeat(4)}\u{1D4D0}\u{1D4FC}`, "Fancy agrees."],
+      [`@blank@${new URL(honest.base).host}`, "Blank agrees."],
+      [marked("Zalgo", 5), "Zalgo agrees."],
+      [marked("Zalgo", 5), `${"a".repeat(1998)}…`],
+    ]);
+    const exported = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-hostile-")), "site.json");
+    expect((await admin(adminEnv(t), "export", "--out", exported)).code).toBe(0);
+    const dry = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", exported);
+    expect(dry.stderr).toBe("");
+    expect(dry.code).toBe(0);
   });
 });

@@ -13,6 +13,8 @@ const activityJson = "application/activity+json";
  */
 export async function misskeyServer() {
   const signers = new Map<string, Awaited<ReturnType<typeof remoteAccountKeys>>>();
+  /** Display names given with `newKey`; otherwise "name on Misskey". */
+  const displayNames = new Map<string, string>();
   /** Each request the site made, as `GET /path`. */
   const asked: string[] = [];
   let base = "";
@@ -36,7 +38,7 @@ export async function misskeyServer() {
         id,
         type: "Person",
         preferredUsername: name,
-        name: `${name} on Misskey`,
+        name: displayNames.get(name) ?? `${name} on Misskey`,
         inbox: `${id}/inbox`,
         publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKeyPem },
       }),
@@ -52,10 +54,11 @@ export async function misskeyServer() {
     setDown: (is: boolean) => {
       down = is;
     },
-    /** Gives `name` a new key pair (its first, or a rotation); returns it. */
-    newKey: async (name: string) => {
+    /** Gives `name` a new key pair (its first, or a rotation), and `displayName`; returns it. */
+    newKey: async (name: string, displayName?: string) => {
       const keys = await remoteAccountKeys();
       signers.set(name, keys);
+      if (displayName !== undefined) displayNames.set(name, displayName);
       return keys;
     },
     /** The activity, signed with `keys` as `name`'s, as inject's request to the shared inbox. */
