@@ -53,8 +53,14 @@ export function noteMarkdown(
       /\b(mention|hashtag)\b/.test(attributes) ||
       !/^https?:\/\/[^\s()<>]+$/i.test(target) ||
       label === "";
+    // A link that shows its own address is an autolink: bare, the renderer links nothing, and
+    // reads the address's `_` and `*` as emphasis ("/__init__" shown as a bold "/init").
     links.push(
-      plain ? label : label.replaceAll("\\", "") === target ? target : `[${label}](${target})`,
+      plain
+        ? label
+        : label.replaceAll("\\", "") === target
+          ? `<${target}>`
+          : `[${label}](${target})`,
     );
     return `\uE000${links.length - 1}\uE000`;
   });

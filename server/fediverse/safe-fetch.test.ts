@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { crc32, deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasNoControlOrDirectionCharacters } from "../../contract/text.ts";
+import { renderComment } from "../comments/markdown.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
 import {
   fetchPicture,
@@ -308,9 +309,14 @@ describe("a Fediverse post as a comment", () => {
 
   it("keeps paragraphs and links, drops the mention of the site and every tag", () => {
     const html =
-      '<p><span class="h-card"><a href="https://ewe.example/about" class="u-url mention">@<span>arjun</span></a></span> Thanks! <script>alert(1)</script>See <a href="https://example.org/a_b" rel="nofollow"><span class="invisible">https://</span>example.org/a_b</a> and <a href="https://mastodon.example/tags/engines" class="mention hashtag">#<span>engines</span></a></p><p>Second <b>line</b><br>third &amp; *last*</p>';
-    expect(noteMarkdown(html, { dropMentionsOf: [site, "https://ewe.example/about"] })).toBe(
-      "Thanks! See https://example.org/a_b and \\#engines\n\nSecond line\nthird & \\*last\\*",
+      '<p><span class="h-card"><a href="https://ewe.example/about" class="u-url mention">@<span>arjun</span></a></span> Thanks! <script>alert(1)</script>See <a href="https://example.org/__init__" rel="nofollow"><span class="invisible">https://</span>example.org/__init__</a> and <a href="https://mastodon.example/tags/engines" class="mention hashtag">#<span>engines</span></a></p><p>Second <b>line</b><br>third &amp; *last*</p>';
+    const text = noteMarkdown(html, { dropMentionsOf: [site, "https://ewe.example/about"] });
+    expect(text).toBe(
+      "Thanks! See <https://example.org/__init__> and \\#engines\n\nSecond line\nthird & \\*last\\*",
+    );
+    // The link as the page shows it: its own address, linked, none of it read as emphasis.
+    expect(renderComment(text)).toBe(
+      '<p>Thanks! See <a href="https://example.org/__init__" rel="nofollow ugc noopener">https://example.org/__init__</a> and #engines</p>\n<p>Second line<br>\nthird &amp; *last*</p>',
     );
   });
 
