@@ -10,6 +10,7 @@ import {
   isActor,
   Like,
   Note,
+  PUBLIC_COLLECTION,
   Reject,
   Undo,
   Update,
@@ -181,6 +182,12 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     // A post's address is its server's: one claiming another's would take the place of
     // that server's post here (its later reply dropped as a repeat, its replies in this thread).
     if (note.id.origin !== actorId.origin) return;
+    // One for its addressees alone (a direct message, or for its writer's followers) is not
+    // the site's to show anyone: Mastodon shows it to none but them.
+    if (![...note.toIds, ...note.ccIds].some((id) => id.href === PUBLIC_COLLECTION.href)) {
+      log.info({ note: note.id.href }, "a Fediverse note not addressed to the public was ignored");
+      return;
+    }
     if (await repository.replyByNote(note.id.href)) return;
     const deletedFirst = async () =>
       (await deps.kv.get(deletedFirstKey(actorId.href, note.id?.href ?? ""))) !== undefined;

@@ -26,10 +26,13 @@ import {
  * or its server retries the Create), which is never shown, while another
  * account's Delete of it keeps nothing out. Names and posts the comment form
  * would refuse: a name is shown as far as the form takes it, a post only as
- * the form would take it, so the site's own export reads back in.
+ * the form would take it, so the site's own export reads back in. And a reply
+ * meant for its addressees alone, which no reader of the site sees.
  */
 
 const soap = `${siteUrl}/fediverse/items/science/soap`;
+/** Addressed to everyone, as a public post is. */
+const publicly = { to: ["https://www.w3.org/ns/activitystreams#Public"] };
 const garuda = `${siteUrl}/fediverse/items/mythology/garuda`;
 /** Each letter of `text` with `marks` acute accents on it. */
 const marked = (text: string, marks: number) =>
@@ -120,6 +123,7 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
       type: "Note",
       attributedTo: by,
       inReplyTo: soap,
+      ...publicly,
       content: `<p>${content}</p>`,
     });
     // The Create at the other server too, so that Fedify takes the Note inside it as it is.
@@ -148,6 +152,7 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
       type: "Note",
       attributedTo: server.actor(name),
       inReplyTo: soap,
+      ...publicly,
       content: `<p>${content}</p>`,
     });
     const create = (server: typeof evil, name: string, at: number, content: string) => ({
@@ -183,6 +188,8 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
         type: "Note",
         attributedTo: honest.actor(name),
         inReplyTo: soap,
+        ...publicly,
+        ...publicly,
         content,
       },
     });
@@ -213,5 +220,35 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     const dry = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", exported);
     expect(dry.stderr).toBe("");
     expect(dry.code).toBe(0);
+  });
+
+  it("shows no reply meant for its addressees alone: a direct message, or one to its writer's followers", {
+    timeout: 240_000,
+  }, async () => {
+    const followers = `${vic()}/followers`;
+    const reply = (at: number, content: string, to: string[], cc: string[]) => ({
+      id: `${vic()}/notes/${at}/activity`,
+      type: "Create",
+      actor: vic(),
+      object: {
+        id: `${vic()}/notes/${at}`,
+        type: "Note",
+        attributedTo: vic(),
+        inReplyTo: soap,
+        content: `<p>${content}</p>`,
+        to,
+        cc,
+      },
+    });
+    const site = `${siteUrl}/fediverse/actors/site`;
+    const before = await replies();
+    await sent(honest, "vic", [
+      reply(30, "Only for you", [site], []),
+      reply(31, "Only for my followers", [followers], [site]),
+      // Unlisted: public, only kept off the timelines.
+      reply(32, "Unlisted", [followers], [site, publicly.to[0] ?? ""]),
+      reply(33, "As:Public", ["as:Public"], [site]),
+    ]);
+    expect(await replies()).toEqual([...before, ["vic", "Unlisted"], ["vic", "As:Public"]]);
   });
 });
