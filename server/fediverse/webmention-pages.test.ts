@@ -32,6 +32,25 @@ on\u0085<a href="https://ewe.test/science/soap">so\uFEFFap</a></p>
     expect(entry.authorName).toBe(`${"a".repeat(98)}…`);
     expect(entry.content).toBe(`${"c".repeat(998)}…`);
   });
+  it("keeps at most five marks on a letter, and no name or text of blank characters alone", async () => {
+    const stacked = (text: string, marks: number) =>
+      [...text].map((letter) => `${letter}${"\u0301".repeat(marks)}`).join("");
+    const read = (name: string, words: string) =>
+      readEntry(
+        `<article class="h-entry"><a class="p-author h-card" href="https://eve.example/">${name}</a><p class="p-content">${words}<a href="https://ewe.test/science/soap"></a></p></article>`,
+        new URL("https://eve.example/notes/1"),
+        new URL("https://ewe.test/science/soap"),
+      );
+    expect(await read(stacked("Eve", 40), stacked("Read this", 40))).toMatchObject({
+      authorName: stacked("Eve", 5),
+      content: stacked("Read this", 5),
+    });
+    // The page's host stands for a name that shows nothing; a text that shows nothing is none.
+    expect(await read("\u3164\u3164", "\u2800 \u3164")).toMatchObject({
+      authorName: null,
+      content: null,
+    });
+  });
 });
 
 describe("a mentioning page's author", () => {

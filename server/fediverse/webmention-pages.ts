@@ -1,7 +1,11 @@
 import { defaultTreeAdapter, parse } from "parse5";
 import type { ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
-import { withoutHiddenCharacters } from "../../contract/text.ts";
+import {
+  hasVisibleCharacter,
+  withFewMarksPerCharacter,
+  withoutHiddenCharacters,
+} from "../../contract/text.ts";
 import { showsAnotherSite } from "../comments/markdown.ts";
 import type { RemoteAnswer } from "./safe-fetch.ts";
 
@@ -50,9 +54,14 @@ export function linksOf(html: string, base: string): URL[] {
   return links;
 }
 
-/** Another site's words as one line: nothing to disguise them, or to command a terminal. */
+/**
+ * Another site's words as one line: nothing to disguise them, or to command a
+ * terminal, no stack of marks on a letter to spill over the page, and empty
+ * when nothing of them shows (blank characters such as U+3164).
+ */
 const oneLine = (text: string, max: number) => {
-  const flat = withoutHiddenCharacters(text);
+  const flat = withFewMarksPerCharacter(withoutHiddenCharacters(text));
+  if (!hasVisibleCharacter(flat)) return "";
   // Cut, then cleaned again: a cut through an emoji leaves half of it, shown as "�".
   return flat.length > max ? `${withoutHiddenCharacters(flat.slice(0, max - 1))}…` : flat;
 };
@@ -178,7 +187,10 @@ export async function readEntry(
     // would send readers where it does not say, so the page's host stands in its place.
     authorName: name === "" || (authorUrl && showsAnotherSite(name, authorUrl)) ? null : name,
     authorUrl,
-    content: kind === "like" || kind === "repost" || !content ? null : oneLine(content, contentMax),
+    content:
+      kind === "like" || kind === "repost" || !content
+        ? null
+        : oneLine(content, contentMax) || null,
   };
 }
 
