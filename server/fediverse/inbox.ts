@@ -233,7 +233,10 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       );
       return;
     }
-    const page = note.url instanceof URL ? note.url : (note.url?.href ?? note.id);
+    // "Original post" links to the post's page at its own server: an address elsewhere would
+    // be a link that neither the text rules nor the blocklist ever read.
+    const given = note.url instanceof URL ? note.url : note.url?.href;
+    const page = given?.origin === note.id.origin ? given : note.id;
     const comment = await comments.add({
       ...place,
       content,

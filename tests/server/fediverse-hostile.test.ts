@@ -251,4 +251,33 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     ]);
     expect(await replies()).toEqual([...before, ["vic", "Unlisted"], ["vic", "As:Public"]]);
   });
+
+  it("links a reply's original post at its own server only", { timeout: 240_000 }, async () => {
+    const reply = (at: number, url: string) => ({
+      id: `${vic()}/notes/${at}/activity`,
+      type: "Create",
+      actor: vic(),
+      object: {
+        id: `${vic()}/notes/${at}`,
+        type: "Note",
+        attributedTo: vic(),
+        inReplyTo: soap,
+        content: `<p>Original ${at}</p>`,
+        url,
+        ...publicly,
+      },
+    });
+    await sent(honest, "vic", [
+      reply(40, `${honest.base}/@vic/40`),
+      reply(41, "https://bank.example/login"),
+    ]);
+    const links = json(
+      await t.app.inject({ method: "GET", url: "/api/items/science/soap/comments" }),
+      commentsResponseSchema,
+    ).comments.filter((comment) => comment.content.startsWith("Original"));
+    expect(links.map((comment) => comment.remote?.url)).toEqual([
+      `${honest.base}/@vic/40`,
+      `${vic()}/notes/41`,
+    ]);
+  });
 });
