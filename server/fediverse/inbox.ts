@@ -1,4 +1,4 @@
-import type { Context, Federation, InboxContext, KvKey, KvStore } from "@fedify/fedify";
+import type { Context, Federation, InboxContext, KvStore } from "@fedify/fedify";
 import {
   Accept,
   type Actor,
@@ -15,7 +15,6 @@ import {
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
-import { Temporal } from "@js-temporal/polyfill";
 import { commentContentSchema, rowIdParamSchema } from "../../contract/api.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
@@ -27,6 +26,7 @@ import { fetchPicture } from "./pictures.ts";
 import { answerFollow } from "./publishing.ts";
 import { type FediverseRepository, visitorOfActor } from "./repository.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
+import { takenBack } from "./taken-back.ts";
 
 /*
  * What other servers send to the site's inbox. Fedify has checked the
@@ -65,30 +65,16 @@ export type InboxDeps = {
   answersErased: (answers: number[], actorId: null) => Promise<void>;
   /** Tells the queue the activity in hand failed (message-queue.ts, `failed`). */
   failed: (why: string) => void;
-  /** Where a Delete that came before its post is remembered (kv-store.ts). */
+  /** Where what was taken back before it arrived is remembered (taken-back.ts). */
   kv: Pick<KvStore, "get" | "set">;
 };
-
-/**
- * A writer's post deleted before it arrived, as kept in the key-value store:
- * the queue's workers take a Create and the Delete after it at the same time,
- * and a server retries a Create that failed after its Delete went through.
- */
-const deletedFirstKey = (actorId: string, postId: string): KvKey => [
-  "deletedFirst",
-  actorId,
-  postId,
-];
-/** As long as a server retries a delivery (Mastodon, about three days; this queue, three). */
-const deletedFirstKeptFor = Temporal.Duration.from({
-  hours: 72,
-}) as unknown as globalThis.Temporal.Duration;
 
 const text = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
 
 export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
   const { repository, comments, defences, log } = deps;
+  const undone = takenBack(deps.kv);
   const site = new URL(deps.siteUrl);
 
   /** The values in the address of our own Article or Note that `id` is, or null. */
@@ -189,8 +175,8 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       return;
     }
     if (await repository.replyByNote(note.id.href)) return;
-    const deletedFirst = async () =>
-      (await deps.kv.get(deletedFirstKey(actorId.href, note.id?.href ?? ""))) !== undefined;
+    const noteId = note.id;
+    const deletedFirst = () => undone.has(actorId, noteId);
     if (await deletedFirst()) {
       log.info({ note: note.id.href }, "a Fediverse note deleted before it arrived was ignored");
       return;
@@ -321,6 +307,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
           log.info({ follower: actorId.href }, "a Fediverse account stopped following the site");
         }
       } else if ((object instanceof Like || object instanceof Announce) && object.id) {
+        await undone.remember(actorId, object.id);
         const path = itemPathOf(ctx, object.objectId);
         if ((await repository.unreact(object.id.href, actorId.href)) && path) deps.changed(path);
       }
@@ -365,11 +352,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       }
       // Remembered before the comment is looked for: its Create, had at the same time or
       // retried later, finds this once it has been added (`receiveNote`).
-      if (objectId.origin === actorId.origin) {
-        await deps.kv.set(deletedFirstKey(actorId.href, objectId.href), true, {
-          ttl: deletedFirstKeptFor,
-        });
-      }
+      await undone.remember(actorId, objectId);
       const reply = await repository.replyByNote(objectId.href);
       if (!reply || reply.actor_id !== actorId.href) return;
       await removeReply(reply.comment_id, actorId.href);
@@ -392,6 +375,10 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     const path = itemPathOf(ctx, activity.objectId);
     if (!path) return;
     const reaction = { activityId: activity.id.href, kind, path, actorId: actorId.href };
-    if (await repository.react(reaction)) deps.changed(path);
+    if ((await undone.has(actorId, activity.id)) || !(await repository.react(reaction))) return;
+    // Its Undo, taken at the same time, found nothing yet to take back.
+    if (await undone.has(actorId, activity.id))
+      await repository.unreact(reaction.activityId, reaction.actorId);
+    deps.changed(path);
   }
 }

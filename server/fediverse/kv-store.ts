@@ -23,8 +23,8 @@ function expiryOf(options: KvStoreSetOptions | undefined): string | null {
  * Where Fedify caches remote documents and public keys, each under its
  * address, and remembers the activities it processed (under the origin
  * that received them and the activity's id, which names its account); and
- * where the inbox remembers a post deleted before it arrived (under its
- * writer's address, inbox.ts).
+ * where the inbox remembers what was taken back before it arrived (under its
+ * writer's address, taken-back.ts).
  */
 const cachePrefixes: KvKey[] = [
   ["_fedify", "remoteDocument"],

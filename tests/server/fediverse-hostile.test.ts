@@ -280,4 +280,23 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
       `${vic()}/notes/41`,
     ]);
   });
+
+  it("never counts a like undone before it came, and takes no Undo of it from another account", {
+    timeout: 240_000,
+  }, async () => {
+    const like = { id: `${honest.actor("blank")}/likes/50`, type: "Like", object: garuda };
+    const boost = { id: `${honest.actor("fancy")}/boosts/50`, type: "Announce", object: garuda };
+    const undo = (server: typeof evil, name: string, of: typeof like) => ({
+      id: `${of.id}/undo/${name}`,
+      type: "Undo",
+      actor: server.actor(name),
+      object: { ...of, actor: server.actor(name) },
+    });
+    const before = Number(await fromFediverse());
+    await sent(honest, "blank", [undo(honest, "blank", like)]);
+    await sent(evil, "mal", [undo(evil, "mal", boost)]);
+    await sent(honest, "blank", [{ ...like, actor: honest.actor("blank") }]);
+    await sent(honest, "fancy", [{ ...boost, actor: honest.actor("fancy") }]);
+    expect(Number(await fromFediverse())).toBe(before + 1);
+  });
 });
