@@ -20,6 +20,7 @@ import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import { nameOf } from "./deadlines.ts";
 import { type Deliverable, paths, siteActor } from "./federation.ts";
+import type { createKvStore } from "./kv-store.ts";
 import type { Logger } from "./logging.ts";
 import { handleOf, noteMarkdown, remoteName } from "./note-text.ts";
 import { fetchPicture } from "./pictures.ts";
@@ -65,9 +66,14 @@ export type InboxDeps = {
   answersErased: (answers: number[], actorId: null) => Promise<void>;
   /** Tells the queue the activity in hand failed (message-queue.ts, `failed`). */
   failed: (why: string) => void;
-  /** Where what was taken back before it arrived is remembered (taken-back.ts). */
-  kv: Pick<KvStore, "get" | "set">;
+  /**
+   * Where what was taken back before it arrived is remembered (taken-back.ts),
+   * and Fedify's copies of documents (kv-store.ts).
+   */
+  kv: Pick<KvStore, "get" | "set"> & Pick<SiteKvStore, "forgetDocument">;
 };
+
+type SiteKvStore = ReturnType<typeof createKvStore>;
 
 const text = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
@@ -353,6 +359,8 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       // Remembered before the comment is looked for: its Create, had at the same time or
       // retried later, finds this once it has been added (`receiveNote`).
       await undone.remember(actorId, objectId);
+      // Fetched by its address when it came, its words are in Fedify's cache a while more.
+      if (objectId.origin === actorId.origin) await deps.kv.forgetDocument(objectId.href);
       const reply = await repository.replyByNote(objectId.href);
       if (!reply || reply.actor_id !== actorId.href) return;
       await removeReply(reply.comment_id, actorId.href);

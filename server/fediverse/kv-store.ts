@@ -26,8 +26,9 @@ function expiryOf(options: KvStoreSetOptions | undefined): string | null {
  * where the inbox remembers what was taken back before it arrived (under its
  * writer's address, taken-back.ts).
  */
+const documentPrefix: KvKey = ["_fedify", "remoteDocument"];
 const cachePrefixes: KvKey[] = [
-  ["_fedify", "remoteDocument"],
+  documentPrefix,
   ["_fedify", "publicKey"],
   ["_fedify", "activityIdempotence"],
   ["deletedFirst"],
@@ -112,6 +113,11 @@ export function createKvStore(store: Store) {
           .filter((key) => (JSON.parse(key) as unknown[]).slice(prefix.length).some(about));
         if (keys.length > 0) await db.deleteFrom("fediverse_kv").where("key", "in", keys).execute();
       }
+    },
+    /** Deletes Fedify's copy of the document at `url`: a post its writer deleted. */
+    async forgetDocument(url: string) {
+      const key = encode([...documentPrefix, url]);
+      await db.deleteFrom("fediverse_kv").where("key", "=", key).execute();
     },
     /** Deletes what has expired; returns how many. */
     async prune() {

@@ -299,4 +299,32 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     await sent(honest, "fancy", [{ ...boost, actor: honest.actor("fancy") }]);
     expect(Number(await fromFediverse())).toBe(before + 1);
   });
+
+  it("keeps no copy of a deleted post's words, fetched by its address when it arrived", {
+    timeout: 240_000,
+  }, async () => {
+    // At Misskey's own address for posts, not under its writer's.
+    const post = `${honest.base}/notes/x60`;
+    honest.serve({
+      "@context": "https://www.w3.org/ns/activitystreams",
+      id: post,
+      type: "Note",
+      attributedTo: vic(),
+      inReplyTo: soap,
+      content: "<p>Words fetched once</p>",
+      ...publicly,
+    });
+    const words = async () =>
+      runSql(t, "select key from fediverse_kv where value like ?", ["%Words fetched once%"]);
+    await sent(honest, "vic", [
+      { id: `${post}/activity`, type: "Create", actor: vic(), object: post, ...publicly },
+    ]);
+    expect(await replies()).toContainEqual(["vic", "Words fetched once"]);
+    expect(await words()).not.toEqual([]);
+    await sent(honest, "vic", [
+      { id: `${post}/delete`, type: "Delete", actor: vic(), object: post },
+    ]);
+    expect(await replies()).not.toContainEqual(["vic", "Words fetched once"]);
+    expect(await words()).toEqual([]);
+  });
 });

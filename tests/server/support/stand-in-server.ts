@@ -15,6 +15,8 @@ export async function misskeyServer() {
   const signers = new Map<string, Awaited<ReturnType<typeof remoteAccountKeys>>>();
   /** Display names given with `newKey`; otherwise "name on Misskey". */
   const displayNames = new Map<string, string>();
+  /** Documents served at their paths besides the accounts (`serve`). */
+  const documents = new Map<string, unknown>();
   /** Each request the site made, as `GET /path`. */
   const asked: string[] = [];
   let base = "";
@@ -27,6 +29,12 @@ export async function misskeyServer() {
       return response
         .writeHead(200, { "content-type": "application/ld+json" })
         .end(JSON.stringify({ "@context": { misskey: "https://misskey-hub.net/ns#" } }));
+    }
+    const document = documents.get(request.url ?? "");
+    if (document !== undefined) {
+      return response
+        .writeHead(200, { "content-type": activityJson })
+        .end(JSON.stringify(document));
     }
     const name = /^\/users\/(\w+)$/.exec(request.url ?? "")?.[1] ?? "";
     const keys = signers.get(name);
@@ -60,6 +68,10 @@ export async function misskeyServer() {
       signers.set(name, keys);
       if (displayName !== undefined) displayNames.set(name, displayName);
       return keys;
+    },
+    /** Serves `document` at its own address (its `id`, at this server). */
+    serve: (document: { id: string } & Record<string, unknown>) => {
+      documents.set(new URL(document.id).pathname, document);
     },
     /** The activity, signed with `keys` as `name`'s, as inject's request to the shared inbox. */
     signed: async (name: string, activity: Record<string, unknown>, keys = signers.get(name)) =>
