@@ -101,16 +101,27 @@ export function createKvStore(store: Store) {
         (address === actorId ||
           address.startsWith(`${actorId}#`) ||
           address.startsWith(`${actorId}/`));
+      /** A document it wrote (a post), wherever its server keeps posts (Misskey: /notes/…). */
+      const writtenBy = (value: string) => {
+        const { document } = JSON.parse(value) as { document?: Record<string, unknown> };
+        return [document?.attributedTo, document?.actor]
+          .flat()
+          .some((by) => about(by && typeof by === "object" ? (by as { id?: unknown }).id : by));
+      };
       for (const prefix of cachePrefixes) {
         const start = prefixOf(prefix);
         const rows = await db
           .selectFrom("fediverse_kv")
-          .select("key")
+          .select(["key", "value"])
           .where((eb) => eb(eb.fn("substr", ["key", eb.val(1), eb.val(start.length)]), "=", start))
           .execute();
         const keys = rows
-          .map((row) => row.key)
-          .filter((key) => (JSON.parse(key) as unknown[]).slice(prefix.length).some(about));
+          .filter(
+            ({ key, value }) =>
+              (JSON.parse(key) as unknown[]).slice(prefix.length).some(about) ||
+              (prefix === documentPrefix && writtenBy(value)),
+          )
+          .map((row) => row.key);
         if (keys.length > 0) await db.deleteFrom("fediverse_kv").where("key", "in", keys).execute();
       }
     },

@@ -300,22 +300,23 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     expect(Number(await fromFediverse())).toBe(before + 1);
   });
 
-  it("keeps no copy of a deleted post's words, fetched by its address when it arrived", {
+  it("keeps no copy of a deleted or erased post's words, fetched by its address when it arrived", {
     timeout: 240_000,
   }, async () => {
     // At Misskey's own address for posts, not under its writer's.
-    const post = `${honest.base}/notes/x60`;
-    honest.serve({
+    const note = (id: string, by: string) => ({
       "@context": "https://www.w3.org/ns/activitystreams",
-      id: post,
+      id,
       type: "Note",
-      attributedTo: vic(),
+      attributedTo: by,
       inReplyTo: soap,
       content: "<p>Words fetched once</p>",
       ...publicly,
     });
     const words = async () =>
       runSql(t, "select key from fediverse_kv where value like ?", ["%Words fetched once%"]);
+    const post = `${honest.base}/notes/x60`;
+    honest.serve(note(post, vic()));
     await sent(honest, "vic", [
       { id: `${post}/activity`, type: "Create", actor: vic(), object: post, ...publicly },
     ]);
@@ -325,6 +326,17 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
       { id: `${post}/delete`, type: "Delete", actor: vic(), object: post },
     ]);
     expect(await replies()).not.toContainEqual(["vic", "Words fetched once"]);
+    expect(await words()).toEqual([]);
+
+    // An erased account's, the same.
+    const blank = honest.actor("blank");
+    const other = `${honest.base}/notes/x61`;
+    honest.serve(note(other, blank));
+    await sent(honest, "blank", [
+      { id: `${other}/activity`, type: "Create", actor: blank, object: other, ...publicly },
+    ]);
+    expect(await words()).not.toEqual([]);
+    expect((await admin(adminEnv(t), "fediverse", "erase", blank)).code).toBe(0);
     expect(await words()).toEqual([]);
   });
 });
