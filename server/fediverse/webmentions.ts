@@ -158,7 +158,11 @@ export function createWebmentions({
           .selectFrom("webmentions")
           .select("id")
           .where("status", "=", "published")
-          .where("source", "like", `${source.origin}/%`)
+          // By its start, not LIKE, where "_" in a host would stand for any letter.
+          .where((eb) => {
+            const prefix = `${source.origin}/`;
+            return eb(eb.fn("substr", ["source", eb.val(1), eb.val(prefix.length)]), "=", prefix);
+          })
           .executeTakeFirst()) !== undefined);
     // An approved mention stays so while it says the same under the same name and link; changed, it waits again.
     const status =

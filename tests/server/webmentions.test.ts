@@ -57,14 +57,14 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   });
 
   const logged: string[] = [];
-  const webmentionsOf = (allowPrivateAddresses = true) =>
+  const webmentionsOf = (allowPrivateAddresses = true, moderation: "all" | "first" = "all") =>
     createWebmentions({
       store: scratch.store,
       siteUrl,
       remoteFetch: createRemoteFetch({ allowPrivate: true, userAgent: "test" }),
       allowPrivateAddresses,
       items: () => new Map([["/science/soap", {}]]),
-      moderation: () => "all",
+      moderation: () => moderation,
       log: { info: (_object, message) => logged.push(message), warn: () => {} },
       changed: () => {},
     });
@@ -112,6 +112,41 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       },
     ]);
     expect(logged).toContain("a webmention stays as it was");
+  });
+
+  it("publishes at once, when only first mentions wait, a mention from a site the owner approved before", async () => {
+    const webmentions = webmentionsOf(true, "first");
+    const { db } = scratch.store;
+    const received = new Date().toISOString();
+    const elsewhere = source.replace("127.0.0.1", "localhost");
+    await db
+      .insertInto("webmentions")
+      .values(
+        [
+          { source: `${source}/approved`, status: "published" as const },
+          { source: `${source}/trusted/linking`, status: "unverified" as const },
+          { source: `${elsewhere}/first/linking`, status: "unverified" as const },
+        ].map((row) => ({
+          ...row,
+          target,
+          path: "/science/soap",
+          kind: "mention",
+          received_at: received,
+        })),
+      )
+      .execute();
+    await webmentions.wake();
+    const rows = await db
+      .selectFrom("webmentions")
+      .select(["source", "status"])
+      .where("source", "like", "%/linking")
+      .orderBy("source")
+      .execute();
+    expect(rows).toEqual([
+      { source: `${source}/trusted/linking`, status: "published" },
+      { source: `${elsewhere}/first/linking`, status: "pending" },
+    ]);
+    await db.deleteFrom("webmentions").execute();
   });
 
   it("sends an approved mention back for approval when its author's name changes", async () => {
