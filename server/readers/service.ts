@@ -3,7 +3,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import { isbot } from "isbot";
 import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
-import { addressScope } from "../lib/address-scope.ts";
+import { networkFactor } from "../lib/address-limit.ts";
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { remembered } from "../lib/remembered.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
 import { dayMs } from "../lib/time.ts";
@@ -115,9 +116,11 @@ export function createReaders({
 
   /**
    * Views and reads counted from one address in the current minute (an IPv6
-   * address by its /64). A flood from one address stops being counted at the
-   * limit; the addresses held are bounded too, and a new address beyond that
-   * bound waits for the next minute. Nothing of this is written anywhere.
+   * address by its /64), and from its network (an IPv6 address's /48, whose
+   * 65,536 /64s have `networkFactor` addresses' allowance together). A flood
+   * stops being counted at either limit; the addresses held are bounded too,
+   * and a new address beyond that bound waits for the next minute. Nothing of
+   * this is written anywhere.
    */
   let window = { minute: -1, counts: new Map<string, number>() };
   const addressesHeld = 100_000;
@@ -127,8 +130,13 @@ export function createReaders({
     const key = addressScope(ip);
     const count = (window.counts.get(key) ?? 0) + 1;
     if (count > perMinutePerAddress) return false;
+    // An IPv4 address is its own network: counted once.
+    const network = key.endsWith("/64") ? networkOf(ip) : null;
+    const fromNetwork = network === null ? 0 : (window.counts.get(network) ?? 0) + 1;
+    if (fromNetwork > perMinutePerAddress * networkFactor) return false;
     if (count === 1 && window.counts.size >= addressesHeld) return false;
     window.counts.set(key, count);
+    if (network !== null) window.counts.set(network, fromNetwork);
     return true;
   }
 

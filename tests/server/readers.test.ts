@@ -1095,6 +1095,28 @@ describe("readers' limit per address", () => {
     const next = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
     expect(next.views).toBe(12);
   });
+
+  it("counts at most ten addresses' worth a minute from one IPv6 network (its /48), whatever its /64s", async () => {
+    clock.advance(60_000);
+    const today = clock.now().toISOString().slice(0, 10);
+    const before = await t.app.readers.repository.figures(today, today);
+    const viewsOf = (rows: typeof before.rows) =>
+      rows.filter((row) => row.dimension === "page" && row.value === "/services")[0]?.views ?? 0;
+    // Sixty /64s of one /48, each within its own five: ten times five are counted, no more.
+    for (let i = 0; i < 60; i++) {
+      const answer = await view(
+        t,
+        { ip: `2001:db8:77:${i.toString(16)}::1`, userAgent: `${chrome} ${i}` },
+        "/services",
+      );
+      expect(answer.statusCode).toBe(204);
+    }
+    // Another network is another allowance.
+    await view(t, { ip: "2001:db8:78:1::1", userAgent: chrome }, "/services");
+    await t.app.readers.flush();
+    const after = await t.app.readers.repository.figures(today, today);
+    expect(viewsOf(after.rows) - viewsOf(before.rows)).toBe(51);
+  });
 });
 
 describe("the beacon over HTTP, answered before Fastify", () => {
