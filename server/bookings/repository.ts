@@ -352,12 +352,13 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     async deleteByVisitor(visitorId: string, ownerEmail: string | undefined): Promise<number> {
       const mine = await db
         .selectFrom("bookings")
-        .select(["id", "status", "ends_at"])
+        .select(["id", "status", "starts_at"])
         .where("visitor_id", "=", visitorId)
         .execute();
       const now = clock().toISOString();
       for (const row of mine) {
-        if (row.status === "booked" && toIso(row.ends_at) > now) {
+        // One that has begun is kept in both calendars as it is, as its links would keep it.
+        if (row.status === "booked" && toIso(row.starts_at) > now) {
           await repository.cancel({ id: row.id }, { who: "reader", message: null, ownerEmail });
         }
       }

@@ -1097,11 +1097,12 @@ describe.each(backends)("booking a call on %s", (backend) => {
     },
   );
 
-  it("keeps a call that has begun as it is: the reader's links can no longer cancel or move it", async () => {
+  it("keeps a call that has begun as it is: the reader's links can no longer cancel or move it, and Your data deletes it without a change for either calendar", async () => {
     const free = (await slots()).starts;
     const start = free[0] ?? "";
     const sent = booking(start);
-    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    const reader = browser();
+    expect((await reader.post("/api/bookings", sent)).statusCode).toBe(201);
     await smtp.waitFor(() => smtp.to(sent.email).length > 0);
     const text = smtp.to(sent.email)[0]?.parsed.text ?? "";
     const cancelToken = /\/book\/cancel\?token=([A-Za-z0-9_-]{43})/.exec(text)?.[1] ?? "";
@@ -1141,6 +1142,21 @@ describe.each(backends)("booking a call on %s", (backend) => {
     );
     expect(kinds.filter((kind) => kind !== "booking_reminder")).toEqual(["booking_invitation"]);
     expect((await slots()).starts).toContain(elsewhere);
+
+    // Deleted from Your data while it runs: gone, and neither side is told it was cancelled.
+    const [{ id } = {}] = await runSql(t, "select id from bookings where email = ?", [sent.email]);
+    const deletion = await reader.post("/api/your-data/delete", { confirm: true });
+    expect(json(deletion, deleteYourDataResponseSchema).deleted).toMatchObject({ bookings: 1 });
+    expect(await runSql(t, "select id from bookings where email = ?", [sent.email])).toEqual([]);
+    const cancellations = await runSql(
+      t,
+      "select email from outbox where kind = 'booking_cancellation' and payload like ?",
+      [`{"bookingId":${id},%`],
+    );
+    expect(cancellations).toEqual([]);
+    const cancels = (mail: ReceivedMail) =>
+      mail.parsed.attachments.some((part) => /^METHOD:CANCEL/m.test(part.content.toString()));
+    expect(smtp.to(sent.email).filter(cancels)).toEqual([]);
     clock.advance(hourMs);
   });
 
