@@ -132,8 +132,12 @@ export function instantOf(
   minutesOfDay: number,
   zone: string,
 ): number | null {
-  const wall = Date.UTC(date.year, date.month - 1, date.day) + minutesOfDay * 60_000;
-  // The same few hundred readings are asked for at every look at the free times: each is worked out once.
+  const midnight = Date.UTC(date.year, date.month - 1, date.day);
+  const wall = midnight + minutesOfDay * 60_000;
+  // All but the few days a year the clocks change: the day's one offset, read once a day.
+  const steady = steadyOffset(midnight, zone);
+  if (steady !== null) return wall - steady * 60_000;
+  // The same few readings are asked for at every look at the free times: each is worked out once.
   const key = `${zone} ${wall}`;
   const known = instants.get(key);
   if (known !== undefined) return known;
@@ -145,6 +149,32 @@ export function instantOf(
 
 const instants = new Map<string, number | null>();
 const instantsKept = 10_000;
+
+/**
+ * The offset every reading of the day at `midnight` (a date's 00:00 written as UTC) has
+ * in `zone`, or null when the clocks change near it. Its readings happen between 14 hours
+ * before that midnight and 38 hours after (offsets run from -12 to +14 hours); where the
+ * zone keeps one offset across that span, each reading happens once, at that offset. Read
+ * every 13 hours: the clocks never change twice, and back, so close together. Each day is
+ * worked out once: a year of 10-minute calls read the zone's clock at each, for seconds
+ * a look at the free times.
+ */
+function steadyOffset(midnight: number, zone: string): number | null {
+  const key = `${zone} ${midnight}`;
+  const known = steadyDays.get(key);
+  if (known !== undefined) return known;
+  if (steadyDays.size >= steadyDaysKept) steadyDays.clear();
+  const first = offsetMinutes(midnight - 14 * 3_600_000, zone);
+  let found: number | null = first;
+  for (let hours = -1; hours <= 38 && found !== null; hours += 13) {
+    if (offsetMinutes(midnight + hours * 3_600_000, zone) !== first) found = null;
+  }
+  steadyDays.set(key, found);
+  return found;
+}
+
+const steadyDays = new Map<string, number | null>();
+const steadyDaysKept = 10_000;
 
 function firstInstant(wall: number, zone: string): number | null {
   // The offsets a day can have are those a few hours either side.

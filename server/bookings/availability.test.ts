@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type Availability, defaultAvailability } from "../../contract/bookings.ts";
 import { instantOf, slotsByDay, timeLabel, wallTime } from "../../contract/time-zones.ts";
 import { freeStarts } from "./availability.ts";
@@ -268,6 +268,53 @@ describe("across a change of the clocks", () => {
       "01:30",
       "02:00",
       "02:30",
+    ]);
+  });
+
+  it("lays out a year of 10-minute calls round the clock reading the zone's clock by the day, not at each call", () => {
+    // The most the console's settings allow a day of one stretch: 144 calls, 365 days ahead.
+    const allDay: [string, string][] = [["00:00", "24:00"]];
+    const change = {
+      weekly: {
+        mon: allDay,
+        tue: allDay,
+        wed: allDay,
+        thu: allDay,
+        fri: allDay,
+        sat: allDay,
+        sun: allDay,
+      },
+      callMinutes: 10,
+      noticeHours: 0,
+      horizonDays: 365,
+    };
+    // Each look at the free times lays them all out, for anyone who asks: a reading of the
+    // zone's clock at each of them took seconds, a request at a time.
+    const readings = vi.spyOn(Intl.DateTimeFormat.prototype, "formatToParts");
+    const starts = free("America/New_York", "2026-01-01T05:00:00Z", change);
+    const read = readings.mock.calls.length;
+    readings.mockRestore();
+    // About 580 readings a day before; a handful now, more only the days the clocks change.
+    expect(read).toBeLessThan(20 * 365);
+    // Every ten minutes of the year to the first of the next, but the hour skipped in March,
+    // each on the grid on the owner's wall, the days the clocks change too.
+    expect(starts.length).toBe(365 * 144 + 1 - 6);
+    expect(starts.filter((start) => wallTime(start, "America/New_York").minute % 10 !== 0)).toEqual(
+      [],
+    );
+    expect(wallTimesOn(starts, "America/New_York", "2026-03-08").slice(11, 13)).toEqual([
+      "01:50",
+      "03:00",
+    ]);
+    expect(wallTimesOn(starts, "America/New_York", "2026-11-01").slice(6, 14)).toEqual([
+      "01:00",
+      "01:10",
+      "01:20",
+      "01:30",
+      "01:40",
+      "01:50",
+      "02:00",
+      "02:10",
     ]);
   });
 });
