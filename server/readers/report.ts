@@ -24,7 +24,12 @@ type Period = { period: "day" | "week" | "month" | "range"; from?: string; to?: 
 /** The days a period covers, ending today (UTC): a day is today, a week the last 7 days. */
 function daysOf({ period, from, to }: Period, now: Date): { from: string; to: string } {
   const today = dayOf(now);
-  if (period === "range" && from && to) return { from, to };
+  if (period === "range" && from && to) {
+    // No day after today has figures: a range is read to today at the latest (the screen's
+    // fields stop there too), so no loop over its days runs on towards the year 10000.
+    const last = to < today ? to : today;
+    return { from: from < last ? from : last, to: last };
+  }
   const back = period === "day" ? 0 : period === "week" ? 6 : 29;
   return { from: addDays(today, -back), to: today };
 }

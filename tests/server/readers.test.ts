@@ -219,6 +219,17 @@ describe.each(backends)("readers on %s", (backend) => {
     expect(
       (await owner.get("/api/admin/readers?period=range&from=2026-12-02&to=2026-12-01")).statusCode,
     ).toBe(400);
+    // A range reaching far ahead is read to today, where the figures end.
+    const today = clock.now().toISOString().slice(0, 10);
+    for (const from of ["2000-01-01", "9999-12-31"]) {
+      const far = `period=range&from=${from}&to=9999-12-31`;
+      const wide = json(await owner.get(`/api/admin/readers?${far}`), readersReportSchema);
+      expect(wide).toMatchObject({ from: from < today ? from : today, to: today });
+      expect(wide.days.at(-1)).toEqual({ day: today, views: report.views, visitors: 2 });
+      expect((await owner.get(`/api/admin/readers/export?${far}`)).statusCode).toBe(200);
+      const item = await owner.get(`/api/admin/readers/item?${far}&dimension=page&value=%2F`);
+      expect(item.statusCode).toBe(200);
+    }
     expect((await t.app.inject({ url: "/api/admin/readers" })).statusCode).toBe(401);
   });
 
