@@ -18,7 +18,62 @@ export type Column = {
   oneOf?: readonly string[];
   /** The whole numbers the database's CHECK constraint allows (a flag's 0 and 1). */
   flag?: true;
+  /**
+   * The most UTF-8 bytes a text column in an index takes: PostgreSQL refuses an
+   * index row over 2,704 bytes, with its own message and no row named.
+   */
+  bytes?: number;
 };
+
+const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
+
+/**
+ * The most UTF-8 bytes of a text column that an index of the database holds
+ * (migrations in server/db/migrations), by what the site writes there. An
+ * index's columns together stay under PostgreSQL's 2,704 bytes a row, so a
+ * file's longer value is a problem at its row, not the database's refusal
+ * (a test walks the migrated database's indexes).
+ */
+const indexedBytes = {
+  /** A token or a digest, a browser's id, an item's id or an edition's slug, an import's source. */
+  key: 200,
+  /**
+   * An email address (254 characters, as the forms take one), or what holds one:
+   * an import's source key, a bounce's reference; a call's uid (booking.…@host).
+   */
+  address: 1024,
+  /** An address of this site: an item's path, a mention's target. */
+  page: 500,
+  /** A web address from elsewhere, as the Webmention receiver takes one. */
+  link: 2000,
+};
+
+/**
+ * A table's columns in order, each `name` (text) or `name:type` (int, time,
+ * real, or flag: a whole number held to 0 and 1), or `name=a|b` (text held
+ * to those values), or `name<size` (text an index holds, at most
+ * `indexedBytes[size]`); `?` at the end when it takes null.
+ */
+export function columns(spec: string): Column[] {
+  return spec
+    .trim()
+    .split(/\s+/)
+    .map((entry) => {
+      const nullable = entry.endsWith("?");
+      const [name = "", type = "text"] = entry.replace(/\?$/, "").split(":");
+      if (type === "flag") return { name, type: "int", flag: true };
+      const [bare = "", values] = name.split("=");
+      if (values) return { name: bare, type: "text", nullable, oneOf: values.split("|") };
+      const [indexed = "", size] = name.split("<");
+      if (size) {
+        const bytes = indexedBytes[size as keyof typeof indexedBytes];
+        if (!bytes) throw new Error(`${name}: no size ${size}`);
+        return { name: indexed, type: "text", nullable, bytes };
+      }
+      if (!columnTypes.includes(type as ColumnType)) throw new Error(`${name}: no type ${type}`);
+      return { name, type: type as ColumnType, nullable };
+    });
+}
 
 /**
  * A key the database keeps unique besides the table's own key. `same`: a row
@@ -124,14 +179,22 @@ const byType = {
     ),
 };
 
-function columnSchema({ type, flag, oneOf, nullable }: Column): z.ZodType {
+/** Text an index holds: at most `bytes` in UTF-8 (so at most as many characters, which JSON Schema counts). */
+const indexedText = (bytes: number) =>
+  byType.text
+    .refine((value) => Buffer.byteLength(value) <= bytes, `is longer than ${bytes} bytes`)
+    .meta({ maxLength: bytes });
+
+function columnSchema({ type, flag, oneOf, nullable, bytes }: Column): z.ZodType {
   const schema = flag
     ? whole.min(0, "must be 0 or 1").max(1, "must be 0 or 1")
     : oneOf
       ? byType.text
           .refine((value) => oneOf.includes(value), `must be one of ${oneOf.join(", ")}`)
           .meta({ enum: oneOf })
-      : byType[type];
+      : bytes
+        ? indexedText(bytes)
+        : byType[type];
   return nullable ? schema.nullable().optional() : schema;
 }
 

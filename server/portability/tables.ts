@@ -1,6 +1,6 @@
 import { reactionTypes } from "../../contract/limits.ts";
 import type { Database } from "../db/schema.ts";
-import type { Column, ColumnType, UniqueKey } from "./columns.ts";
+import { type Column, columns, type UniqueKey } from "./columns.ts";
 
 /*
  * The tables a site owner owns, as `admin export` writes them and
@@ -63,34 +63,15 @@ const heldDigest = "a digest under the site's secret: the importing site makes i
 const networkDigest =
   "a digest under the site's secret, read only by the hourly limits per network";
 
-const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
-
-/**
- * A table's columns in order, each `name` (text) or `name:type` (int, time,
- * real, or flag: a whole number held to 0 and 1), or `name=a|b` (text held
- * to those values); `?` at the end when it takes null.
- */
-function columns(spec: string): Column[] {
-  return spec
-    .trim()
-    .split(/\s+/)
-    .map((entry) => {
-      const nullable = entry.endsWith("?");
-      const [name = "", type = "text"] = entry.replace(/\?$/, "").split(":");
-      if (type === "flag") return { name, type: "int", flag: true };
-      const [bare = "", values] = name.split("=");
-      if (values) return { name: bare, type: "text", nullable, oneOf: values.split("|") };
-      if (!columnTypes.includes(type as ColumnType)) throw new Error(`${name}: no type ${type}`);
-      return { name, type: type as ColumnType, nullable };
-    });
-}
 const same = (...columns: string[]): UniqueKey => ({ columns, role: "same" });
 const taken = (...columns: string[]): UniqueKey => ({ columns, role: "taken" });
 /** A table whose rows have an id and a creation time. */
 const byId = { key: ["id"], identity: "id", since: "created_at" } as const;
 
 const reactionColumns = (item: string) =>
-  columns(`id:int ${item} type=${reactionTypes.join("|")} user_name visitor_id created_at:time`);
+  columns(
+    `id:int ${item}<key type=${reactionTypes.join("|")} user_name visitor_id<key created_at:time`,
+  );
 
 /** In the order they are written and read back: a row's references come before it. */
 export const exportTables: readonly ExportTable[] = [
@@ -99,15 +80,20 @@ export const exportTables: readonly ExportTable[] = [
     ...byId,
     unique: [{ columns: ["email"], role: "same", lower: ["email"] }, taken("unsubscribe_token")],
     columnsLeftOut: { email_hash: heldDigest },
-    columns: columns(`id:int email unsubscribe_token created_at:time status=pending|confirmed
+    columns:
+      columns(`id:int email<address unsubscribe_token<key created_at:time status=pending|confirmed
       confirmed_at:time? confirmation_sent_at:time?`),
   },
-  { name: "unsubscribed_tokens", key: ["token"], columns: columns("token unsubscribed_at:time") },
+  {
+    name: "unsubscribed_tokens",
+    key: ["token"],
+    columns: columns("token<key unsubscribed_at:time"),
+  },
   {
     name: "editions",
     ...byId,
     unique: [same("slug")],
-    columns: columns("id:int slug subject html text created_at:time"),
+    columns: columns("id:int slug<key subject html text created_at:time"),
   },
   {
     // The editions' sending records: who was sent which edition, and when.
@@ -121,7 +107,7 @@ export const exportTables: readonly ExportTable[] = [
     unique: [same("edition_id", "email")],
     references: [{ column: "edition_id", table: "editions", inFile: true }],
     // What the mail drew afterwards ("bounce" or "complaint"): the edition's figures count it.
-    columns: columns(`id:int kind=edition edition_id:int email? token?
+    columns: columns(`id:int kind=edition edition_id:int email<address? token<key?
       status=queued|sending|sent|failed|cancelled attempts:int next_attempt_at:time last_error?
       created_at:time sent_at:time? feedback?`),
   },
@@ -131,7 +117,7 @@ export const exportTables: readonly ExportTable[] = [
     name: "suppressions",
     key: ["email_hash"],
     columns: columns(
-      `email_hash domain reason=hard_bounce|complaint|soft_bounces source detail? created_at:time`,
+      `email_hash<key domain reason=hard_bounce|complaint|soft_bounces source detail? created_at:time`,
     ),
     version1: columns(
       `email reason=hard_bounce|complaint|soft_bounces source detail? created_at:time`,
@@ -142,15 +128,15 @@ export const exportTables: readonly ExportTable[] = [
     // same secret, a moved site sends them no confirmation mail either.
     name: "reply_stops",
     key: ["mailbox_hash"],
-    columns: columns("mailbox_hash created_at:time"),
+    columns: columns("mailbox_hash<key created_at:time"),
   },
   {
     // Temporary refusals of the last 30 days, which count towards a suppression.
     name: "soft_bounces",
     ...byId,
     unique: [same("ref")],
-    columns: columns("id:int email_hash ref created_at:time"),
-    version1: columns("id:int email ref created_at:time"),
+    columns: columns("id:int email_hash<key ref<address created_at:time"),
+    version1: columns("id:int email ref<address created_at:time"),
   },
   {
     // An edition's web links, counted as readers follow them: its figures move with it,
@@ -175,8 +161,9 @@ export const exportTables: readonly ExportTable[] = [
     name: "science_comments",
     ...byId,
     references: [{ column: "parent_id", table: "science_comments", inFile: true }],
-    columns: columns(`id:int post_id parent_id:int? user_name content content_html? visitor_id
-      status=published|pending|spam by_owner:flag ip_hash? created_at:time updated_at:time
+    columns:
+      columns(`id:int post_id<key parent_id:int? user_name content content_html? visitor_id<key
+      status=published|pending|spam by_owner:flag ip_hash<key? created_at:time updated_at:time
       deleted_at:time?`),
   },
   {
@@ -189,8 +176,9 @@ export const exportTables: readonly ExportTable[] = [
       taken("confirm_token_hash"),
     ],
     columnsLeftOut: { email_hash: heldDigest },
-    columns: columns(`id:int visitor_id email status=pending|confirmed confirm_token_hash?
-      confirm_expires_at:time? confirmation_sent_at:time? unsubscribe_token created_at:time
+    columns:
+      columns(`id:int visitor_id<key email<address status=pending|confirmed confirm_token_hash<key?
+      confirm_expires_at:time? confirmation_sent_at:time? unsubscribe_token<key created_at:time
       confirmed_at:time?`),
   },
   {
@@ -202,7 +190,7 @@ export const exportTables: readonly ExportTable[] = [
       { column: "thread_id", table: "science_comments" },
       { column: "comment_id", table: "science_comments" },
     ],
-    columns: columns(`id:int address_id:int thread_id:int comment_id:int unsubscribe_token
+    columns: columns(`id:int address_id:int thread_id:int comment_id:int unsubscribe_token<key
       window_ends_at:time? created_at:time`),
   },
   {
@@ -220,13 +208,14 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "approved_visitors",
     key: ["visitor_id"],
-    columns: columns("visitor_id approved_at:time"),
+    columns: columns("visitor_id<key approved_at:time"),
   },
   {
     name: "bans",
     ...byId,
     references: [{ column: "comment_id", table: "science_comments" }],
-    columns: columns(`id:int visitor_id? ip_hash? comment_id:int? created_at:time expires_at:time?
+    columns:
+      columns(`id:int visitor_id<key? ip_hash<key? comment_id:int? created_at:time expires_at:time?
       lifted_at:time?`),
   },
   {
@@ -234,8 +223,8 @@ export const exportTables: readonly ExportTable[] = [
     ...byId,
     unique: [taken("deletion_token_hash")],
     columnsLeftOut: { network_hash: networkDigest },
-    columns: columns(`id:int name email service organisation? timeline? message
-      status=new|answered|closed kept:flag ip_hash thread_id deletion_token_hash zone?
+    columns: columns(`id:int name email<address service organisation? timeline? message
+      status=new|answered|closed kept:flag ip_hash<key thread_id deletion_token_hash<key zone?
       created_at:time updated_at:time`),
   },
   {
@@ -255,8 +244,8 @@ export const exportTables: readonly ExportTable[] = [
       { columns: ["starts_at"], role: "taken", only: { column: "status", equals: "booked" } },
     ],
     columns: columns(`id:int starts_at:time ends_at:time name email service note reader_zone
-      status=booked|cancelled uid sequence:int meeting_url? token_hash? visitor_id? ip_hash
-      address_hash cancelled_by=reader|owner? cancel_message? created_at:time updated_at:time`),
+      status=booked|cancelled uid<address sequence:int meeting_url? token_hash<key? visitor_id<key?
+      ip_hash<key address_hash<key cancelled_by=reader|owner? cancel_message? created_at:time updated_at:time`),
   },
   {
     name: "booking_settings",
@@ -291,37 +280,39 @@ export const exportTables: readonly ExportTable[] = [
     key: ["comment_id"],
     unique: [same("note_id")],
     references: [{ column: "comment_id", table: "science_comments", inFile: true }],
-    columns: columns("comment_id:int note_id actor_id handle name url avatar? created_at:time"),
+    columns: columns(
+      "comment_id:int note_id<link actor_id<link handle name url avatar? created_at:time",
+    ),
   },
   {
     // Who follows the site's account: at the same address they still do.
     name: "fediverse_followers",
     key: ["actor_id"],
-    columns: columns("actor_id handle name? inbox shared_inbox? follow_id created_at:time"),
+    columns: columns("actor_id<link handle name? inbox shared_inbox? follow_id created_at:time"),
   },
   {
     // The owner's blocks, as bans are the owner's.
     name: "fediverse_blocks",
     key: ["target"],
-    columns: columns("target created_at:time"),
+    columns: columns("target<link created_at:time"),
   },
   {
     // What followers were sent, so a moved site does not send it all again.
     name: "fediverse_published",
     key: ["path"],
-    columns: columns("path digest published_at:time updated_at:time deleted_at:time?"),
+    columns: columns("path<page digest published_at:time updated_at:time deleted_at:time?"),
   },
   {
     name: "fediverse_reactions",
     key: ["activity_id"],
-    columns: columns("activity_id kind=like|announce path actor_id created_at:time"),
+    columns: columns("activity_id<link kind=like|announce path<page actor_id<link created_at:time"),
   },
   {
     name: "webmentions",
     ...byId,
     since: "received_at",
     unique: [same("source", "target")],
-    columns: columns(`id:int source target path status=unverified|pending|published
+    columns: columns(`id:int source<link target<page path<page status=unverified|pending|published
       kind=mention|reply|like|repost author_name? author_url? content? received_at:time
       verified_at:time?`),
   },
@@ -329,7 +320,7 @@ export const exportTables: readonly ExportTable[] = [
     // The pages told of the site's links, once each: a moved site does not tell them again.
     name: "webmentions_sent",
     key: ["path", "target"],
-    columns: columns("path target outcome sent_at:time"),
+    columns: columns("path<page target<link outcome sent_at:time"),
   },
   {
     name: "assistant_questions",
@@ -342,7 +333,7 @@ export const exportTables: readonly ExportTable[] = [
     name: "import_sources",
     key: ["source", "source_id"],
     references: [{ column: "row_id", table: "row_table" }],
-    columns: columns("source source_id row_table row_id:int imported_at:time"),
+    columns: columns("source<key source_id<address row_table row_id:int imported_at:time"),
   },
 ];
 

@@ -772,6 +772,40 @@ describe.each(backends)("an import that cannot finish, on %s", (backend) => {
     expect(await count(t, "science_comments")).toBe(0);
   });
 
+  it("is refused, naming the row, when a value an index holds is longer than the site writes there", async () => {
+    const mention = {
+      id: 1,
+      source: `https://example.net/${"a".repeat(2000)}`,
+      target: "http://localhost/science/soap",
+      path: "/science/soap",
+      status: "published",
+      kind: "mention",
+      author_name: null,
+      author_url: null,
+      content: null,
+      received_at: "2024-03-01T10:00:00.000Z",
+      verified_at: null,
+    };
+    const file = exportFile({
+      // PostgreSQL's index takes no row of 3,000 bytes; 150 "é" are 300 bytes.
+      science_comments: [comment(1, { visitor_id: `imported:test:${"x".repeat(3000)}` })],
+      science_reactions: [reaction(1, { visitor_id: "é".repeat(150) })],
+      webmentions: [mention],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      [
+        "Nothing was imported: the input has 3 problems.",
+        "  tables.science_comments[0].visitor_id: is longer than 200 bytes",
+        "  tables.science_reactions[0].visitor_id: is longer than 200 bytes",
+        "  tables.webmentions[0].source: is longer than 2000 bytes",
+        "\n",
+      ].join("\n"),
+    ]);
+    expect(await count(t, "science_comments")).toBe(0);
+  });
+
   it("is refused, naming the row, when a number is beyond what PostgreSQL's real keeps", async () => {
     const screening = (score: number) => ({
       comment_id: 1,
@@ -1084,7 +1118,7 @@ describe.each(backends)(
     afterAll(() => t?.close());
 
     it("are left out with their replies and writers, each listed in the report, and the rest comes in", async () => {
-      const unknown = "p".repeat(100_000);
+      const unknown = "p".repeat(150);
       const onStory = (id: number, story_id: string): Row => {
         const { post_id: _, ...rest } = reaction(id, { type: "love" });
         return { ...rest, story_id };
@@ -1093,7 +1127,7 @@ describe.each(backends)(
         science_comments: [
           comment(1),
           comment(2, { post_id: "no-such-post" }),
-          // A reply, before the comment it answers, which is on a post id of any length.
+          // A reply, before the comment it answers, which is on a post id too long to quote whole.
           comment(3, { parent_id: 4 }),
           comment(4, { post_id: unknown }),
           comment(5, { parent_id: 1, user_name: "Meera" }),

@@ -442,6 +442,52 @@ async function databaseColumns(t: TestApp): Promise<Map<string, Set<string>>> {
   return tables;
 }
 
+/**
+ * Each index of the migrated database with the columns it holds, in its keys,
+ * expressions (lower(email)) and condition alike.
+ */
+async function databaseIndexes(
+  t: TestApp,
+): Promise<Map<string, { table: string; columns: Set<string> }>> {
+  const indexes = new Map<string, { table: string; columns: Set<string> }>();
+  const add = (index: string, table: string, column: string) => {
+    const entry = indexes.get(index) ?? { table, columns: new Set<string>() };
+    indexes.set(index, { table, columns: entry.columns.add(column) });
+  };
+  if (t.databaseUrl) {
+    const rows = await runSql(
+      t,
+      `select i.indexrelid::regclass::text as i, c.relname as t, a.attname as c
+       from pg_index i join pg_class c on c.oid = i.indrelid
+       join pg_attribute a on a.attrelid = i.indrelid and a.attnum > 0
+       where c.relnamespace = current_schema()::regnamespace
+         and (a.attnum = any(i.indkey) or exists (select 1 from pg_depend d
+           where d.classid = 'pg_class'::regclass and d.objid = i.indexrelid
+             and d.refobjid = i.indrelid and d.refobjsubid = a.attnum))`,
+    );
+    for (const row of rows) add(String(row.i), String(row.t), String(row.c));
+    return indexes;
+  }
+  const tables = await databaseColumns(t);
+  const rows = await runSql(
+    t,
+    "select m.name as i, m.tbl_name as t, m.sql as s, p.name as c from sqlite_master m join pragma_index_info(m.name) p where m.type = 'index'",
+  );
+  for (const row of rows) {
+    const [index, table] = [String(row.i), String(row.t)];
+    if (row.c !== null) add(index, table, String(row.c));
+    // An expression's or a condition's columns, by name.
+    const body = String(row.s ?? "").replace(/^.*? on \S+/is, "");
+    for (const column of tables.get(table) ?? []) {
+      if (new RegExp(`\\b${column}\\b`).test(body)) add(index, table, column);
+    }
+  }
+  return indexes;
+}
+
+/** PostgreSQL's largest index row (btree version 4). */
+const indexRowMax = 2704;
+
 describe.each(backends)("what an export covers, on %s", (backend) => {
   let t: TestApp;
   beforeAll(async () => {
@@ -463,6 +509,31 @@ describe.each(backends)("what an export covers, on %s", (backend) => {
     for (const name of [...exported.keys(), ...Object.keys(tablesLeftOut)]) {
       if (!name.startsWith("kysely_")) expect(database.has(name), name).toBe(true);
     }
+  });
+
+  it("holds each text column an index takes to a length whose index row the database keeps", async () => {
+    const exported = new Map(exportTables.map((table) => [table.name as string, table]));
+    const seen: string[] = [];
+    for (const [index, { table: name, columns }] of await databaseIndexes(t)) {
+      const table = exported.get(name);
+      if (!table) continue;
+      // Each column's most bytes, and 8 for its header or a number or time; 8 for the row's.
+      let bytes = 8;
+      for (const name of columns) {
+        const column = table.columns.find((c) => c.name === name);
+        bytes += 8;
+        if (column?.type !== "text") continue;
+        seen.push(`${table.name}.${name}`);
+        const most = column.bytes ?? Math.max(0, ...(column.oneOf ?? []).map((v) => v.length));
+        expect(most, `${table.name}.${name}, in ${index}, has no length limit`).toBeGreaterThan(0);
+        bytes += most;
+      }
+      expect(bytes, `${index}'s row`).toBeLessThanOrEqual(indexRowMax);
+    }
+    // The walk finds what it should: a unique key, an expression's column, a condition's.
+    expect(seen).toEqual(
+      expect.arrayContaining(["webmentions.source", "subscribers.email", "bookings.status"]),
+    );
   });
 
   it.runIf(backend === "postgres")(
