@@ -126,6 +126,15 @@ export function parseSourceTime(value: string): Date | null {
  */
 const sourceIdMax = 200;
 
+/** How far ahead of this site's clock a source's may run: a time past it is in the future. */
+const clockDriftMs = 60_000;
+
+/**
+ * A comment's time past now (and the drift), which would keep it first in
+ * every newest-first list for as long as that time is to come.
+ */
+export const inFuture = (time: number, now: Date) => time > now.getTime() + clockDriftMs;
+
 /**
  * Checks a comment as the site checks any (the same limits and refusals),
  * plus what only an import can get wrong: times in the future, repeated or
@@ -148,7 +157,7 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
   const time = parseSourceTime(comment.createdAt)?.getTime() ?? Number.NaN;
   if (Number.isNaN(time)) {
     problems.push({ where: `${where} date`, message: "is not a date" });
-  } else if (time > now.getTime() + 60_000) {
+  } else if (inFuture(time, now)) {
     problems.push({ where: `${where} date`, message: `${comment.createdAt} is in the future` });
   }
   return problems;

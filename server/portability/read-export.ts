@@ -1,21 +1,13 @@
 import { type ZodType, z } from "zod";
-import {
-  commentContentSchema,
-  emailSchema,
-  handleMax,
-  userNameSchema,
-} from "../../contract/api.ts";
+import { emailSchema, handleMax, userNameSchema } from "../../contract/api.ts";
 import { availabilitySchema, bookingRequestSchema } from "../../contract/bookings.ts";
 import { enquiryRequestSchema } from "../../contract/enquiries.ts";
 import { plural } from "../../contract/plural.ts";
 import { hasNoHiddenCharacters } from "../../contract/text.ts";
 import { isOfferedTimeZone, offeredZoneName } from "../../contract/time-zones.ts";
-import { markdownRefusal, renderComment } from "../comments/markdown.ts";
-import { emptiedPlace } from "../comments/rows.ts";
 import type { Catalog } from "../engagement/catalog.ts";
-import { ownerVisitorId } from "../engagement/visitor.ts";
-import { importedVisitor } from "./apply-plan.ts";
 import { exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
+import { checkComments, settleOwnerMarks } from "./export-comments.ts";
 import {
   commentsOnlyNotice,
   leaveOutGrants,
@@ -29,10 +21,10 @@ import { identityTables } from "./site-rows.ts";
 import { reseed, seedTokens } from "./standing-links.ts";
 import {
   type ExportRows,
-  type ExportTable,
   exportFormat,
   exportTables,
   exportVersion,
+  rowName,
   uniqueKeys,
 } from "./tables.ts";
 
@@ -64,10 +56,6 @@ const oneLine = (max: number) =>
     .string()
     .max(max, `is longer than ${max} characters`)
     .refine(hasNoHiddenCharacters, "holds a line break, or a control or text-direction character");
-
-/** A row by its place in the file, and its id where it has one. */
-const rowName = (table: ExportTable, at: number, row: Record<string, unknown>) =>
-  `tables.${table.name}[${at}]${table.identity ? ` (id ${String(row[table.identity])})` : ""}`;
 
 type ReadExport = {
   tables: ExportRows[];
@@ -101,6 +89,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   const notices: string[] = [];
   const skipped: Skipped[] = [];
   const problem = (where: string, message: string) => problems.push({ where, message });
+  const now = new Date();
   if (typeof document !== "object" || document === null || Array.isArray(document)) {
     problem("file", "is not a JSON object");
     return { tables: [], problems, notices, skipped };
@@ -180,7 +169,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   }
   skipped.push(...skipUnknownItems(tables, catalog));
   checkReferences(tables, problem);
-  if (comments) checkComments(comments, problem);
+  if (comments) checkComments(comments, now, problem);
   const named = (comments?.rows ?? []).filter((row) => row.deleted_at === null);
   const owned = ownerNamedNotice(
     signed ? [] : named.map((row) => String(row.user_name)),
@@ -242,7 +231,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
     });
   }
   const schedules = tables.find((t) => t.table.name === "edition_schedules");
-  if (schedules) skipped.push(...settleSchedules(schedules, tables, new Date()));
+  if (schedules) skipped.push(...settleSchedules(schedules, tables, now));
   const exportedAt = new Date(typeof file.exportedAt === "string" ? file.exportedAt : Number.NaN);
   return { tables, problems, notices, skipped, exportedAt, own };
 }
@@ -320,81 +309,4 @@ function checkReferences(tables: ExportRows[], problem: (where: string, message:
       });
     }
   }
-}
-
-/** A comment the owner wrote from the console: the Author badge, and the owner's own writer. */
-const ownerMarked = (row: Readonly<Record<string, unknown>>) =>
-  row.by_owner === 1 || row.visitor_id === ownerVisitorId;
-
-/**
- * The owner's marks (the Author badge, the owner's own writer) of a file
- * whose comments do not carry this site's signature, as `admin export`
- * wrote them: the comments that bear them come in as a reader's, each under
- * a writer of its name. Returns what to tell the owner, or null.
- */
-function settleOwnerMarks(comments: ExportRows, signature: unknown): string | null {
-  const marked = comments.rows.filter(ownerMarked);
-  if (marked.length === 0) return null;
-  for (const row of marked) {
-    row.by_owner = 0;
-    row.visitor_id = importedVisitor("export", String(row.user_name));
-  }
-  const why =
-    signature === undefined
-      ? "the file carries no signature (an export of an older version, or not an export at all)"
-      : "its comments' signature is not this site's (they were written with another cookie secret, or changed since)";
-  return `${plural(marked.length, "comment")} marked as the owner's ${
-    marked.length === 1 ? "comes in as a reader's" : "come in as readers'"
-  }, without the Author badge: ${why}. A site's own export keeps them when read back with the same cookie secret (DATA_DIR/cookie-secret, or COOKIE_SECRET).`;
-}
-
-/**
- * Each comment as a reader could have posted it: its name and text pass the
- * rules of a new comment (contract/api.ts) and its Markdown the renderer's,
- * its HTML is rendered again from its text, and a reply answers a comment
- * that starts a thread on the same post. A deleted comment keeps only its
- * place, as the site keeps one.
- */
-function checkComments(
-  { table, rows, at }: ExportRows,
-  problem: (where: string, message: string) => void,
-) {
-  const byId = new Map(rows.map((row, index) => [row.id, index]));
-  rows.forEach((row, index) => {
-    const where = `tables.${table.name}[${at[index]}]`;
-    if (row.parent_id !== null) {
-      const parentIndex = byId.get(row.parent_id);
-      const parent = parentIndex === undefined ? undefined : rows[parentIndex];
-      if (parent && parent.post_id !== row.post_id) {
-        problem(
-          `${where}.parent_id`,
-          `answers ${rowName(table, at[parentIndex ?? 0] ?? 0, parent)}, a comment on another post`,
-        );
-      } else if (parent && parent.parent_id !== null) {
-        problem(
-          `${where}.parent_id`,
-          `answers ${rowName(table, at[parentIndex ?? 0] ?? 0, parent)}, itself a reply: replies are one level deep`,
-        );
-      }
-    }
-    if (row.deleted_at !== null) {
-      // Published, as the site leaves a place (comments/removal.ts): it holds nothing to approve.
-      Object.assign(row, emptiedPlace, { status: "published" });
-      return;
-    }
-    for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {
-      problem(refused.where, refused.message);
-    }
-    const content = commentContentSchema.safeParse(row.content);
-    if (!content.success) {
-      problem(`${where}.content`, content.error.issues[0]?.message ?? "is not a comment");
-      return;
-    }
-    // What the honeypot caught never met the text rules, and nobody but its sender sees it.
-    const refusal = row.status === "spam" ? null : markdownRefusal(content.data);
-    if (refusal) problem(`${where}.content`, refusal.message);
-    row.content = content.data;
-    // Null on comments written before the HTML was kept: rendered when read.
-    if (row.content_html !== null) row.content_html = renderComment(content.data);
-  });
 }

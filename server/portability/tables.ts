@@ -49,6 +49,10 @@ export type ExportRows = {
   at: number[];
 };
 
+/** A row by its place in the file, and its id where it has one. */
+export const rowName = (table: ExportTable, at: number, row: Record<string, unknown>) =>
+  `tables.${table.name}[${at}]${table.identity ? ` (id ${String(row[table.identity])})` : ""}`;
+
 /**
  * The version of the file's shape; an import refuses files of a later one.
  * 2: suppressions and soft_bounces keep a digest, not the address (version 1's are converted).

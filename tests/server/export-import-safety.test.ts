@@ -772,6 +772,33 @@ describe.each(backends)("an import that cannot finish, on %s", (backend) => {
     expect(await count(t, "science_comments")).toBe(0);
   });
 
+  it("is refused, naming the row, when a comment was written in the future, deleted or not, past a clock's minute", async () => {
+    const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const [later, deleted] = [ahead(10 * 60_000), "2100-01-01T00:00:00.000Z"];
+    const file = exportFile({
+      science_comments: [
+        comment(1, { created_at: later, updated_at: later }),
+        comment(2, { created_at: deleted, updated_at: deleted, deleted_at: deleted }),
+        comment(3, { created_at: ahead(20_000) }),
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      [
+        "Nothing was imported: the input has 2 problems.",
+        `  tables.science_comments[0].created_at: ${later} is in the future`,
+        `  tables.science_comments[1].created_at: ${deleted} is in the future`,
+        "\n",
+      ].join("\n"),
+    ]);
+    expect(await count(t, "science_comments")).toBe(0);
+    // A clock a few seconds ahead of this site's is not the future.
+    const near = exportFile({ science_comments: [comment(3, { created_at: ahead(20_000) })] });
+    const dry = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", near);
+    expect([dry.code, dry.stderr]).toEqual([0, ""]);
+  });
+
   it("is refused, naming the row, when a value an index holds is longer than the site writes there", async () => {
     const mention = {
       id: 1,
