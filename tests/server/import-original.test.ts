@@ -1,9 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reactionsResponseSchema } from "../../contract/api.ts";
 import { fakeSciencePage, fragment } from "../support/built-site.ts";
+import { projectRoot } from "../support/server-process.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -422,5 +424,47 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     const after = await admin(adminEnv(t), "newsletter", "reconfirm", "--yes");
     expect(after.stdout).toBe("No imported subscriber is waiting to be asked.\n");
     expect(await lines()).toEqual(["5 queued", "0 queued, 1 before"]);
+  });
+});
+
+describe("tables larger than Node's heap holds as the import reads them", () => {
+  const dataDir = tables({});
+  /** `npm run admin -- import …` as its own process, as npm runs it but in a heap of 128 MB. */
+  const importIn128MB = (...argv: string[]) =>
+    spawnSync(
+      process.execPath,
+      [
+        "--max-old-space-size=128",
+        "--max-semi-space-size=1",
+        path.join(projectRoot, "server/cli/admin.ts"),
+        "import",
+        ...argv,
+      ],
+      {
+        env: { ...process.env, NODE_OPTIONS: "", NODE_ENV: "test", DATA_DIR: dataDir },
+        encoding: "utf8",
+      },
+    );
+
+  it("are refused before they are read, naming the limit, the heap and what to do", () => {
+    // 400,000 reactions in 10 MB of CSV, each held as its cells: about 35 times the file.
+    const rows = Array.from({ length: 400_000 }, (_, i) => `soap,idea,reader ${i}`);
+    const csv = (count: number) => ({
+      "science_reactions.csv": `post_id,type,user_name\n${rows.slice(0, count).join("\n")}\n`,
+    });
+    const dir = tables(csv(rows.length));
+    const run = importIn128MB("--from", "original", "--dry-run", dir);
+    expect(run.stderr).toMatch(
+      /^\S+ is 10 MB, more than the [12] MB an import of this kind reads in the 1\d\d MB Node gives it: split it, or give Node the memory it needs \(about 70 times the file\): NODE_OPTIONS=--max-old-space-size=\d+ before npm run admin\.\n$/,
+    );
+    expect(run.stderr.startsWith(`${dir} is`)).toBe(true);
+    expect(run.status).toBe(1);
+    // Split, each part is read (into a database made by an empty export's import).
+    const empty = { format: "engage-with-engineer-export", version: 3, tables: {} };
+    const made = tables({ "empty.json": JSON.stringify(empty) });
+    expect(importIn128MB("--from", "export", path.join(made, "empty.json")).status).toBe(0);
+    const read = importIn128MB("--from", "original", "--dry-run", tables(csv(5000)));
+    expect([read.status, read.stderr]).toEqual([0, ""]);
+    expect(read.stdout).toContain("reactions: 5000 to add");
   });
 });
