@@ -155,7 +155,19 @@ export function loadIndex(json: string): AssistantIndex {
       ...terms.map((term) => Math.log(1 + passages.length / (1 + (holding.get(term) ?? 0)))),
     );
 
+  /**
+   * A short question may lean on the one before ("silk?") or start a subject of its
+   * own ("What is a DPF?" after one about pressure cookers): asked as a follow-up
+   * first, and when that finds nothing, on its own. One that says it leans ("and
+   * for silk?") is only ever a follow-up.
+   */
   function find(question: string, previous?: string): Finding {
+    const finding = findAfter(question, previous);
+    if (finding.known || !previous || leaning.test(question)) return finding;
+    return findAfter(question);
+  }
+
+  function findAfter(question: string, previous?: string): Finding {
     const askedWords = wordsOf(question);
     const asked = new Set(askedWords.flat());
     const follows = Boolean(previous) && (leaning.test(question) || askedWords.length <= 2);

@@ -202,6 +202,24 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(declined.known).toBe(false);
   });
 
+  it("answers a short question on a subject of its own, asked after another", async () => {
+    const reader = t.visitor({ ip: "10.1.0.8" });
+    const ask = async (question: string) =>
+      json(
+        await reader.post("/api/assistant", {
+          question,
+          previous: "Why does a pressure cooker whistle?",
+        }),
+        assistantResponseSchema,
+      );
+    const price = await ask("How much does a DFMEA cost?");
+    expect(price.known).toBe(true);
+    expect(price.service?.id).toBe("dfmea");
+    const dpf = await ask("What is a DPF?");
+    expect(dpf.known).toBe(true);
+    expect(dpf.answer).toMatch(/particulate filter/i);
+  });
+
   it("refuses bad questions with a clear message, and records none of them", async () => {
     const before = (await questions()).length;
     const reader = t.visitor({ ip: "10.1.0.5" });
