@@ -234,9 +234,18 @@ export function zoneName(zone: string): string {
   return zone.replaceAll("_", " ").replaceAll("/", " / ");
 }
 
-/** Under the booking form's zone select, served and live alike: the times' own zone is their legend's. */
-export const ownerZoneNote = (ownerZone: string) =>
-  `The engineer's zone is ${zoneName(ownerZone)}.`;
+/**
+ * Under the booking form's zone select, served and live alike: how long a call is (the
+ * service pages promise a first call, and the owner sets its length) and the engineer's
+ * zone; the times' own zone is their legend's.
+ */
+export const ownerZoneNote = ({
+  ownerZone,
+  callMinutes,
+}: {
+  ownerZone: string;
+  callMinutes: number;
+}) => `A call is ${callMinutes} minutes. The engineer's zone is ${zoneName(ownerZone)}.`;
 
 /**
  * Names V8's list still gives in their old spelling (it offers "Asia/Calcutta",

@@ -37,7 +37,7 @@ const option = (zone: string) =>
 /** Every zone's option, written once: the select is most of the form's bytes. */
 let zoneOptions: { zones: string[]; html: string } | undefined;
 
-const zoneNote = (ownerZone: string) => escapeHtml(ownerZoneNote(ownerZone));
+const zoneNote = (slots: SlotsResponse) => escapeHtml(ownerZoneNote(slots));
 
 function zoneSelect(id: string, chosen: string): string {
   zoneOptions ??= { zones: timeZones(), html: timeZones().map(option).join("") };
@@ -145,7 +145,7 @@ ${zoneSelect("booking-zone", slots.zone)}
 ${filled.service ? hidden("service", filled.service) : ""}
 <button type="submit" class="btn-secondary">Show times</button>
 </form>
-<p id="booking-zone-note" class="booking-small mt-1">${zoneNote(slots.ownerZone)}</p></div>
+<p id="booking-zone-note" class="booking-small mt-1">${zoneNote(slots)}</p></div>
 <form method="post" action="${bookPath}" class="booking-form">
 ${hidden("zone", slots.zone)}${hidden("formToken", formToken)}${days > daysAtOnce ? hidden("days", String(days)) : ""}
 ${honeypotHtml("booking-honeypot")}
@@ -179,7 +179,7 @@ ${hidden("token", token)}
 ${zoneSelect("reschedule-zone", slots.zone)}
 <button type="submit">Show times</button>
 </form>
-<p id="reschedule-zone-note">${zoneNote(slots.ownerZone)}</p>
+<p id="reschedule-zone-note">${zoneNote(slots)}</p>
 <form method="post" action="${path}">
 ${hidden("token", token)}${hidden("zone", slots.zone)}
 ${timesHtml(slots.starts, slots.zone)}

@@ -123,6 +123,10 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await page.mouse.move(10, 10, { steps: 2 });
   await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
   await expect(zone).toHaveValue("Europe/London");
+  // How long the call the service pages offer is, and the engineer's clock, under the zone.
+  await expect(zone).toHaveAccessibleDescription(
+    "A call is 30 minutes. The engineer's zone is Asia / Kolkata.",
+  );
   // The whole page as the island shows it: the zone, a week of free times, the form.
   expect(await seriousViolations(page)).toEqual([]);
 
@@ -431,6 +435,9 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await expect(page.getByRole("heading", { name: "Book a call", level: 1 })).toBeVisible();
   // The engineer's zone until the reader chooses theirs.
   await expect(page.getByRole("combobox", { name: "Time zone" })).toHaveValue(ownerZone);
+  await expect(page.getByRole("combobox", { name: "Time zone" })).toHaveAccessibleDescription(
+    "A call is 30 minutes. The engineer's zone is Asia / Kolkata.",
+  );
   await page.getByRole("combobox", { name: "Time zone" }).selectOption("America/New_York");
   await page.getByRole("button", { name: "Show times" }).click();
   await expect(page).toHaveURL(/zone=America%2FNew_York/);

@@ -72,15 +72,12 @@ function fromServerForm(services: ServiceChoice[]): {
   };
 }
 
-type Slots = { zone: string; ownerZone: string; starts: string[] };
+type Slots = { zone: string; ownerZone: string; callMinutes: number; starts: string[] };
 
 /** Days of free times listed at first, and added by "Show more days": a week or so is enough to choose from. */
 const daysAtOnce = 7;
 
-async function freeTimes(zone: string): Promise<Slots> {
-  const answer = await api("GET /bookings/slots", { query: { zone } });
-  return { zone: answer.zone, ownerZone: answer.ownerZone, starts: answer.starts };
-}
+const freeTimes = (zone: string): Promise<Slots> => api("GET /bookings/slots", { query: { zone } });
 
 /**
  * Booking a call on /book (docs/product.md, "Book a call"). The server writes
@@ -323,7 +320,7 @@ export function BookingForm({
         </div>
         {/* As the served form's, which has a button beside the select. */}
         <p id={`${id}-zone-note`} className="booking-small mt-1">
-          {asking ? "Fetching the free times…" : ownerZoneNote(slots.ownerZone)}
+          {asking ? "Fetching the free times…" : ownerZoneNote(slots)}
         </p>
       </div>
       <form className="booking-form" onSubmit={send} onFocus={guard.start}>
