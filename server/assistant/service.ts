@@ -181,7 +181,11 @@ export function createAssistant({
           feedback,
         };
       }
-      const sources = finding.sources.map(sourceOf);
+      // A service is answered with what it is, not with the part of its page that matched
+      // ("DFMEA › Can you write the DFMEA without our team?"): its page is named by its title.
+      const sources = finding.sources.map((passage, at) =>
+        service && at === 0 ? { title: service.title, url: passage.url } : sourceOf(passage),
+      );
       const quoted: AssistantResponse = {
         answer: service ? service.summary : finding.quote,
         sources,

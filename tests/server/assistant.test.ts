@@ -182,6 +182,8 @@ describe.each(backends)("the assistant on %s", (backend) => {
       expect(answer.answer).toContain(priceSignal(dfmea.price));
       expect(answer.answer).toContain(dfmea.duration);
       expect(answer.answer).toContain(dfmea.where);
+      // Its source is the service's page, named as the service, not the part that matched.
+      expect(answer.sources[0]?.title).toBe("DFMEA");
     }
   });
 
