@@ -25,6 +25,11 @@ export function ItemDiscussion({ kind, itemId, title, children }: ItemDiscussion
       <h2 id="discussion-heading" className="text-xl font-semibold text-slate-100">
         {kind === "science" ? "Reactions and comments" : "Reactions"}
       </h2>
+      {/* Without JavaScript the buttons and the comment box are not drawn: say why, rather than leave a heading over nothing. */}
+      <p className="mt-3 hidden text-sm text-slate-400 noscript:block" data-pagefind-ignore>
+        {kind === "science" ? "Reacting and commenting need" : "Reacting needs"} JavaScript, which
+        is off in this browser.
+      </p>
       <ItemEngagement
         kind={kind}
         itemId={itemId}

@@ -383,6 +383,30 @@ test.describe("an item's reactions and comments on its own page", () => {
     expect(summary(itemHtml)).toBe(summary(cardHtml));
   });
 
+  test("without JavaScript the discussion says what reacting and commenting need, not a heading over nothing", async ({
+    visitor,
+  }) => {
+    const { story, post } = engaged;
+    const page = await visitor({ javaScriptEnabled: false });
+    for (const [path, needs] of [
+      [`/mythology/${story}`, "Reacting needs JavaScript, which is off in this browser."],
+      [
+        `/science/${post}`,
+        "Reacting and commenting need JavaScript, which is off in this browser.",
+      ],
+    ] as const) {
+      await page.goto(path);
+      const section = page.getByRole("region", { name: /^Reactions/ });
+      await expect(section.getByText(needs)).toBeVisible();
+      await expect(section.getByRole("button", { name: /^Like/ })).toHaveCount(0);
+    }
+    // With JavaScript the buttons are there, and the sentence is not.
+    const live = await visitor("Esha");
+    await live.goto(`/science/${post}`);
+    const panel = await discussion(live);
+    await expect(panel.getByText(/need JavaScript/)).toBeHidden();
+  });
+
   test("a comment on the list page reaches the item's page, and is served with it", async ({
     visitor,
     request,
