@@ -64,7 +64,8 @@ export function timesHtml(
   const all = slotsByDay(starts, zone, more?.days);
   const days = more ? all.slice(0, more.days) : all;
   if (days.length === 0) {
-    return `<p class="booking-empty">No free times in the coming weeks. Send an enquiry instead: <a href="/services#send-enquiry">Send an enquiry</a>.</p>`;
+    // As the island says it (booking-form.tsx).
+    return `<p class="booking-empty">No free times in the coming weeks. <a href="/services#send-enquiry">Send an enquiry</a> instead.</p>`;
   }
   const moreLink =
     more && all.length > days.length
