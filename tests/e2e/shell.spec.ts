@@ -277,6 +277,19 @@ for (const { width, height } of [
         if (width < 1024) await expect(mainNav(page)).toBeHidden();
       }
     });
+
+    test("the header stays opaque, so the text scrolled under it never shows through", async ({
+      page,
+    }) => {
+      test.skip(test.info().project.name !== "desktop", "the same widths in every project");
+      await page.goto("/technical");
+      await page.mouse.wheel(0, 600);
+      await expect.poll(() => page.evaluate(() => scrollY)).toBeGreaterThan(50);
+      await expect(page.locator("header#site-header")).not.toHaveCSS(
+        "background-color",
+        "rgba(0, 0, 0, 0)",
+      );
+    });
   });
 }
 
