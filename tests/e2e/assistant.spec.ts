@@ -31,6 +31,10 @@ async function ask(page: Page, question: string, { live = true } = {}) {
 
 test("answers from the page that holds the answer, with a working link to it", async ({ page }) => {
   await page.goto("/services");
+  // Who answers is said before anything is asked: the site's assistant, not the engineer.
+  await expect(chat(page)).toContainText(
+    "The site's assistant answers from its pages and links to them; what it cannot find, ask me in an enquiry.",
+  );
   const log = chat(page).getByRole("log", { name: "Conversation" });
   await ask(page, "Why does a pressure cooker whistle?");
   const answer = log.locator("blockquote").last();

@@ -70,8 +70,9 @@ async function askStreamed(
 /** Where the forms post without JavaScript (server/assistant/pages.ts). */
 const askPath = "/services/assistant";
 
+/** Who answers, said plainly: the engineer's voice asks, the site's assistant answers. */
 const intro =
-  "Ask me about anything written on this site: engines, electric and fuel-cell vehicles, AI for engineers, the science of everyday things, the stories, or how I can help with your project. I answer from the site's own pages and link to them.";
+  "Ask about anything written on this site: engines, electric and fuel-cell vehicles, AI for engineers, the science of everyday things, the stories, or how I can help with your project. The site's assistant answers from its pages and links to them; what it cannot find, ask me in an enquiry.";
 
 /**
  * "Chat with Me", the site's own assistant (docs/product.md, "Chat with Me"),
