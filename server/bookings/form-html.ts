@@ -156,7 +156,7 @@ ${
     ? ""
     : `<div class="booking-fields">
 ${contactFieldsHtml(form, services, filled.service ?? "")}
-${form.area("note", "What would you like to discuss?", ` rows="4" maxlength="${limits.bookingNoteMax}"`)}
+${form.area("note", "What would you like to discuss? (optional)", ` rows="4" maxlength="${limits.bookingNoteMax}"`)}
 <p class="booking-small">The invitation goes to this address, with links to cancel or move the call. Your booking is kept ${retentionDays} days after the call, then deleted: see the <a href="/privacy#bookings">privacy policy</a>.</p>
 <button type="submit" class="btn-primary">Book this time</button>
 </div>`

@@ -127,6 +127,10 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await expect(zone).toHaveAccessibleDescription(
     "A call is 30 minutes. The engineer's zone is Asia / Kolkata.",
   );
+  // The note is the one field a reader may leave empty, and the form says so.
+  await expect(
+    page.getByRole("textbox", { name: "What would you like to discuss? (optional)", exact: true }),
+  ).toBeVisible();
   // The whole page as the island shows it: the zone, a week of free times, the form.
   expect(await seriousViolations(page)).toEqual([]);
 
@@ -438,6 +442,9 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await expect(page.getByRole("combobox", { name: "Time zone" })).toHaveAccessibleDescription(
     "A call is 30 minutes. The engineer's zone is Asia / Kolkata.",
   );
+  await expect(
+    page.getByRole("textbox", { name: "What would you like to discuss? (optional)", exact: true }),
+  ).toBeVisible();
   await page.getByRole("combobox", { name: "Time zone" }).selectOption("America/New_York");
   await page.getByRole("button", { name: "Show times" }).click();
   await expect(page).toHaveURL(/zone=America%2FNew_York/);

@@ -357,7 +357,7 @@ export function BookingForm({
             />
             <FormField
               id={`${id}-note`}
-              label="What would you like to discuss?"
+              label="What would you like to discuss? (optional)"
               problem={problems.note}
               look={look}
             >
