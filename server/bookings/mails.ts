@@ -91,24 +91,23 @@ function calendarFile(
   return calendar.toString();
 }
 
-/** The time in the zone of whoever reads the mail, then in the other side's when it differs. */
+/** The time in the zone of whoever reads the mail, then in the other side's when it differs, and how long the call is. */
 function times(
-  call: Pick<Call, "start" | "readerZone">,
+  call: Pick<Call, "start" | "end" | "readerZone">,
   context: BookingMailContext,
   forOwner: boolean,
 ): [string, string][] {
   const reader = momentLabel(Date.parse(call.start), call.readerZone);
   const owner = momentLabel(Date.parse(call.start), context.ownerZone);
-  if (reader === owner) return [["When", owner]];
+  // How long, as the booking page says it: the calendar file's end is not read by every mail program.
+  const length: [string, string] = [
+    "Length",
+    `${Math.round((Date.parse(call.end) - Date.parse(call.start)) / 60_000)} minutes`,
+  ];
+  if (reader === owner) return [["When", owner], length];
   return forOwner
-    ? [
-        ["When", owner],
-        ["Their time", reader],
-      ]
-    : [
-        ["When", reader],
-        [`${context.ownerName}'s time`, owner],
-      ];
+    ? [["When", owner], ["Their time", reader], length]
+    : [["When", reader], [`${context.ownerName}'s time`, owner], length];
 }
 
 const meetingLine = (url: string | null, ownerName: string): [string, string] =>

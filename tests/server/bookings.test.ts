@@ -269,6 +269,8 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(mine?.parsed.text).toMatch(/\/book\/cancel\?token=[A-Za-z0-9_-]{43}/);
     expect(mine?.parsed.text).toMatch(/\/book\/reschedule\?token=[A-Za-z0-9_-]{43}/);
     expect(mine?.parsed.text).toContain("(Asia / Kolkata, GMT+5:30)");
+    // How long the call is, in words, as the booking page says it.
+    for (const mail of [mine, theirs]) expect(mail?.parsed.text).toContain("Length: 30 minutes");
     for (const typed of [sent.note.slice(0, 20), sent.name]) {
       expect(mine?.parsed.text).not.toContain(typed);
       expect(readerInvite.text).not.toContain(typed);
