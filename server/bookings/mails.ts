@@ -54,7 +54,12 @@ type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | "servic
   meetingUrl: string | null;
 };
 
-/** One event as a calendar file: the same UID each time, the sequence it is at. */
+/**
+ * One event as a calendar file: the same UID each time, the sequence it is at.
+ * Its title names the other side: the owner, in the reader's calendar; the
+ * reader, by the name they typed, in the owner's (`attendee.name`, given in
+ * the owner's copy alone), as the calendar feed names them.
+ */
 function calendarFile(
   method: "REQUEST" | "CANCEL",
   call: Call,
@@ -71,7 +76,7 @@ function calendarFile(
     start: new Date(call.start),
     end: new Date(call.end),
     stamp: new Date(),
-    summary: `Call with ${context.ownerName}: ${context.serviceTitle}`,
+    summary: `Call with ${attendee.name ?? context.ownerName}: ${context.serviceTitle}`,
     description: call.meetingUrl
       ? `Join the call: ${call.meetingUrl}`
       : `${context.ownerName} will send the meeting link before the call.`,

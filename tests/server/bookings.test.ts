@@ -265,6 +265,9 @@ describe.each(backends)("booking a call on %s", (backend) => {
     }
     expect(readerInvite.event.uid).toBe(ownerInvite.event.uid);
     expect(readerInvite.event.uid).toMatch(/^booking\.[0-9a-f]{24}@ewe\.test$/);
+    // Each calendar names the other side: the owner's, the reader (as the feed does).
+    expect(ownerInvite.event.summary).toBe(`Call with ${sent.name}: DFMEA`);
+    expect(readerInvite.event.summary).toMatch(/^Call with .+: DFMEA$/);
     // The reader's mail: the time in both zones, the links, and nothing they typed.
     expect(mine?.parsed.text).toMatch(/\/book\/cancel\?token=[A-Za-z0-9_-]{43}/);
     expect(mine?.parsed.text).toMatch(/\/book\/reschedule\?token=[A-Za-z0-9_-]{43}/);
