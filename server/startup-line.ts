@@ -14,7 +14,14 @@ export function loadConfigOrExit(...args: Parameters<typeof loadConfig>): Config
 
 type Summary = Pick<
   Config,
-  "siteUrl" | "HOST" | "PORT" | "SMTP_URL" | "DATA_DIR" | "OWNER_EMAIL" | "databaseKind"
+  | "siteUrl"
+  | "SITE_URL"
+  | "HOST"
+  | "PORT"
+  | "SMTP_URL"
+  | "DATA_DIR"
+  | "OWNER_EMAIL"
+  | "databaseKind"
 >;
 
 /** `smtp://user:secret@mail.example.com:587` as `smtp://mail.example.com:587`: no password in a terminal. */
@@ -32,9 +39,12 @@ export function startupLines(config: Summary): string[] {
   const mail = config.SMTP_URL
     ? `through ${mailServer(config.SMTP_URL)}`
     : `to .eml files in ${path.join(config.DATA_DIR, "outbox")} (SMTP_URL is not set)`;
+  // Without SITE_URL the command's link is made from its own shell's PORT:
+  // another shell's would point at port 3000, where nothing may listen.
+  const login = `\`${config.SITE_URL || [0, 3000].includes(config.PORT) ? "" : `PORT=${config.PORT} `}npm run admin -- login\``;
   const signIn = config.OWNER_EMAIL
-    ? `a link mailed to ${config.OWNER_EMAIL} from its sign-in page, or \`npm run admin -- login\``
-    : "`npm run admin -- login`";
+    ? `a link mailed to ${config.OWNER_EMAIL} from its sign-in page, or ${login}`
+    : login;
   return [
     `Engage with Engineer is running at ${config.siteUrl} (listening on ${config.HOST}:${config.PORT}, data in ${config.databaseKind === "postgres" ? "PostgreSQL" : `SQLite under ${config.DATA_DIR}`}).`,
     `Mail goes ${mail}.`,

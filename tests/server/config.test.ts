@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { ConfigError, environmentVariables, loadConfig } from "../../server/config.ts";
+import { startupLines } from "../../server/startup-line.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -406,5 +407,20 @@ describe("configuration", () => {
         ).toEqual([]);
       }
     });
+  });
+});
+
+describe("the lines printed at start", () => {
+  const lines = (env: Record<string, string>) => startupLines(loadConfig(env)).join("\n");
+
+  it("tells an owner on another port to give the sign-in command that port too", () => {
+    // Without SITE_URL the command makes its link from its own shell's PORT.
+    expect(lines({ PORT: "4781" })).toContain(
+      "The console is at http://localhost:4781/admin: sign in with `PORT=4781 npm run admin -- login`.",
+    );
+    expect(lines({})).toContain("sign in with `npm run admin -- login`.");
+    expect(lines({ PORT: "4781", SITE_URL: "https://engineer.example" })).toContain(
+      "The console is at https://engineer.example/admin: sign in with `npm run admin -- login`.",
+    );
   });
 });
