@@ -84,6 +84,13 @@ describe("the admin command line's usage", () => {
     expect(run.stderr.length).toBeGreaterThan(10);
   });
 
+  it("refuses readers since a day after today, naming today", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const run = await admin(env, "readers", "--since", "2999-01-01");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`a first day up to today, ${today} (UTC), not "2999-01-01"`);
+  });
+
   it("fails with exit code 1 and a clear message when there is no database yet", async () => {
     const run = await admin({ NODE_ENV: "test", DATA_DIR: scratch() }, "stats");
     expect(run.code).toBe(1);

@@ -7,10 +7,12 @@ import { formatTable, printedJson } from "../table.ts";
 
 export async function readers({ values, stdout, config, store }: CommandContext) {
   const since = typeof values.since === "string" ? values.since : "7d";
-  const period = sinceToPeriod(since, new Date());
+  const now = new Date();
+  const period = sinceToPeriod(since, now);
   if (!period) {
+    // A day after today is refused too: say which day is today's.
     throw usageError(
-      `--since takes a number of days or weeks (7d, 4w) or a first day (2026-11-01), not "${since}".`,
+      `--since takes a number of days or weeks (7d, 4w) or a first day up to today, ${now.toISOString().slice(0, 10)} (UTC), not "${since}".`,
     );
   }
   const counter = createReaders({
