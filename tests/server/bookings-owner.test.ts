@@ -441,6 +441,15 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     ).toBe(400);
     expect(await availability()).toEqual(saturdays);
 
+    // The room the invitations name: where it comes from, or that there is none.
+    expect((await admin(env, "bookings", "hours")).stdout).toContain(
+      "Room: none: each invitation says you will send the link (set --meeting-url, or --meeting jitsi)",
+    );
+    const room = "https://meet.example.org/engineer";
+    expect(
+      (await admin({ ...env, BOOKING_MEETING_URL: room }, "bookings", "hours")).stdout,
+    ).toContain(`Room: ${room} (BOOKING_MEETING_URL)`);
+
     // The command line changes only what it is given.
     const changed = await admin(
       env,

@@ -213,13 +213,21 @@ function refusalOf({ path, message, input }: z.core.$ZodIssue): string {
   return name === undefined ? message : `--${String(name)}: ${message.replace(/\.$/, `${given}.`)}`;
 }
 
-function availabilityText(availability: Availability, ownerZone: string): string {
+function availabilityText(
+  availability: Availability,
+  ownerZone: string,
+  meetingUrl: string | undefined,
+): string {
   const { weekly } = availability;
   const days = weekdayNames.map((day) => `  ${day}  ${hoursText(weekly[day]) || "off"}`);
+  // The room an invitation names now, and where it comes from when not from here.
   const room =
     availability.meeting === "jitsi"
       ? "a new Jitsi Meet room per call"
-      : (availability.meetingUrl ?? "BOOKING_MEETING_URL, or none given");
+      : (availability.meetingUrl ??
+        (meetingUrl
+          ? `${meetingUrl} (BOOKING_MEETING_URL)`
+          : "none: each invitation says you will send the link (set --meeting-url, or --meeting jitsi)"));
   return [
     `Time zone: ${ownerZone}${availability.timeZone ? "" : " (the default)"}`,
     "Hours:",
@@ -248,7 +256,9 @@ export async function bookingsHours(context: CommandContext) {
     availability = await actions.setAvailability(context.actor, checked.data);
   }
   if (!printedJson(context, availability)) {
-    context.stdout.write(availabilityText(availability, await ownerZone()));
+    context.stdout.write(
+      availabilityText(availability, await ownerZone(), context.config.BOOKING_MEETING_URL),
+    );
   }
 }
 
