@@ -323,7 +323,7 @@ export type EditionPreviewResponse = z.infer<typeof editionPreviewResponseSchema
 
 export const testSendRequestSchema = z.strictObject({ to: emailSchema });
 export const testSendResponseSchema = z.object({
-  sent: z.literal(true),
+  sent: z.enum(["mail", "file"]).describe("file: without SMTP_URL, written to the outbox folder"),
   warnings: z.array(z.string()),
 });
 export const queuedResponseSchema = z.object({

@@ -90,7 +90,10 @@ function TestSend({ slug }: { slug: string }) {
     void busyWhile(() =>
       act(
         () => consoleApi("POST /admin/editions/:slug/test", { params: { slug }, body: { to } }),
-        `Test copy sent to ${to}`,
+        ({ sent }) =>
+          sent === "mail"
+            ? `Test copy sent to ${to}`
+            : `Test copy to ${to} written to the outbox folder, not mailed (SMTP_URL is not set): open it in a mail program`,
         ({ warnings }) => warnAbout(warnings),
       ),
     );

@@ -162,7 +162,8 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           "The mail server did not take the test copy; try again shortly.",
         );
       }
-      return reply.code(202).send({ sent: true as const, warnings: edition.warnings });
+      const sentBy = config.SMTP_URL ? ("mail" as const) : ("file" as const);
+      return reply.code(202).send({ sent: sentBy, warnings: edition.warnings });
     },
   );
 
