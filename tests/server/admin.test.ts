@@ -545,6 +545,26 @@ describe("backup and restore of the SQLite database", () => {
     }
   });
 
+  it("says how many mails the restored backup still has to send, which a start sends", async () => {
+    const out = path.join(scratch(), "queued.sqlite");
+    expect((await admin(adminEnv(t), "backup", "--out", out)).code).toBe(0);
+    const env = adminEnv({ dataDir: path.join(scratch(), "queued-data"), databaseUrl: undefined });
+    expect((await admin(env, "restore", "--from", out)).stdout).not.toContain("still to send");
+    // A call's reminder, queued when the backup was taken: the call may be cancelled since.
+    const backup = new DatabaseSync(out);
+    backup
+      .prepare(
+        "insert into outbox (kind, email, status, next_attempt_at, created_at) values ('booking_reminder', 'reader@example.org', 'queued', ?, ?)",
+      )
+      .run(new Date(Date.now() + 86_400_000).toISOString(), new Date().toISOString());
+    backup.close();
+    const run = await admin(env, "restore", "--from", out);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      "The backup holds 1 mail still to send (a call's reminders, an edition's copies, notifications), which the server sends once started, also for a call or an edition cancelled since the backup: check `bookings list` and `newsletter status` first.",
+    );
+  });
+
   it("restoring into a new data folder says to bring the cookie secret, which the backup does not hold", async () => {
     const out = path.join(scratch(), "moved.sqlite");
     expect((await admin(adminEnv(t), "backup", "--out", out)).code).toBe(0);

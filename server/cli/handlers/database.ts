@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { plural } from "../../../contract/plural.ts";
 import type { Config } from "../../config.ts";
 import { migrations } from "../../db/migrations.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
@@ -132,6 +133,19 @@ function assertNotInUse(databaseFile: string): void {
   }
 }
 
+/** The mails a database's outbox still has to send (a row being sent is sent again at start). */
+function mailsToSend(databaseFile: string): number {
+  const db = new DatabaseSync(databaseFile, { readOnly: true });
+  try {
+    const row = db
+      .prepare("select count(*) as n from outbox where status in ('queued', 'sending')")
+      .get() as { n: number };
+    return row.n;
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * Replaces the database with a backup while the server is stopped. The
  * database it replaces is kept beside it, so a restore of the wrong file can
@@ -159,6 +173,12 @@ export async function restore({ values, config, stdout, actor }: CommandContext)
   await actor.audit("restore", fromFile);
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
   if (keptAs) stdout.write(`The database it replaced is kept as ${keptAs}.\n`);
+  const queued = mailsToSend(databaseFile);
+  if (queued > 0) {
+    stdout.write(
+      `The backup holds ${plural(queued, "mail")} still to send (a call's reminders, an edition's copies, notifications), which the server sends once started, also for a call or an edition cancelled since the backup: check \`bookings list\` and \`newsletter status\` first.\n`,
+    );
+  }
   // A new DATA_DIR: the server would make a new secret, and readers would lose their own.
   const secretFile = cookieSecretFileOf(config);
   if (!config.COOKIE_SECRET && !existsSync(secretFile)) {
