@@ -178,6 +178,23 @@ describe.each(backends)("readers on %s", (backend) => {
     ]);
 
     const report = await readersCli(t);
+    // Printed for a person: each figure under the end of its heading, as numbers align.
+    const printed = await admin(adminEnv(t), "readers", "--since", "1d");
+    const tableAfter = (title: string) => {
+      const [header = "", ...rows] =
+        printed.stdout.split(`${title}\n`)[1]?.split("\n\n")[0]?.split("\n") ?? [];
+      return { header, rows };
+    };
+    for (const [title, figure] of [
+      ["Sources", "visitors"],
+      ["Pages", "views"],
+      ["Conversions by entry page", "subscription"],
+    ] as const) {
+      const { header, rows } = tableAfter(title);
+      const end = header.indexOf(figure) + figure.length - 1;
+      expect(rows.length, title).toBeGreaterThan(0);
+      for (const row of rows) expect(row[end], `${title}: ${row}`).toMatch(/\d/);
+    }
     expect(report.visitors).toBe(2);
     expect(report.views).toBe(4);
     expect(report.pages).toEqual([

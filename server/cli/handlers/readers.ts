@@ -30,9 +30,11 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     rows.length === 0
       ? `${title}: none\n`
       : `${title}\n${formatTable(
-          [title.toLowerCase(), "visitors", "views", ...(engaged ? ["engaged"] : [])],
+          // formatTable left-aligns two columns: the second is empty, so every figure aligns right.
+          [title.toLowerCase(), "", "visitors", "views", ...(engaged ? ["engaged"] : [])],
           rows.map((row) => [
             row.value || "(unknown)",
+            "",
             row.visitors,
             row.views,
             ...(engaged ? [share(row)] : []),
@@ -46,8 +48,13 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     rows.length === 0
       ? `${title}: none\n`
       : `${title}\n${formatTable(
-          [heading, ...conversionKinds, "total"],
-          rows.map((row) => [row.value, ...conversionKinds.map((kind) => row[kind]), row.total]),
+          [heading, "", ...conversionKinds, "total"],
+          rows.map((row) => [
+            row.value,
+            "",
+            ...conversionKinds.map((kind) => row[kind]),
+            row.total,
+          ]),
         )}`;
   stdout.write(
     [
