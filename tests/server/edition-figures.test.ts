@@ -173,6 +173,9 @@ describe.each(backends)("an edition's figures on %s", (backend) => {
     ]);
     const table = await admin(adminEnv(t), "newsletter", "stats");
     expect(table.stdout).toContain("Clicks in figures:");
+    // Each figure under the end of its heading, as numbers align.
+    const [headings = "", row = ""] = table.stdout.split("\n");
+    expect(row[headings.indexOf("sent") + "sent".length - 1], row).toBe("3");
     expect((await admin(adminEnv(t), "newsletter", "stats", "nothing-sent")).code).toBe(3);
     // Sending, then every table counted twice: minutes on a busy machine.
   }, 240_000);

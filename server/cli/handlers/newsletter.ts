@@ -270,8 +270,9 @@ export async function newsletterStats(context: CommandContext) {
   if (printedJson({ values, stdout }, figures)) return;
   stdout.write(
     formatTable(
-      ["edition", "sent", "accepted", "bounced", "complaints", "unsubscribed in 7 days"],
-      figures.map((f) => [f.slug, f.sent, f.accepted, f.bounced, f.complaints, f.unsubscribes]),
+      // An empty second column: formatTable left-aligns two, and every figure aligns right.
+      ["edition", "", "sent", "accepted", "bounced", "complaints", "unsubscribed in 7 days"],
+      figures.map((f) => [f.slug, "", f.sent, f.accepted, f.bounced, f.complaints, f.unsubscribes]),
       "No edition has been sent yet.",
     ),
   );
