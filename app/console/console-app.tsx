@@ -116,6 +116,13 @@ export function ConsoleApp({ view }: { view: ConsoleViewName }) {
     <QueryClientProvider client={consoleQueries}>
       <LiveProvider>
         <div className="min-h-screen lg:flex">
+          {/* Past the nav's thirteen links, on every screen, as on the reading pages. */}
+          <a
+            href="#content"
+            className="sr-only z-50 rounded bg-accent px-4 py-2 text-ink focus:not-sr-only focus:fixed focus:top-2 focus:left-2"
+          >
+            Skip to content
+          </a>
           <header className="border-b border-line bg-panel lg:w-60 lg:shrink-0 lg:border-r lg:border-b-0">
             <div className="px-5 py-4">
               <p className="font-semibold text-slate-100">Engage with Engineer</p>
@@ -134,7 +141,7 @@ export function ConsoleApp({ view }: { view: ConsoleViewName }) {
               </button>
             </nav>
           </header>
-          <main className="min-w-0 flex-1 px-5 py-6 sm:px-8">
+          <main id="content" className="min-w-0 flex-1 px-5 py-6 sm:px-8">
             <h1 className="mb-6 text-2xl font-bold text-slate-100">{title}</h1>
             <View me={me} />
           </main>

@@ -869,6 +869,13 @@ test("bookings: a call with the reader's note, the availability saved or refused
   expect(booked.status).toBe(201);
   const page = await ownerPage(visitor, own, "/admin/bookings");
   await expect(page.getByRole("heading", { name: "Bookings", level: 1 })).toBeVisible();
+  // The keyboard's first stop skips the nav's links, as on the reading pages: the
+  // next Tab reaches the screen's first control.
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("main").locator(":focus")).toHaveText("Upcoming");
   const calls = page.getByRole("list", { name: "Upcoming calls, soonest first" });
   await expect(calls.getByRole("listitem")).toHaveCount(1);
   const card = calls.getByRole("listitem").getByRole("article", { name: "Call with Meera Iyer" });
