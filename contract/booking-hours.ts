@@ -33,6 +33,14 @@ const clock = (hour: string, minute: string) => `${hour.padStart(2, "0")}:${minu
 export const clockPattern = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 export const clockMessage = "Write times as HH:MM, from 00:00 to 24:00.";
 export const stretchOrderMessage = "A stretch of hours must end after it starts.";
+export const dateMessage = "Write dates as YYYY-MM-DD.";
+export const roomMessage = "The meeting address must start with https://.";
+/** A date off as the contract takes it, without zod (the console's pages): a day the calendar has. */
+export const isDate = (text: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(text) &&
+  new Date(Date.parse(text) || 0).toISOString().startsWith(text);
+/** The room as the contract takes it: an https address. */
+export const isRoom = (text: string) => URL.canParse(text) && new URL(text).protocol === "https:";
 export const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
 
 /**

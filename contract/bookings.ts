@@ -9,7 +9,9 @@ import {
 import {
   clockMessage,
   clockPattern,
+  dateMessage,
   minutesOf,
+  roomMessage,
   stretchOrderMessage,
   type WeekdayName,
   weekdayNames,
@@ -67,7 +69,7 @@ const availabilityFields = {
   /** The most calls on one day (the owner's); null for no limit beyond the hours. */
   dailyMax: wholeBetween(1, 48, "The most calls a day is 1 to 48, or no limit.").nullable(),
   /** Dates off, in the owner's zone: YYYY-MM-DD. */
-  datesOff: z.array(z.iso.date("Write dates as YYYY-MM-DD.")).max(366),
+  datesOff: z.array(z.iso.date(dateMessage)).max(366),
   /**
    * Where calls happen: the fixed room (`meetingUrl`, else BOOKING_MEETING_URL),
    * or a new Jitsi Meet room per call (meet.jit.si needs no account).
@@ -77,7 +79,7 @@ const availabilityFields = {
     'The room is "fixed" (your own) or "jitsi" (a new one per call).',
   ),
   meetingUrl: z
-    .url({ protocol: /^https$/, error: "The meeting address must start with https://." })
+    .url({ protocol: /^https$/, error: roomMessage })
     .max(500)
     .nullable(),
 };

@@ -914,6 +914,28 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await expect(sunday).toHaveAccessibleDescription(
     /^Write times as HH:MM, from 00:00 to 24:00, not "25:00"\./,
   );
+  // Dates off and the room are marked as the days are, in the owner's words, not the API's.
+  await sunday.fill("");
+  const datesOff = page.getByLabel("Dates off");
+  await datesOff.fill("2026-12-25\n25/12/2026");
+  await page.getByRole("button", { name: "Save availability" }).click();
+  await expect(datesOff).toBeFocused();
+  await expect(datesOff).toHaveAttribute("aria-invalid", "true");
+  await expect(datesOff).toHaveAccessibleDescription(
+    /^Write dates as YYYY-MM-DD, not "25\/12\/2026"\. One a line/,
+  );
+  expect(await seriousViolations(page)).toEqual([]);
+  await datesOff.fill("");
+  await expect(datesOff).not.toHaveAttribute("aria-invalid");
+  const room = page.getByLabel("Room address");
+  await room.fill("http://meet.example.org/engineer");
+  await page.getByRole("button", { name: "Save availability" }).click();
+  await expect(room).toBeFocused();
+  await expect(room).toHaveAccessibleDescription(
+    /^The meeting address must start with https:\/\/\./,
+  );
+  await room.fill("");
+  await sunday.fill("17:00-25:00");
   // The command line reads what was kept: Saturday's hours, and Sunday still off.
   const hours = ownerCli(own, "bookings", "hours");
   expect(hours).toContain("sat  09:00-12:00");

@@ -1,9 +1,13 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { toast } from "sonner";
 import {
+  dateMessage,
   hoursText,
+  isDate,
+  isRoom,
   parseDatesText,
   parseHoursText,
+  roomMessage,
   type WeekdayName,
   weekdayLabels,
   weekdayNames,
@@ -41,17 +45,23 @@ const draftOf = (a: Availability) => ({
 });
 type Draft = ReturnType<typeof draftOf>;
 
-/** What is wrong with a day's hours as written. */
-type WrongHours = { day: WeekdayName; problem: string };
+/** What is wrong with a field as written: a day's hours, the dates off or the room. */
+type Wrong = { field: WeekdayName | "datesOff" | "meetingUrl"; problem: string };
 
-/** The draft as the server reads it, or the first day whose hours are wrong. */
-function availabilityOf(draft: Draft): AvailabilityInput | WrongHours {
+/** The draft as the server reads it, or the first field written wrong. */
+function availabilityOf(draft: Draft): AvailabilityInput | Wrong {
   const weekly = {} as Record<WeekdayName, [string, string][]>;
   for (const day of weekdayNames) {
     const stretches = parseHoursText(draft.weekly[day]);
-    if (typeof stretches === "string") return { day, problem: stretches };
+    if (typeof stretches === "string") return { field: day, problem: stretches };
     weekly[day] = stretches;
   }
+  // As the server checks them, said here with what was written and next to its field.
+  const datesOff = parseDatesText(draft.datesOff);
+  const date = datesOff.find((d) => !isDate(d));
+  if (date) return { field: "datesOff", problem: dateMessage.replace(/\.$/, `, not "${date}".`) };
+  const room = draft.meetingUrl.trim();
+  if (room && !isRoom(room)) return { field: "meetingUrl", problem: roomMessage };
   return {
     timeZone: draft.timeZone || null,
     weekly,
@@ -60,7 +70,7 @@ function availabilityOf(draft: Draft): AvailabilityInput | WrongHours {
     noticeHours: Number(draft.noticeHours),
     horizonDays: Number(draft.horizonDays),
     dailyMax: draft.dailyMax.trim() === "" ? null : Number(draft.dailyMax),
-    datesOff: parseDatesText(draft.datesOff),
+    datesOff,
     meeting: draft.meeting,
     meetingUrl: draft.meetingUrl.trim() || null,
   };
@@ -70,23 +80,40 @@ function availabilityOf(draft: Draft): AvailabilityInput | WrongHours {
 export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability } & Shared) {
   const [draft, setDraft] = useState(() => draftOf(saved));
   const [problem, setProblem] = useState<string | null>(null);
-  const [wrong, setWrong] = useState<WrongHours | null>(null);
+  const [wrong, setWrong] = useState<Wrong | null>(null);
   const [saving, busyWhile] = useBusy();
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
-  // The day at fault takes the focus, its message read with it, at each refused save.
+  // The field at fault takes the focus, its message read with it, at each refused save.
   useEffect(() => {
     if (wrong) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [wrong]);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) =>
     setDraft((before) => ({ ...before, [key]: value }));
   /** A text control's value, its change and its look; `described`, the line that describes it. */
-  const bind = (key: Exclude<keyof Draft, "weekly" | "meeting">, described?: string) => ({
-    value: draft[key],
-    onChange: (event: { target: { value: string } }) => set(key, event.target.value),
-    "aria-describedby": described && `${id}-${described}`,
-    className: inputClass,
-  });
+  const bind = (key: Exclude<keyof Draft, "weekly" | "meeting">, described?: string) => {
+    const fault = wrong?.field === key;
+    return {
+      value: draft[key],
+      onChange: (event: { target: { value: string } }) => {
+        set(key, event.target.value);
+        if (fault) setWrong(null);
+      },
+      "aria-invalid": fault || undefined,
+      "aria-describedby":
+        [fault && `${id}-${key}-problem`, described && `${id}-${described}`]
+          .filter(Boolean)
+          .join(" ") || undefined,
+      className: inputClass,
+    };
+  };
+  /** The message under a field written wrong, which describes it. */
+  const fault = (key: Wrong["field"]) =>
+    wrong?.field === key ? (
+      <span id={`${id}-${key}-problem`} className="text-red-300">
+        {wrong.problem}
+      </span>
+    ) : null;
   const hint = (name: string, text: string) => (
     <span id={`${id}-${name}`} className="text-slate-400">
       {text}
@@ -132,7 +159,7 @@ export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availab
         </p>
         <div className="mt-2 grid gap-3 sm:grid-cols-2">
           {weekdayNames.map((day) => {
-            const fault = wrong?.day === day ? wrong.problem : null;
+            const fault = wrong?.field === day ? wrong.problem : null;
             return (
               <div key={day}>
                 <Input
@@ -174,6 +201,7 @@ export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availab
       <label className={fieldClass}>
         Dates off
         <textarea rows={3} {...bind("datesOff", "dates")} />
+        {fault("datesOff")}
         {hint("dates", "One a line, as 2026-12-25, in your zone.")}
       </label>
       <Radios
@@ -189,6 +217,7 @@ export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availab
       <label className={fieldClass}>
         Room address
         <input type="url" placeholder="https://" {...bind("meetingUrl", "room")} />
+        {fault("meetingUrl")}
         {hint("room", "Empty for the one BOOKING_MEETING_URL gives, if any.")}
       </label>
       {problem ? (
