@@ -55,10 +55,8 @@ type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | "servic
 };
 
 /**
- * One event as a calendar file: the same UID each time, the sequence it is at.
- * Its title names the other side: the owner, in the reader's calendar; the
- * reader, by the name they typed, in the owner's (`attendee.name`, given in
- * the owner's copy alone), as the calendar feed names them.
+ * One event as a calendar file: the same UID each time, the sequence it is at,
+ * titled by the other side: the owner, or the reader in the owner's copy (`attendee.name`).
  */
 function calendarFile(
   method: "REQUEST" | "CANCEL",
@@ -215,19 +213,24 @@ ${consoleLink(context.siteUrl).text}`,
   });
 }
 
-/** The cancellation, to either side: METHOD:CANCEL takes the call out of their calendar. */
+/**
+ * The cancellation, to either side: METHOD:CANCEL takes the call out of their
+ * calendar. The owner's names the reader while the booking is kept (`reader`);
+ * one deleted meanwhile ("Your data") is named by its time alone.
+ */
 export function cancellationMail(
   to: string,
   side: "reader" | "owner",
   call: CancelledCall & { sequence: number },
   context: BookingMailContext,
+  reader?: Pick<StoredBooking, "name" | "email">,
 ): OutgoingMail {
   const zone = side === "reader" ? call.readerZone : context.ownerZone;
   const when = momentLabel(Date.parse(call.start), zone);
   const subject = oneLine(
     side === "reader"
       ? `Cancelled: your call with ${context.ownerName}, ${when}`
-      : `Cancelled: call on ${when}`,
+      : `Cancelled: call ${reader ? `with ${reader.name} ` : ""}on ${when}`,
   );
   const who =
     call.by === "owner"
@@ -242,6 +245,7 @@ export function cancellationMail(
   const details: [string, string][] = [
     ["When", when],
     ["About", context.serviceTitle],
+    ...(reader ? [["With", `${reader.name} <${reader.email}>`] as [string, string]] : []),
   ];
   const footer =
     side === "reader"
@@ -263,7 +267,10 @@ ${side === "reader" ? `Book another time: ${again}` : ""}`,
     icalEvent: {
       method: "CANCEL",
       filename: "cancellation.ics",
-      content: calendarFile("CANCEL", { ...call, meetingUrl: null }, context, { email: to }),
+      content: calendarFile("CANCEL", { ...call, meetingUrl: null }, context, {
+        email: to,
+        ...(reader ? { name: reader.name } : {}),
+      }),
     },
   });
 }
@@ -356,15 +363,17 @@ export function bookingComposers({
       if (!token) return { outcome: "failed", reason: "an invitation without its links" };
       return readerInvitationMail(booking, token, mailContext, booking.sequence > 0);
     },
-    async booking_cancellation(row) {
+    async booking_cancellation(row, db) {
       const payload = parseBookingPayload(row.payload);
       if (!payload?.call || !row.email)
         return { outcome: "failed", reason: "a malformed cancellation" };
+      const reader = payload.to === "owner" ? await get(payload.bookingId, db) : null;
       return cancellationMail(
         row.email,
         payload.to,
         { ...payload.call, sequence: payload.sequence },
         await context(payload.call.service),
+        reader ?? undefined,
       );
     },
     async booking_reminder(row, db) {

@@ -1040,7 +1040,12 @@ describe.each(backends)("booking a call on %s", (backend) => {
     const cancelled = await post("/book/cancel", { token: links(again).cancel ?? "" });
     expect(cancelled.statusCode).toBe(200);
     expect(dom(cancelled.body).querySelector("h1")?.textContent).toBe("Your call is cancelled");
-    await smtp.waitFor(() => toOwner(`Cancelled: call on ${inOwnerZone(third ?? "")}`).length > 0);
+    // The owner is told who cancelled, by the name and address the booking keeps.
+    const ownersCancellation = `Cancelled: call with ${sent.name} on ${inOwnerZone(third ?? "")}`;
+    await smtp.waitFor(() => toOwner(ownersCancellation).length > 0);
+    expect(toOwner(ownersCancellation)[0]?.parsed.text).toContain(
+      `With: ${sent.name} <${sent.email}>`,
+    );
     // Cancelled: each link of the reminder answers a clear page, and no reminder follows.
     for (const answer of [
       await browser().get(cancel),
