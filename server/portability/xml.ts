@@ -107,6 +107,8 @@ export function parseXml(
     };
   }
   const node = root.path.split(".").reduce<unknown>((at, name) => childOf(at, name), parsed);
+  // An element with nothing in it (an export of a blog without comments) reads as "".
+  if (node === "") return { root: {}, problems: [] };
   if (typeof node !== "object" || node === null) {
     return { root: null, problems: [{ where: "file", message: root.missing }] };
   }

@@ -375,6 +375,20 @@ describe("refusing dangerous or bad input", () => {
     expect(await runSql(t, "select id from science_comments")).toEqual([]);
   });
 
+  it("reads an export with nothing in it as nothing to import, not as another file", async () => {
+    for (const [from, text] of [
+      ["disqus", '<?xml version="1.0"?>\n<disqus xmlns="http://disqus.com"></disqus>\n'],
+      ["wordpress", '<?xml version="1.0"?>\n<rss version="2.0"><channel></channel></rss>\n'],
+    ] as const) {
+      const empty = path.join(dir, `empty-${from}.xml`);
+      writeFileSync(empty, text);
+      const run = await admin(adminEnv(t), "import", "--from", from, "--dry-run", empty);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("comments: 0 to add");
+    }
+  });
+
   it("reports malformed XML with its line, and every bad post, and writes nothing", async () => {
     const torn = path.join(dir, "torn.xml");
     writeFileSync(torn, '<?xml version="1.0"?>\n<disqus>\n  <thread dsq:id="1">\n</disqus>\n');
