@@ -13,3 +13,23 @@ export const conversionKinds = [
   "question",
 ] as const;
 export type ConversionKind = (typeof conversionKinds)[number];
+
+/** What the figures are counted by. */
+export const readerDimensions = ["page", "source", "campaign", "country", "device"] as const;
+export type ReaderDimension = (typeof readerDimensions)[number];
+
+const regionNames = new Intl.DisplayNames(["en-GB"], { type: "region" });
+
+/** A row's value as the owner reads it (the console, `admin readers`): a country's name, a device in words. */
+export function labelOf(dimension: ReaderDimension, value: string): string {
+  if (!value) return "Unknown";
+  if (dimension === "country") {
+    try {
+      return regionNames.of(value) ?? value;
+    } catch {
+      return value;
+    }
+  }
+  if (dimension === "device") return value.charAt(0).toUpperCase() + value.slice(1);
+  return value;
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readerDimensions } from "./reader-kinds.ts";
 
 /*
  * Readers (docs/product.md, "Readers"): the page's beacon, and the owner's
@@ -19,7 +20,7 @@ export const readBeaconSchema = z.object({
   p: z.string().min(1).max(300).describe("the article's path"),
 });
 
-export { type ConversionKind, conversionKinds } from "./reader-kinds.ts";
+export { type ConversionKind, conversionKinds, type ReaderDimension } from "./reader-kinds.ts";
 
 export const daySchema = z.iso.date().describe("a UTC day, YYYY-MM-DD");
 
@@ -39,9 +40,6 @@ export const readersQuerySchema = z
   .object(periodShape)
   .refine((query) => rangeGiven(query) && rangeInOrder(query), { message: rangeMessage });
 export type ReadersQuery = z.input<typeof readersQuerySchema>;
-
-const readerDimensions = ["page", "source", "campaign", "country", "device"] as const;
-export type ReaderDimension = (typeof readerDimensions)[number];
 
 const figureSchema = z.object({
   value: z.string(),

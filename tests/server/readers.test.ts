@@ -195,6 +195,10 @@ describe.each(backends)("readers on %s", (backend) => {
       expect(rows.length, title).toBeGreaterThan(0);
       for (const row of rows) expect(row[end], `${title}: ${row}`).toMatch(/\d/);
     }
+    // Named as the console names them: a country by its name, a device in words.
+    const firstCells = (title: string) => tableAfter(title).rows.map((row) => row.split("  ")[0]);
+    expect(firstCells("Countries").sort()).toEqual(["India", "United Kingdom"]);
+    expect(firstCells("Devices").sort()).toEqual(["Desktop", "Mobile"]);
     expect(report.visitors).toBe(2);
     expect(report.views).toBe(4);
     expect(report.pages).toEqual([

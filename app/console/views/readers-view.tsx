@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { conversionKinds } from "../../../contract/reader-kinds.ts";
+import { conversionKinds, labelOf } from "../../../contract/reader-kinds.ts";
 import type {
   ConversionCounts,
   ReaderDimension,
@@ -25,22 +25,6 @@ const kindLabels: Record<(typeof conversionKinds)[number], string> = {
   comment: "Comments",
   question: "Questions",
 };
-
-const regionNames = new Intl.DisplayNames(["en-GB"], { type: "region" });
-
-/** A row's value as the owner reads it: a country's name, a device in words. */
-function labelOf(dimension: ReaderDimension, value: string): string {
-  if (!value) return "Unknown";
-  if (dimension === "country") {
-    try {
-      return regionNames.of(value) ?? value;
-    } catch {
-      return value;
-    }
-  }
-  if (dimension === "device") return value.charAt(0).toUpperCase() + value.slice(1);
-  return value;
-}
 
 const percent = (part: number, whole: number) =>
   whole > 0 ? `${Math.round((100 * part) / whole)}%` : "–";

@@ -1,5 +1,5 @@
-import type { ReaderFigure } from "../../../contract/readers.ts";
-import { conversionKinds } from "../../../contract/readers.ts";
+import { conversionKinds, labelOf } from "../../../contract/reader-kinds.ts";
+import type { ReaderDimension, ReaderFigure } from "../../../contract/readers.ts";
 import { createReadersReport, sinceToPeriod } from "../../readers/report.ts";
 import { createReaders } from "../../readers/service.ts";
 import { type CommandContext, usageError } from "../command.ts";
@@ -26,14 +26,19 @@ export async function readers({ values, stdout, config, store }: CommandContext)
   if (printedJson({ values, stdout }, report)) return;
   const share = (figure: ReaderFigure) =>
     figure.visitors ? `${Math.round((100 * figure.engaged) / figure.visitors)}%` : "-";
-  const figures = (title: string, rows: ReaderFigure[], engaged = false) =>
+  const figures = (
+    title: string,
+    dimension: ReaderDimension,
+    rows: ReaderFigure[],
+    engaged = false,
+  ) =>
     rows.length === 0
       ? `${title}: none\n`
       : `${title}\n${formatTable(
           // formatTable left-aligns two columns: the second is empty, so every figure aligns right.
           [title.toLowerCase(), "", "visitors", "views", ...(engaged ? ["engaged"] : [])],
           rows.map((row) => [
-            row.value || "(unknown)",
+            labelOf(dimension, row.value),
             "",
             row.visitors,
             row.views,
@@ -64,11 +69,11 @@ export async function readers({ values, stdout, config, store }: CommandContext)
         ["day", "", "visitors", "views"],
         report.days.map((day) => [day.day, "", day.visitors, day.views]),
       ),
-      figures("Pages", report.pages, true),
-      figures("Sources", report.sources),
-      figures("Campaigns", report.campaigns),
-      figures("Countries", report.countries),
-      figures("Devices", report.devices),
+      figures("Pages", "page", report.pages, true),
+      figures("Sources", "source", report.sources),
+      figures("Campaigns", "campaign", report.campaigns),
+      figures("Countries", "country", report.countries),
+      figures("Devices", "device", report.devices),
       conversions("Conversions by entry page", "entry page", report.conversions.byEntryPage),
       conversions("Conversions by source", "source", report.conversions.bySource),
     ].join("\n"),
