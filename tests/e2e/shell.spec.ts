@@ -60,6 +60,61 @@ test.describe("header", () => {
     await page.emulateMedia({ reducedMotion: "reduce" });
     await expect.poll(async () => (await animation()).name).toBe("none");
   });
+
+  test("the marquee stops under the pointer, under the focus, and for good by its pause button, which the keyboard reaches", {
+    tag: "@narrow",
+  }, async ({ page, visitor }) => {
+    await page.goto("/about");
+    const header = page.locator("header").first();
+    const track = header.locator(".marquee-track");
+    const playing = () => track.evaluate((el) => getComputedStyle(el).animationPlayState);
+    const pause = header.getByRole("button", { name: "Pause the moving title" });
+    await islandsHydrated(page);
+    await expect(pause).toHaveAttribute("aria-pressed", "false");
+    expect(await playing()).toBe("running");
+    // The bar, which stays put while its words cross it.
+    await header.locator(".marquee > div").hover();
+    await expect.poll(playing).toBe("paused");
+    await page.mouse.move(0, 600);
+    await expect.poll(playing).toBe("running");
+
+    // By the keyboard alone: Tab reaches the button, and Space presses it.
+    for (
+      let tab = 0;
+      tab < 6 && !(await pause.evaluate((el) => el === document.activeElement));
+      tab++
+    ) {
+      await page.keyboard.press("Tab");
+    }
+    await expect(pause).toBeFocused();
+    expect(await playing()).toBe("paused");
+    await page.keyboard.press("Space");
+    await expect(pause).toHaveAttribute("aria-pressed", "true");
+    await page.locator("main").focus();
+    expect(await playing()).toBe("paused");
+    // It stays paused on the reader's next page.
+    await page.goto("/science");
+    await expect(pause).toHaveAttribute("aria-pressed", "true");
+    expect(await playing()).toBe("paused");
+    await pause.click();
+    await expect(pause).toHaveAttribute("aria-pressed", "false");
+    await page.locator("main").focus();
+    await page.mouse.move(0, 600);
+    await expect.poll(playing).toBe("running");
+
+    // Without JavaScript the button, which could do nothing, is not there; the pointer still stops it.
+    const plain = await visitor({ javaScriptEnabled: false });
+    await plain.goto("/about");
+    await expect(plain.getByRole("button", { name: "Pause the moving title" })).toBeHidden();
+    const plainTrack = plain.locator("header .marquee-track");
+    await plain.locator("header .marquee > div").hover();
+    await expect
+      .poll(() => plainTrack.evaluate((el) => getComputedStyle(el).animationPlayState))
+      .toBe("paused");
+    // Under reduced motion nothing moves, and nothing needs pausing.
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await expect(pause).toBeHidden();
+  });
 });
 
 test("the served HTML of every route marks its own link in the sidebar, and only that", async ({

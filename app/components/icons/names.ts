@@ -14,6 +14,7 @@ export type SpriteIcon =
   | "mail"
   | "menu"
   | "mic"
+  | "pause"
   | "rss"
   | "ruler"
   | "shield-alert"
