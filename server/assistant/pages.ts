@@ -164,6 +164,9 @@ export const assistantPages: FastifyPluginAsync<{
     ),
   );
 
+  // Opened rather than posted (a restored tab, a bookmark): the question's area on /services.
+  app.get(askPath, async (_request, reply) => reply.redirect("/services#chat-heading", 303));
+
   app.post(askPath, async (request, reply) => {
     const from = askedFrom(request);
     if (!fromSite(request, siteOrigin)) {

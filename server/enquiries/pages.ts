@@ -45,6 +45,7 @@ import type { Enquiries } from "./service.ts";
  *   beside its field (the booking form's fields, server/lib/form-html.ts).
  *   The assistant's answer page posts a draft here (`draft`, the question as
  *   the message), which comes back as the form filled in.
+ *   Opened with a GET (a restored tab, a bookmark), it leads to the form on /services.
  * - `GET|POST /enquiries/delete?token=`: the sender's deletion link from the
  *   acknowledgement. Opening it changes nothing (mail scanners open links);
  *   only the button's POST, from this site's page, deletes.
@@ -180,6 +181,9 @@ export const enquiryPages: FastifyPluginAsync<{
       ? formPage(typedIn(request.body), [[null, problem]], enquiries)
       : problemPage([problem]);
   });
+
+  // Opened rather than posted (a restored tab, a bookmark): the form on /services.
+  app.get(formPath, async (_request, reply) => reply.redirect("/services#send-enquiry", 303));
 
   app.post(formPath, async (request, reply) => {
     if (!fromSite(request, siteOrigin)) {

@@ -281,6 +281,17 @@ test.describe("without JavaScript", () => {
     await answersAboutDfmea();
   });
 
+  test("an answer page opened again without its form (a restored tab, a bookmark) leads to the form", async ({
+    page,
+  }) => {
+    await page.goto("/services/assistant");
+    await expect(page).toHaveURL(/\/services#chat-heading$/);
+    await expect(chat(page).getByRole("textbox", { name: "Ask a question" })).toBeInViewport();
+    await page.goto("/services/enquiry");
+    await expect(page).toHaveURL(/\/services#send-enquiry$/);
+    await expect(page.getByRole("heading", { level: 2, name: "Send an enquiry" })).toBeInViewport();
+  });
+
   test("an answer's enquiry is the form filled in with the question, which no address holds", async ({
     page,
   }) => {
