@@ -156,6 +156,29 @@ test("a service's own page offers the chat with a first question about that serv
   expect(await seriousViolations(page, "#chat-heading + *")).toEqual([]);
 });
 
+test.describe("at 200 % zoom on a window 800 px high", () => {
+  test.use({ viewport: { width: 640, height: 400 } });
+
+  test("the heading, the conversation, its field and the Ask button fit in the window together", async ({
+    page,
+  }) => {
+    // Where the area's heading is scrolled to, as a link to it (and an answer page's GET) leads.
+    await page.goto("/services#chat-heading");
+    const heading = chat(page).getByRole("heading", { name: "Chat with Me" });
+    await expect(heading).toBeInViewport({ ratio: 1 });
+    const header = await page.locator("header").first().boundingBox();
+    const top = await heading.boundingBox();
+    expect(top && header && top.y >= header.y + header.height).toBe(true);
+    await expect(chat(page).getByRole("log", { name: "Conversation" })).toBeInViewport({
+      ratio: 1,
+    });
+    await expect(chat(page).getByRole("textbox", { name: "Ask a question" })).toBeInViewport({
+      ratio: 1,
+    });
+    await expect(chat(page).getByRole("button", { name: "Ask" })).toBeInViewport({ ratio: 1 });
+  });
+});
+
 test.describe("with a model that writes the answers", () => {
   let site: OwnSite;
   let model: ModelStub;

@@ -186,7 +186,7 @@ export function AssistantChat({ suggestion, from }: { suggestion?: string; from?
   }
 
   return (
-    <div className="flex h-[500px] flex-col overflow-hidden rounded-2xl border border-line bg-ink">
+    <div className="flex h-[500px] max-h-[calc(100dvh-8.5rem)] flex-col overflow-hidden rounded-2xl border border-line bg-ink">
       <div
         ref={log}
         role="log"

@@ -45,7 +45,7 @@ export function ChatbotEmbed({
   }, [scriptUrl, botId]);
 
   return (
-    <div className="relative h-[500px] overflow-hidden rounded-2xl border border-line bg-ink">
+    <div className="relative h-[500px] max-h-[calc(100dvh-8.5rem)] overflow-hidden rounded-2xl border border-line bg-ink">
       <div id={chatbotContainerId} ref={container} className="h-full w-full" />
       {status === "unavailable" ? (
         <div className="absolute inset-0 grid place-items-center p-8 text-center">
