@@ -85,9 +85,11 @@ test.describe("your data", () => {
     ).toEqual(expect.arrayContaining([`${post}:idea`, `${story}:love`]));
     expect(data.reactions).toHaveLength(2);
 
-    await writer.getByRole("button", { name: "Delete all my comments and reactions" }).click();
+    await writer
+      .getByRole("button", { name: "Delete all my comments, reactions and booked calls" })
+      .click();
     const confirm = writer.getByRole("alertdialog", {
-      name: "Delete all your comments and reactions?",
+      name: "Delete all your comments, reactions and booked calls?",
     });
     await expect(confirm).toBeVisible();
     await expect(confirm).toContainText("1 comment and 2 reactions");
@@ -149,7 +151,9 @@ test.describe("your data", () => {
       );
       const confirm = page.getByRole("alertdialog");
       try {
-        await page.getByRole("button", { name: "Delete all my comments and reactions" }).click();
+        await page
+          .getByRole("button", { name: "Delete all my comments, reactions and booked calls" })
+          .click();
         await confirm.getByRole("button", { name: "Delete everything" }).click();
         await expect(confirm.getByRole("alert")).toHaveText(
           "Something went wrong on our side, and part of it may be deleted already. Please try again in a moment to delete the rest.",
@@ -182,11 +186,13 @@ test.describe("your data", () => {
     await expect(page.getByRole("main").getByRole("status")).toHaveText(
       "This browser owns 1 comment and 0 reactions.",
     );
-    await page.getByRole("button", { name: "Delete all my comments and reactions" }).click();
+    await page
+      .getByRole("button", { name: "Delete all my comments, reactions and booked calls" })
+      .click();
     await page.getByRole("button", { name: "Cancel" }).click();
     await expect(page.getByRole("alertdialog")).toBeHidden();
     await expect(
-      page.getByRole("button", { name: "Delete all my comments and reactions" }),
+      page.getByRole("button", { name: "Delete all my comments, reactions and booked calls" }),
     ).toBeFocused();
     const comments = await (await page.request.get(`/api/items/science/${post}/comments`)).json();
     expect(comments.comments.map((comment: { content: string }) => comment.content)).toContain(
@@ -209,10 +215,19 @@ test.describe("your data", () => {
     });
     expect(written).toBe(201);
 
-    await page.getByRole("link", { name: "Delete all my comments and reactions" }).click();
+    await page
+      .getByRole("link", { name: "Delete all my comments, reactions and booked calls" })
+      .click();
     await expect(
-      page.getByRole("heading", { level: 1, name: "Delete all your comments and reactions?" }),
+      page.getByRole("heading", {
+        level: 1,
+        name: "Delete all your comments, reactions and booked calls?",
+      }),
     ).toBeVisible();
+    // What the button deletes, as the dialog says it with JavaScript: the calls too.
+    await expect(page.getByRole("main")).toContainText(
+      "the calls booked from it deleted: a call still ahead is cancelled first",
+    );
     await page.getByRole("button", { name: "Delete everything" }).click();
     await expect(page).toHaveURL(/\/your-data\/deleted$/);
     await expect(page.getByRole("heading", { level: 1, name: "Deleted" })).toBeVisible();
@@ -237,13 +252,19 @@ test.describe("your data", () => {
   }) => {
     await page.goto("/your-data");
     await expect(page.getByRole("heading", { level: 1, name: "Your data" })).toBeVisible();
+    // The opening line names all that the page's button deletes, booked calls among it.
+    await expect(
+      page.getByText(
+        "Download, or delete, every comment, reaction and booked call this browser has made on the site.",
+      ),
+    ).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
     await islandsHydrated(page);
     await expect(page.getByRole("main").getByRole("status")).toHaveText(
       "This browser has no visitor cookie, so it owns no comments or reactions here.",
     );
     await expect(
-      page.getByRole("button", { name: "Delete all my comments and reactions" }),
+      page.getByRole("button", { name: "Delete all my comments, reactions and booked calls" }),
     ).toBeDisabled();
     expect(await seriousViolations(page)).toEqual([]);
     await page.goto("/your-data/delete");

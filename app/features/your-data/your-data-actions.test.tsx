@@ -43,7 +43,9 @@ describe("YourDataActions", () => {
     render(<YourDataActions />);
     const status = screen.getByRole("status");
     await waitFor(() => expect(status).toHaveTextContent("This browser owns 1 comment"));
-    const open = screen.getByRole("button", { name: "Delete all my comments and reactions" });
+    const open = screen.getByRole("button", {
+      name: "Delete all my comments, reactions and booked calls",
+    });
     open.focus();
     await user.keyboard("{Enter}");
     const confirm = await screen.findByRole("button", { name: "Delete everything" });

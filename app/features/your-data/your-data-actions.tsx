@@ -129,7 +129,7 @@ export function YourDataActions() {
       {hydrated ? (
         <AlertDialog.Root open={confirming} onOpenChange={setConfirming}>
           <AlertDialog.Trigger className={buttonClass} disabled={nothingToDelete}>
-            Delete all my comments and reactions
+            Delete all my comments, reactions and booked calls
           </AlertDialog.Trigger>
           <AlertDialog.Portal>
             <AlertDialog.Overlay className="fixed inset-0 z-50 animate-fade-in bg-black/60 backdrop-blur-sm" />
@@ -145,7 +145,7 @@ export function YourDataActions() {
               className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 animate-fade-in rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl shadow-black/60"
             >
               <AlertDialog.Title className="text-xl font-semibold text-slate-100">
-                Delete all your comments and reactions?
+                Delete all your comments, reactions and booked calls?
               </AlertDialog.Title>
               <AlertDialog.Description className="mt-3 text-sm text-slate-300">
                 {held && held.comments + held.reactions > 0
@@ -179,7 +179,7 @@ export function YourDataActions() {
         </AlertDialog.Root>
       ) : (
         <a href="/your-data/delete" className={buttonClass}>
-          Delete all my comments and reactions
+          Delete all my comments, reactions and booked calls
         </a>
       )}
     </div>
