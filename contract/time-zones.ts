@@ -245,7 +245,7 @@ export const ownerZoneNote = ({
 }: {
   ownerZone: string;
   callMinutes: number;
-}) => `A call is ${callMinutes} minutes. The engineer's zone is ${zoneName(ownerZone)}.`;
+}) => `A call is ${callMinutes} minutes. My time zone is ${zoneName(ownerZone)}.`;
 
 /**
  * Names V8's list still gives in their old spelling (it offers "Asia/Calcutta",

@@ -194,7 +194,7 @@ export function bookedHtml(start: string, zone: string, ownerZone: string): stri
   const theirs = momentLabel(instant, ownerZone);
   return `<div class="booking-done" role="status">
 <h2 class="booking-done-title">You're booked</h2>
-<p>Your call is on <strong>${escapeHtml(yours)}</strong>${yours === theirs ? "" : `, which is ${escapeHtml(theirs)} for the engineer`}.</p>
+<p>Your call is on <strong>${escapeHtml(yours)}</strong>${yours === theirs ? "" : `, which is ${escapeHtml(theirs)} for me`}.</p>
 <p>An invitation for your calendar is on its way to your inbox, with links to cancel or move the call.</p>
 </div>`;
 }

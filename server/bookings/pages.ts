@@ -165,7 +165,7 @@ export async function bookingPages(
     const show = async (request: FastifyRequest, reply: FastifyReply) => {
       const { unknownZone, zone, filled, days } = await asked(request);
       const problem = unknownZone
-        ? "That time zone is not known; the times are shown in the engineer's."
+        ? "That time zone is not known; the times are shown in mine."
         : undefined;
       return send(
         reply,
@@ -298,13 +298,13 @@ export async function bookingPages(
     const begun = {
       title: "This call has begun",
       body: paragraph(
-        "A call that has begun, or is over, can no longer be cancelled or moved from its links. Reply to the invitation to write to the engineer.",
+        "A call that has begun, or is over, can no longer be cancelled or moved from its links. Reply to the invitation to write to me.",
       ),
     };
     /** A call moved as often as its links may: the way left is to cancel it. */
     const movedEnough = (token: string) => ({
       title: "This call cannot be moved again",
-      body: `${paragraph("It has been moved as often as its links allow. Cancel it and book another time, or reply to the invitation to write to the engineer.")}
+      body: `${paragraph("It has been moved as often as its links allow. Cancel it and book another time, or reply to the invitation to write to me.")}
 <p><a href="${escapeHtml(`${bookPath}/cancel?token=${token}`)}">Cancel the call</a></p>`,
     });
     /** The link's token, and its booking when the token is still good. */

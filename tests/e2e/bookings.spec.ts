@@ -125,7 +125,7 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await expect(zone).toHaveValue("Europe/London");
   // How long the call the service pages offer is, and the engineer's clock, under the zone.
   await expect(zone).toHaveAccessibleDescription(
-    "A call is 30 minutes. The engineer's zone is Asia / Kolkata.",
+    "A call is 30 minutes. My time zone is Asia / Kolkata.",
   );
   // The note is the one field a reader may leave empty, and the form says so.
   await expect(
@@ -186,7 +186,7 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await expect(booked).toBeVisible();
   // The time in both zones: London's for the reader, India's for the engineer.
   await expect(booked).toContainText("(Europe / London,");
-  await expect(booked).toContainText("(Asia / Kolkata, GMT+5:30) for the engineer");
+  await expect(booked).toContainText("(Asia / Kolkata, GMT+5:30) for me");
   await expect(page.getByText("Choose a time that suits you below")).toBeHidden();
   // The answer where the form was (the page with its form is checked above).
   expect(await seriousViolations(page, "#booking-live")).toEqual([]);
@@ -440,7 +440,7 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   // The engineer's zone until the reader chooses theirs.
   await expect(page.getByRole("combobox", { name: "Time zone" })).toHaveValue(ownerZone);
   await expect(page.getByRole("combobox", { name: "Time zone" })).toHaveAccessibleDescription(
-    "A call is 30 minutes. The engineer's zone is Asia / Kolkata.",
+    "A call is 30 minutes. My time zone is Asia / Kolkata.",
   );
   await expect(
     page.getByRole("textbox", { name: "What would you like to discuss? (optional)", exact: true }),

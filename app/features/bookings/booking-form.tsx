@@ -278,7 +278,7 @@ export function BookingForm({
         <h2 className="booking-done-title">You're booked</h2>
         <p>
           Your call is on <strong>{yours}</strong>
-          {yours === theirs ? "" : `, which is ${theirs} for the engineer`}.
+          {yours === theirs ? "" : `, which is ${theirs} for me`}.
         </p>
         <p>
           An invitation for your calendar is on its way to {fields.email.trim()}, with links to
@@ -386,7 +386,7 @@ export function BookingForm({
             {start ? (
               <p className="booking-small">
                 Chosen: {momentLabel(Date.parse(start), slots.zone)} (
-                {timeLabel(Date.parse(start), slots.ownerZone)} for the engineer).
+                {timeLabel(Date.parse(start), slots.ownerZone)} for me).
               </p>
             ) : null}
           </div>
