@@ -1,3 +1,5 @@
+import { indexedBytes } from "../db/columns.ts";
+
 /*
  * Whether a request asks for ActivityPub JSON rather than a page: such a
  * request is the Fediverse's (routes.ts), never the built pages' fast path.
@@ -56,6 +58,30 @@ export function tooHeavyJsonLd(document: unknown): boolean {
     if (terms > termsMax) return true;
     for (const [key, child] of Object.entries(node)) {
       pending.push([child, depth + 1, inContext || key === "@context"]);
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a JSON-LD document (jsonIn's), or any value, holds an http(s)
+ * address longer, written out (%-escaped) as the site would store it, than
+ * the database's index holds (`indexedBytes.link`, an export's limit too).
+ * Any of its addresses, under whatever term: its id, actor, object or writer
+ * may become a follower's, a like's or a reply's key, and PostgreSQL refuses
+ * an index row over 2,704 bytes (each try of the activity failing for days),
+ * while SQLite would keep one its own export refuses.
+ */
+export function tooLongAddress(document: unknown): boolean {
+  const pending: unknown[] = [document];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node === "string") {
+      if (!/^https?:/i.test(node)) continue;
+      const written = node.length > indexedBytes.link ? node : URL.parse(node)?.href;
+      if (written && Buffer.byteLength(written) > indexedBytes.link) return true;
+    } else if (node !== null && typeof node === "object") {
+      pending.push(...Object.values(node));
     }
   }
   return false;

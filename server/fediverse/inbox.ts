@@ -18,6 +18,7 @@ import {
 import { commentContentSchema, rowIdParamSchema } from "../../contract/api.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
+import { tooLongAddress } from "./activity-json.ts";
 import { nameOf } from "./deadlines.ts";
 import { type Deliverable, paths, siteActor } from "./federation.ts";
 import type { createKvStore } from "./kv-store.ts";
@@ -74,6 +75,9 @@ export type InboxDeps = {
 };
 
 type SiteKvStore = ReturnType<typeof createKvStore>;
+
+/** An id to keep: one fetched by its address may name itself by one too long (activity-json.ts). */
+const keepable = (id: URL | null | undefined): id is URL => !!id && !tooLongAddress(id.href);
 
 const text = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
@@ -170,7 +174,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
 
   async function receiveNote(ctx: InboxContext<void>, activity: Create, note: Note) {
     const actorId = activity.actorId;
-    if (!actorId || note.attributionId?.href !== actorId.href || !note.id) return;
+    if (!actorId || note.attributionId?.href !== actorId.href || !keepable(note.id)) return;
     // A post's address is its server's: one claiming another's would take the place of
     // that server's post here (its later reply dropped as a repeat, its replies in this thread).
     if (note.id.origin !== actorId.origin) return;
@@ -291,7 +295,11 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       // Unanswered, as the inbox drops it unread when it knows the block (docs/fediverse.md).
       if (await blocked(follow.actorId)) return;
       const follower = await follow.getActor(ctx);
-      if (!follower?.id || !follower.inboxId || (await deps.deliverable(follower)) !== "allowed")
+      if (
+        !keepable(follower?.id) ||
+        !follower.inboxId ||
+        (await deps.deliverable(follower)) !== "allowed"
+      )
         return;
       await repository.follow({
         actorId: follower.id.href,

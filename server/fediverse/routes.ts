@@ -6,7 +6,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { perMinute } from "../lib/per-minute.ts";
-import { idElsewhere, jsonIn, tooHeavyJsonLd, wantsActivityPub } from "./activity-json.ts";
+import {
+  idElsewhere,
+  jsonIn,
+  tooHeavyJsonLd,
+  tooLongAddress,
+  wantsActivityPub,
+} from "./activity-json.ts";
 import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
 import { imageTypeOf, isSmallImage } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
@@ -248,7 +254,10 @@ export async function fediverseRoutes(
         .arrayBuffer()
         .catch(() => null);
       document = bytes === null ? undefined : jsonIn(Buffer.from(bytes).toString());
-      if (bytes === null || tooHeavyJsonLd(document)) {
+      const tooLong = bytes !== null && tooLongAddress(document);
+      if (tooLong)
+        request.log.info("a Fediverse post with an address too long to keep was refused");
+      if (bytes === null || tooHeavyJsonLd(document) || tooLong) {
         return reply.code(400).send({
           error: { code: "validation_failed", message: "The activity could not be read." },
         });

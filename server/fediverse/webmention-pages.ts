@@ -7,6 +7,7 @@ import {
   withoutHiddenCharacters,
 } from "../../contract/text.ts";
 import { showsAnotherSite } from "../comments/markdown.ts";
+import { indexedBytes } from "../db/columns.ts";
 import type { RemoteAnswer } from "./safe-fetch.ts";
 
 /*
@@ -16,7 +17,8 @@ import type { RemoteAnswer } from "./safe-fetch.ts";
  * mention), and the endpoint it advertises for mentions of itself.
  */
 
-const urlMax = 2000;
+/** An address from elsewhere, written out as it is stored: what the database's index holds. */
+const urlMax = indexedBytes.link;
 const nameMax = 100;
 const contentMax = 1000;
 /** An HTML attribute's value, quoted either way or not at all. */
@@ -24,18 +26,18 @@ const attribute = String.raw`\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`;
 const attributeValue = (match: RegExpMatchArray | null) =>
   match?.[1] ?? match?.[2] ?? match?.[3] ?? "";
 
-/** An http(s) address without its fragment, or null. */
+/**
+ * An http(s) address without its fragment, or null; null too when, written out
+ * as it is stored, it is longer than `urlMax` bytes: 1,918 characters of "é"
+ * are 11,508 once %-escaped.
+ */
 export function webAddress(value: string, base?: string): URL | null {
   if (value.length > urlMax) return null;
-  try {
-    const url = new URL(value, base);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-    if (url.username || url.password) return null;
-    url.hash = "";
-    return url;
-  } catch {
-    return null;
-  }
+  const url = URL.parse(value, base);
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return null;
+  if (url.username || url.password) return null;
+  url.hash = "";
+  return Buffer.byteLength(url.href) > urlMax ? null : url;
 }
 
 /** Two addresses for the same page: the same but for a trailing slash. */

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { indexedBytes } from "../db/columns.ts";
 import type { Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
 import { addressScope, networkOf } from "../lib/address-scope.ts";
@@ -331,7 +332,9 @@ export function createWebmentions({
           const source = webAddress(sources[0] ?? "");
           const target = webAddress(targets[0] ?? "");
           if (!source || !target)
-            return invalid("The source and target must be http(s) addresses.");
+            return invalid(
+              `The source and target must be http(s) addresses, each at most ${indexedBytes.link} characters once %-escaped.`,
+            );
           if (source.origin === site.origin) {
             return invalid("The source must be a page of another site.");
           }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { rowIdMax } from "../../contract/api.ts";
+import { indexedBytes } from "../db/columns.ts";
 
 /*
  * A column of an export's table, and how its values are written (the same
@@ -26,27 +27,6 @@ export type Column = {
 };
 
 const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
-
-/**
- * The most UTF-8 bytes of a text column that an index of the database holds
- * (migrations in server/db/migrations), by what the site writes there. An
- * index's columns together stay under PostgreSQL's 2,704 bytes a row, so a
- * file's longer value is a problem at its row, not the database's refusal
- * (a test walks the migrated database's indexes).
- */
-const indexedBytes = {
-  /** A token or a digest, a browser's id, an item's id or an edition's slug, an import's source. */
-  key: 200,
-  /**
-   * An email address (254 characters, as the forms take one), or what holds one:
-   * an import's source key, a bounce's reference; a call's uid (booking.…@host).
-   */
-  address: 1024,
-  /** An address of this site: an item's path, a mention's target. */
-  page: 500,
-  /** A web address from elsewhere, as the Webmention receiver takes one. */
-  link: 2000,
-};
 
 /**
  * A table's columns in order, each `name` (text) or `name:type` (int, time,

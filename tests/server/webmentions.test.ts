@@ -247,6 +247,31 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
     await app.close();
   });
 
+  it("refuses a source longer, once %-escaped, than the database's index and the site's export take", async () => {
+    const app = Fastify();
+    await webmentionsOf().routes(app);
+    // 1,918 characters, sent as UTF-8 (under the form's 8 kB); some 17,000 as stored, and
+    // varied, so over PostgreSQL's 2,704 bytes an index row once compressed.
+    const words = Array.from({ length: 1918 - source.length - 1 }, (_, at) =>
+      String.fromCodePoint(0x4e00 + ((at * 7919) % 20000)),
+    );
+    const long = `${source}/${words.join("")}`;
+    expect(long).toHaveLength(1918);
+    const response = await app.inject({
+      method: "POST",
+      url: "/webmention",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: `source=${long}&target=${encodeURIComponent(target)}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toBe(
+      "The source and target must be http(s) addresses, each at most 2000 characters once %-escaped.",
+    );
+    const kept = await scratch.store.db.selectFrom("webmentions").select("source").execute();
+    expect(kept.filter((row) => row.source.length > 2000)).toEqual([]);
+    await app.close();
+  });
+
   it("refuses at once a source on a private address or a name that is not on the internet", async () => {
     const app = Fastify();
     await webmentionsOf(false).routes(app);

@@ -69,9 +69,9 @@ export async function misskeyServer() {
       if (displayName !== undefined) displayNames.set(name, displayName);
       return keys;
     },
-    /** Serves `document` at its own address (its `id`, at this server). */
-    serve: (document: { id: string } & Record<string, unknown>) => {
-      documents.set(new URL(document.id).pathname, document);
+    /** Serves `document` at its own address (its `id`, at this server), or at `at`. */
+    serve: (document: { id: string } & Record<string, unknown>, at = document.id) => {
+      documents.set(new URL(at).pathname, document);
     },
     /** The activity, signed with `keys` as `name`'s, as inject's request to the shared inbox. */
     signed: async (name: string, activity: Record<string, unknown>, keys = signers.get(name)) =>
