@@ -1,4 +1,5 @@
 import type { Transaction } from "kysely";
+import { indexedBytes } from "../db/columns.ts";
 import { inParts, type OwnerActor } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import { serverNamesOf } from "./blocks.ts";
@@ -25,7 +26,7 @@ function blockTarget(given: string, dotless = false): string | null {
   if (/^https?:\/\//i.test(value)) {
     try {
       const url = new URL(value);
-      return url.href.length <= 2000 ? url.href : null;
+      return url.href.length <= indexedBytes.link ? url.href : null;
     } catch {
       return null;
     }
