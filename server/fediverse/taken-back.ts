@@ -1,5 +1,6 @@
 import type { KvKey, KvStore } from "@fedify/fedify";
 import { Temporal } from "@js-temporal/polyfill";
+import { tokenDigest } from "../lib/tokens.ts";
 
 /*
  * What a writer took back before it arrived: a post deleted, a like or boost
@@ -14,7 +15,15 @@ import { Temporal } from "@js-temporal/polyfill";
 /** As long as a server retries a delivery (Mastodon, about three days; this queue, three). */
 const keptFor = Temporal.Duration.from({ hours: 72 }) as unknown as globalThis.Temporal.Duration;
 
-const keyOf = (actorId: URL, id: URL): KvKey => ["deletedFirst", actorId.href, id.href];
+/**
+ * Under the writer's address (an erasure forgets by it) and its digest of what
+ * was taken back: the two addresses whole could outgrow the index on the key.
+ */
+const keyOf = (actorId: URL, id: URL): KvKey => [
+  "deletedFirst",
+  actorId.href,
+  tokenDigest(id.href),
+];
 
 export function takenBack(kv: Pick<KvStore, "get" | "set">) {
   return {
