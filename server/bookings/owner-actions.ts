@@ -71,13 +71,18 @@ export function bookingActions(desk: BookingDesk, siteUrl: string) {
     },
 
     /** A new secret address for the calendar feed; the one before stops working. */
-    async newFeed(by: OwnerActor): Promise<string> {
+    /** A new address for the calendar feed; `replaced` when it stops one that worked. */
+    async newFeed(by: OwnerActor): Promise<{ url: string; replaced: boolean }> {
       const token = newToken();
-      await by.act(
-        (trx) => repository.setFeedTokenHash(tokenDigest(token), trx),
+      const replaced = await by.act(
+        async (trx) => {
+          const before = await repository.feedTokenHash(trx);
+          await repository.setFeedTokenHash(tokenDigest(token), trx);
+          return before !== null;
+        },
         () => ["bookings feed new"],
       );
-      return feedUrl(siteUrl, token);
+      return { url: feedUrl(siteUrl, token), replaced };
     },
 
     /** Revokes the calendar feed's address; "not_found" when there was none. */

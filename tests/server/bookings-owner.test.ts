@@ -554,7 +554,13 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
   it("makes and revokes the calendar feed's address from the command line, and counts calls per week", async () => {
     const made = await admin(env, "bookings", "feed", "--new");
     expect(made.code).toBe(0);
-    const url = made.stdout.split("\n")[0] ?? "";
+    // The first address stops none: only a new one says the one before no longer works.
+    expect(made.stdout).not.toMatch(/before/);
+    const first = made.stdout.split("\n")[0] ?? "";
+    const again = await admin(env, "bookings", "feed", "--new");
+    expect(again.stdout).toMatch(/The address before no longer works\.\n$/);
+    expect((await t.visitor().get(first.slice("http://ewe.test".length))).statusCode).toBe(404);
+    const url = again.stdout.split("\n")[0] ?? "";
     expect(url).toMatch(/^http:\/\/ewe\.test\/book\/feed\/[A-Za-z0-9_-]{43}\.ics$/);
     const path = url.slice("http://ewe.test".length);
     expect((await t.visitor().get(path)).statusCode).toBe(200);
@@ -565,8 +571,8 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect((await admin(env, "bookings", "feed", "--revoke")).code).toBe(0);
     expect((await t.visitor().get(path)).statusCode).toBe(404);
     expect((await admin(env, "bookings", "feed", "--revoke")).code).toBe(3);
-    const actions = (await audit()).slice(0, 2).map((entry) => entry.action);
-    expect(actions).toEqual(["bookings feed revoke", "bookings feed new"]);
+    const actions = (await audit()).slice(0, 3).map((entry) => entry.action);
+    expect(actions).toEqual(["bookings feed revoke", "bookings feed new", "bookings feed new"]);
 
     await book(12);
     const { weeks } = json(

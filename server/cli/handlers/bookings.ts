@@ -269,9 +269,10 @@ export async function bookingsFeed(context: CommandContext) {
   }
   const { actions } = await bookingsOf(context);
   if (values.new) {
-    const url = await actions.newFeed(context.actor);
+    const { url, replaced } = await actions.newFeed(context.actor);
+    const before = replaced ? " The address before no longer works." : "";
     context.stdout.write(
-      `${url}\nSubscribe to it in your calendar app; keep it secret. The address before no longer works.\n`,
+      `${url}\nSubscribe to it in your calendar app; keep it secret.${before}\n`,
     );
     return;
   }

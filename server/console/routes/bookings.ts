@@ -88,7 +88,7 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
       "A new secret address of the calendar feed; the one before stops working",
       feedResponseSchema,
     ),
-    async (request) => ({ url: await actions.newFeed(actor(request)) }),
+    async (request) => ({ url: (await actions.newFeed(actor(request))).url }),
   );
 
   app.delete(
