@@ -124,12 +124,13 @@ export type Call = { [R in ConsoleRoute]: [R, ...Args<R>] }[ConsoleRoute];
 /**
  * A write of the console (a function, or a `Call`): `done` (or what it makes
  * of the answer) is toasted when it succeeds, then `after` runs (a reload); a
- * failure is toasted instead.
+ * failure is toasted instead, or for a form given to `refused` (useRefusal).
  */
 export async function act<T>(
   work: (() => Promise<T>) | Call,
   done: string | ((answer: T) => string),
   after?: (answer: T) => unknown,
+  refused: (error: unknown) => void = (error) => toast.error(errorMessage(error)),
 ): Promise<void> {
   try {
     const answer = (await (typeof work === "function"
@@ -138,7 +139,7 @@ export async function act<T>(
     toast.success(typeof done === "string" ? done : done(answer));
     await after?.(answer);
   } catch (error) {
-    toast.error(errorMessage(error));
+    refused(error);
   }
 }
 

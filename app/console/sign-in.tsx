@@ -3,6 +3,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import type { SignInMethodsResponse } from "../../contract/console.ts";
 import { api } from "../lib/api-client.ts";
 import { errorMessage } from "./console-api.ts";
+import { useRefusal } from "./refusal.tsx";
 import { buttonClass, Input, primaryClass } from "./ui.tsx";
 
 /** The one-time link's token travels in the fragment: never sent to a server, never logged. */
@@ -31,19 +32,24 @@ export function SignIn() {
   const [busy, setBusy] = useState(false);
   const [email, setEmail] = useState("");
   const [mailed, setMailed] = useState(false);
+  const refusal = useRefusal(["email"]);
   // A passkey is offered only when one is registered and this host can use it.
   const [methods, setMethods] = useState<SignInMethodsResponse | null>(null);
   useEffect(() => {
     api("GET /admin/sign-in/methods").then(setMethods, () => {});
   }, []);
 
-  async function run(action: () => Promise<void>) {
+  async function run(
+    action: () => Promise<void>,
+    refused = (error: unknown) => setMessage(errorMessage(error)),
+  ) {
     setBusy(true);
     setMessage(null);
+    refusal.clear();
     try {
       await action();
     } catch (error) {
-      setMessage(errorMessage(error));
+      refused(error);
     } finally {
       setBusy(false);
     }
@@ -74,7 +80,7 @@ export function SignIn() {
     void run(async () => {
       await api("POST /admin/sign-in/mail", { body: { email } });
       setMailed(true);
-    });
+    }, refusal.refused);
   };
 
   return (
@@ -120,6 +126,7 @@ export function SignIn() {
               autoComplete="email"
               value={email}
               onChange={setEmail}
+              {...refusal.field("email")}
             />
             <button type="submit" disabled={busy} className={`${buttonClass} w-full py-2`}>
               Email me a sign-in link
@@ -138,6 +145,7 @@ export function SignIn() {
         ) : null}
         {message ? <p className="text-red-300">{message}</p> : null}
       </div>
+      {refusal.problem && <div className="mt-4">{refusal.problem}</div>}
     </main>
   );
 }

@@ -1,6 +1,7 @@
 import { AlertDialog } from "radix-ui";
-import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, useId, useState } from "react";
 import { act, type Call, type Loaded, useBusy } from "./console-api.ts";
+import type { useRefusal } from "./refusal.tsx";
 
 export const buttonClass =
   "rounded-lg px-3 py-1.5 text-sm font-medium ring-1 ring-line hover:bg-white/5 disabled:opacity-50";
@@ -25,30 +26,49 @@ type FieldProps<V> = {
   className?: string;
 };
 
-/** A form's or a filter's field, its label above it; with `rows`, a text of that many lines. */
+/**
+ * A form's or a filter's field, its label above it; with `rows`, a text of
+ * that many lines. With a `problem` (refusal.tsx), it is marked invalid and
+ * the problem, said under it, describes it.
+ */
 export function Input({
   label,
   value,
   onChange,
   className = "",
+  problem,
   ...attributes
 }: FieldProps<string> &
-  Omit<InputHTMLAttributes<HTMLInputElement>, keyof FieldProps<string>> & { rows?: number }) {
+  Omit<InputHTMLAttributes<HTMLInputElement>, keyof FieldProps<string>> & {
+    rows?: number;
+    problem?: string | undefined;
+  }) {
+  const id = useId();
+  const described = [problem && `${id}-problem`, attributes["aria-describedby"]];
   const control = {
-    id: useId(),
+    id,
     value,
     onChange: (event: { target: { value: string } }) => onChange(event.target.value),
+    "aria-invalid": problem ? true : undefined,
+    "aria-describedby": described.filter(Boolean).join(" ") || undefined,
     className: inputClass,
   };
   return (
-    <label htmlFor={control.id} className={`${fieldClass} ${className}`}>
-      {label}
-      {attributes.rows ? (
-        <textarea {...(attributes as object)} {...control} />
-      ) : (
-        <input {...attributes} {...control} />
-      )}
-    </label>
+    <div className={`flex flex-col gap-1 ${className}`}>
+      <label htmlFor={id} className={fieldClass}>
+        {label}
+        {attributes.rows ? (
+          <textarea {...(attributes as object)} {...control} />
+        ) : (
+          <input {...attributes} {...control} />
+        )}
+      </label>
+      {problem ? (
+        <span id={`${id}-problem`} className="text-sm wrap-anywhere text-red-300">
+          {problem}
+        </span>
+      ) : null}
+    </div>
   );
 }
 
@@ -166,6 +186,7 @@ export function ConfirmButton({
   after,
   tone = "destructive",
   disabled = false,
+  refusal,
   children,
 }: {
   label: string;
@@ -186,10 +207,24 @@ export function ConfirmButton({
   disabled?: boolean;
   /** Choices to make before confirming, under the description. */
   children?: ReactNode;
+  /** Where a `call` refused is said (useRefusal, its fields among the children): the dialog stays open. */
+  refusal?: Pick<ReturnType<typeof useRefusal>, "refused" | "clear">;
 }) {
   const [, busyWhile] = useBusy();
+  const [open, setOpen] = useState(false);
+  const confirm = (event: { preventDefault: () => void }) => {
+    if (!call) return onConfirm?.();
+    if (!refusal) return void busyWhile(() => act(call, done, after));
+    event.preventDefault();
+    refusal.clear();
+    const closed = () => {
+      setOpen(false);
+      return after?.();
+    };
+    void busyWhile(() => act(call, done, closed, refusal.refused));
+  };
   return (
-    <AlertDialog.Root>
+    <AlertDialog.Root open={open} onOpenChange={setOpen}>
       <AlertDialog.Trigger
         className={tone === "primary" ? primaryClass : dangerClass}
         aria-label={ariaLabel}
@@ -211,7 +246,7 @@ export function ConfirmButton({
             <AlertDialog.Cancel className={buttonClass}>{dismissLabel}</AlertDialog.Cancel>
             <AlertDialog.Action
               className={tone === "primary" ? primaryClass : destructiveClass}
-              onClick={() => (call ? void busyWhile(() => act(call, done, after)) : onConfirm?.())}
+              onClick={confirm}
             >
               {confirmLabel}
             </AlertDialog.Action>

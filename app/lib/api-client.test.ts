@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, formRefusal } from "./api-client.ts";
+import { ApiError, fieldProblems, formRefusal } from "./api-client.ts";
 
 const offline = "The site did not answer.";
 
@@ -28,5 +28,28 @@ describe("a form's refusal", () => {
     const lost = new ApiError(0, "network_error", "body.email: fetch failed");
     expect(formRefusal(lost, ["email"], offline)).toEqual({ problems: {}, problem: offline });
     expect(formRefusal(new TypeError("x"), ["email"], offline).problem).toBe(offline);
+  });
+});
+
+describe("a refusal's problems by field", () => {
+  it("reads the fields from the answer's issues, and says the rest in words alone", () => {
+    const error = new ApiError(400, "validation_failed", "body.datesOff.1: Write dates; x", {
+      issues: [
+        { path: "body.datesOff.1", message: "Write dates as YYYY-MM-DD." },
+        { path: "body.weekly.monday", message: "Write times as HH:MM." },
+      ],
+    });
+    expect(fieldProblems(error, ["datesOff", "meetingUrl"])).toEqual({
+      problems: { datesOff: "Write dates as YYYY-MM-DD." },
+      rest: "Write times as HH:MM.",
+    });
+  });
+
+  it("keeps a message that names no field whole", () => {
+    const error = new ApiError(409, "conflict", "That is blocked already; try another.");
+    expect(fieldProblems(error, ["target"])).toEqual({
+      problems: {},
+      rest: "That is blocked already; try another.",
+    });
   });
 });

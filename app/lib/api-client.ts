@@ -75,6 +75,30 @@ export async function api<R extends Route>(
 }
 
 /**
+ * A refusal's problems by the form's `fields` it names, in its own words
+ * without the path ("body.email: Enter an address" beside Email), and what it
+ * says of nothing among them (`rest`, words alone, or null). Its `issues`
+ * name the fields where it has them, else its message does ("body.x: …; …").
+ */
+export function fieldProblems<F extends string>(error: ApiError, fields: readonly F[]) {
+  const issues = Array.isArray(error.detail.issues)
+    ? (error.detail.issues as { path: string; message: string }[])
+    : error.message.split("; ").map((part) => {
+        const [, path = "", message = part] = /^(body\.[\w.]+): (.*)$/s.exec(part) ?? [];
+        return { path, message };
+      });
+  const problems: Partial<Record<F, string>> = {};
+  const rest: string[] = [];
+  for (const { path, message } of issues) {
+    const name = /^body\.(\w+)/.exec(path)?.[1] as F | undefined;
+    if (name && fields.includes(name)) problems[name] ??= message;
+    else rest.push(message);
+  }
+  const named = issues.some(({ path }) => path !== "");
+  return { problems, rest: !named ? error.message : rest.length > 0 ? rest.join(" ") : null };
+}
+
+/**
  * What a form shows for a refusal: each of its `fields` that the validation
  * answer names ("body.email: …; body.note: …") gets its message beside it, and
  * above the form either "Please correct…" or the answer's own message
@@ -85,13 +109,10 @@ export function formRefusal<F extends string>(
   fields: readonly F[],
   offline: string,
 ) {
-  const message =
-    error instanceof ApiError && error.code !== "network_error" ? error.message : offline;
-  const problems: Partial<Record<F, string>> = {};
-  for (const part of message.split("; ")) {
-    const [, name, text = ""] = /^body\.(\w+): (.*)$/s.exec(part) ?? [];
-    if (fields.includes(name as F)) problems[name as F] ??= text;
+  if (!(error instanceof ApiError) || error.code === "network_error") {
+    return { problems: {} as Partial<Record<F, string>>, problem: offline };
   }
+  const { problems } = fieldProblems(error, fields);
   const marked = Object.keys(problems).length > 0;
-  return { problems, problem: marked ? "Please correct the fields marked below." : message };
+  return { problems, problem: marked ? "Please correct the fields marked below." : error.message };
 }

@@ -27,6 +27,18 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A refusal of one field's value that its schema could not judge (a 400, or
+ * `status`), naming the field as a schema's refusal does (`path`: "body.target").
+ */
+export class FieldRefusal extends ApiError {
+  readonly issues: { path: string; message: string }[];
+  constructor(path: string, message: string, status = 400) {
+    super(status, "validation_failed", message);
+    this.issues = [{ path, message }];
+  }
+}
+
 /** What every route's schema says of its refusals and failures: one shape for each 4xx and 5xx. */
 export const errorResponses = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
@@ -156,7 +168,8 @@ const ourFailure = {
 
 function classify(error: FastifyError): ErrorResponse["error"] & { status: number } {
   if (error instanceof ApiError) {
-    return { status: error.statusCode, code: error.code, message: error.message };
+    const issues = error instanceof FieldRefusal ? { issues: error.issues } : {};
+    return { status: error.statusCode, code: error.code, message: error.message, ...issues };
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? "body";

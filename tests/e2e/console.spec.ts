@@ -669,10 +669,34 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   // Closing gives the focus back to the button that opened the dialog, a task later.
   await expect(lost.getByRole("button", { name: "Send", exact: true })).toBeFocused();
 
+  // What the browser takes and the server refuses (a time past, an address without a
+  // domain's dot) marks its field, in words rather than the API's "body.to:", and takes the focus.
+  const localOf = (at: Date) => new Date(at.getTime() - at.getTimezoneOffset() * 60_000);
+  const sendAt = lost.getByLabel("Send at");
+  await sendAt.fill(
+    localOf(new Date(Date.now() - 86_400_000))
+      .toISOString()
+      .slice(0, 16),
+  );
+  await lost.getByRole("button", { name: "Schedule", exact: true }).click();
+  await expect(sendAt).toBeFocused();
+  await expect(sendAt).toHaveAttribute("aria-invalid", "true");
+  await expect(sendAt).toHaveAccessibleDescription("The time has passed: choose a later one.");
+  const testAddress = lost.getByLabel("Test address");
+  await testAddress.fill("owner@example");
+  await lost.getByRole("button", { name: "Send test" }).click();
+  await expect(testAddress).toBeFocused();
+  await expect(testAddress).toHaveAttribute("aria-invalid", "true");
+  await expect(testAddress).toHaveAccessibleDescription("Enter a valid email address.");
+  await expect(lost).not.toContainText("body.");
+  expect(await seriousViolations(page)).toEqual([]);
+  await testAddress.fill("");
+  await expect(testAddress).not.toHaveAttribute("aria-invalid");
+
   // Scheduled a month ahead, as the browser's datetime-local field takes it (its
   // own zone), then cancelled; checked before the preview puts a frame in the page.
   const month = new Date(Date.now() + 30 * 86_400_000);
-  const local = new Date(month.getTime() - month.getTimezoneOffset() * 60_000);
+  const local = localOf(month);
   // By keyboard: each button, disabled while it runs, keeps the focus (or what takes its place).
   await lost.getByLabel("Send at").fill(`${local.toISOString().slice(0, 11)}07:00`);
   await lost.getByRole("button", { name: "Schedule", exact: true }).press("Enter");
@@ -964,8 +988,19 @@ test("bookings: a call with the reader's note, the availability saved or refused
 
   await card.getByRole("button", { name: "Cancel the call with Meera Iyer" }).click();
   const dialog = page.getByRole("alertdialog");
-  await dialog.getByLabel("Message to Meera Iyer").fill("I am travelling that week; sorry.");
+  // A message the server refuses keeps the dialog open, the field marked and focused.
+  const message = dialog.getByLabel("Message to Meera Iyer");
+  await message.fill("I am travelling \u202Ethat week");
+  await dialog.getByRole("button", { name: "Cancel the call" }).click();
+  await expect(message).toBeFocused();
+  await expect(message).toHaveAttribute("aria-invalid", "true");
+  await expect(message).toHaveAccessibleDescription(
+    "The message cannot contain control or text-direction characters.",
+  );
+  await expect(dialog).not.toContainText("body.");
   expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
+  await message.fill("I am travelling that week; sorry.");
+  await expect(message).not.toHaveAttribute("aria-invalid");
   await dialog.getByRole("button", { name: "Cancel the call" }).click();
   await expect(card).toContainText("Cancelled by you");
   await expect(card).toContainText("I am travelling that week; sorry.");
@@ -1287,6 +1322,24 @@ test("followers: a follower and a waiting webmention, the screen axe clean; a Fe
   await reader.goto(`${site}/science/pressure-cooker`);
   await expect(reader.getByText("sets the boiling point")).toHaveCount(0);
   await reader.close();
+
+  // A block the server cannot read marks its field, in its words, and takes the focus.
+  const blocking = page.getByRole("region", { name: "Blocked" });
+  const blockField = blocking.getByLabel("Account or server to block");
+  await blockField.fill("not a server!");
+  await blocking.getByRole("button", { name: "Block", exact: true }).click();
+  await expect(blockField).toBeFocused();
+  await expect(blockField).toHaveAttribute("aria-invalid", "true");
+  await expect(blockField).toHaveAccessibleDescription(
+    "Give an account's address (https://…) or a server's host name (mastodon.social).",
+  );
+  expect(await seriousViolations(page)).toEqual([]);
+  await blockField.fill("");
+  await expect(blockField).not.toHaveAttribute("aria-invalid");
+  await blocking.getByRole("button", { name: "Block", exact: true }).click();
+  await expect(blockField).toHaveAccessibleDescription("Name an account or a server.");
+  await expect(blocking).not.toContainText("body.");
+  await blockField.fill("");
 
   // Unblocked by keyboard, the last block: the line that says none is left takes the focus.
   await blocked

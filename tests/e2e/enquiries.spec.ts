@@ -326,9 +326,20 @@ test("the owner reads the enquiry in the console and answers it, threaded under 
   await expect(card).toContainText("Tolerance Stack-ups");
   expect(await seriousViolations(page)).toEqual([]);
 
-  await card
-    .getByRole("textbox", { name: "Answer Asha Kulkarni by mail" })
-    .fill("Yes: send me the drawing and the tolerance table, and I will review it this week.");
+  // An answer the server refuses (a text-direction character) is marked, in its words.
+  const answerField = card.getByRole("textbox", { name: "Answer Asha Kulkarni by mail" });
+  await answerField.fill("Yes: \u202Esend the drawing.");
+  await card.getByRole("button", { name: "Send answer" }).click();
+  await expect(answerField).toBeFocused();
+  await expect(answerField).toHaveAttribute("aria-invalid", "true");
+  await expect(answerField).toHaveAccessibleDescription(
+    "The answer cannot contain control or text-direction characters.",
+  );
+  await expect(card).not.toContainText("body.");
+  await answerField.fill(
+    "Yes: send me the drawing and the tolerance table, and I will review it this week.",
+  );
+  await expect(answerField).not.toHaveAttribute("aria-invalid");
   await card.getByRole("button", { name: "Send answer" }).click();
   await expect(card).toContainText("Answered");
   // Send answer stays disabled until more is written: the focus goes back to the field.

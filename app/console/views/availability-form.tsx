@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, useId, useState } from "react";
 import { toast } from "sonner";
 import {
   dateMessage,
@@ -14,7 +14,8 @@ import {
 } from "../../../contract/booking-hours.ts";
 import type { Availability, AvailabilityInput } from "../../../contract/bookings.ts";
 import { timeZones, zoneName } from "../../../contract/time-zones.ts";
-import { consoleApi, errorMessage, keepEdits, useBusy } from "../console-api.ts";
+import { consoleApi, keepEdits, useBusy } from "../console-api.ts";
+import { useRefusal } from "../refusal.tsx";
 import { Choice, fieldClass, Input, inputClass, primaryClass, Radios } from "../ui.tsx";
 
 /* When calls can be booked, as the owner sets it on the bookings screen (bookings-view.tsx). */
@@ -46,7 +47,10 @@ const draftOf = (a: Availability) => ({
 type Draft = ReturnType<typeof draftOf>;
 
 /** What is wrong with a field as written: a day's hours, the dates off or the room. */
-type Wrong = { field: WeekdayName | "datesOff" | "meetingUrl"; problem: string };
+type Wrong = {
+  field: WeekdayName | (typeof numberKeys)[number] | "datesOff" | "meetingUrl";
+  problem: string;
+};
 
 /** The draft as the server reads it, or the first field written wrong. */
 function availabilityOf(draft: Draft): AvailabilityInput | Wrong {
@@ -79,41 +83,40 @@ function availabilityOf(draft: Draft): AvailabilityInput | Wrong {
 /** When calls can be booked: the weekly hours in the owner's zone and the rules around them. */
 export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability } & Shared) {
   const [draft, setDraft] = useState(() => draftOf(saved));
-  const [problem, setProblem] = useState<string | null>(null);
-  const [wrong, setWrong] = useState<Wrong | null>(null);
+  const refusal = useRefusal<Wrong["field"]>([
+    ...weekdayNames,
+    ...numberKeys,
+    "datesOff",
+    "meetingUrl",
+  ]);
   const [saving, busyWhile] = useBusy();
   const id = useId();
-  const form = useRef<HTMLFormElement>(null);
-  // The field at fault takes the focus, its message read with it, at each refused save.
-  useEffect(() => {
-    if (wrong) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [wrong]);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) =>
     setDraft((before) => ({ ...before, [key]: value }));
   /** A text control's value, its change and its look; `described`, the line that describes it. */
-  const bind = (key: Exclude<keyof Draft, "weekly" | "meeting">, described?: string) => {
-    const fault = wrong?.field === key;
+  const bind = (key: Exclude<Wrong["field"], WeekdayName>, described?: string) => {
+    const { problem, ...marked } = refusal.field(key);
     return {
       value: draft[key],
-      onChange: (event: { target: { value: string } }) => {
-        set(key, event.target.value);
-        if (fault) setWrong(null);
-      },
-      "aria-invalid": fault || undefined,
+      onChange: (event: { target: { value: string } }) => set(key, event.target.value),
+      "aria-invalid": problem ? true : undefined,
       "aria-describedby":
-        [fault && `${id}-${key}-problem`, described && `${id}-${described}`]
+        [problem && `${id}-${key}-problem`, described && `${id}-${described}`]
           .filter(Boolean)
           .join(" ") || undefined,
       className: inputClass,
+      ...marked,
     };
   };
   /** The message under a field written wrong, which describes it. */
-  const fault = (key: Wrong["field"]) =>
-    wrong?.field === key ? (
+  const fault = (key: Wrong["field"]) => {
+    const { problem } = refusal.field(key);
+    return problem ? (
       <span id={`${id}-${key}-problem`} className="text-red-300">
-        {wrong.problem}
+        {problem}
       </span>
     ) : null;
+  };
   const hint = (name: string, text: string) => (
     <span id={`${id}-${name}`} className="text-slate-400">
       {text}
@@ -123,26 +126,22 @@ export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availab
   function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const body = availabilityOf(draft);
-    if ("problem" in body) {
-      setProblem(null);
-      return setWrong(body);
-    }
-    setWrong(null);
+    if ("problem" in body) return refusal.mark(body.field, body.problem);
+    refusal.clear();
     void busyWhile(async () => {
       try {
         const saved = await consoleApi("PUT /admin/bookings/availability", { body });
-        setProblem(null);
         setDraft((now) => keepEdits(draftOf(saved.availability), draft, now));
         toast.success("Availability saved");
         await changed();
       } catch (error) {
-        setProblem(errorMessage(error));
+        refusal.refused(error);
       }
     });
   }
 
   return (
-    <form ref={form} onSubmit={save} className="space-y-5">
+    <form onSubmit={save} className="space-y-5">
       <Choice
         label="Time zone"
         value={draft.timeZone}
@@ -158,28 +157,16 @@ export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availab
           In your zone, like 10:00-13:00, 14:00-17:00; empty for a day without calls.
         </p>
         <div className="mt-2 grid gap-3 sm:grid-cols-2">
-          {weekdayNames.map((day) => {
-            const fault = wrong?.field === day ? wrong.problem : null;
-            return (
-              <div key={day}>
-                <Input
-                  label={weekdayLabels[day]}
-                  value={draft.weekly[day]}
-                  aria-invalid={fault ? true : undefined}
-                  aria-describedby={fault ? `${id}-${day}-problem ${id}-hours` : `${id}-hours`}
-                  onChange={(hours) => {
-                    set("weekly", { ...draft.weekly, [day]: hours });
-                    if (fault) setWrong(null);
-                  }}
-                />
-                {fault ? (
-                  <p id={`${id}-${day}-problem`} className="mt-1 text-sm text-red-300">
-                    {fault}
-                  </p>
-                ) : null}
-              </div>
-            );
-          })}
+          {weekdayNames.map((day) => (
+            <Input
+              key={day}
+              label={weekdayLabels[day]}
+              value={draft.weekly[day]}
+              aria-describedby={`${id}-hours`}
+              onChange={(hours) => set("weekly", { ...draft.weekly, [day]: hours })}
+              {...refusal.field(day)}
+            />
+          ))}
         </div>
       </fieldset>
       <div className="grid gap-3 sm:grid-cols-2">
@@ -220,11 +207,7 @@ export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availab
         {fault("meetingUrl")}
         {hint("room", "Empty for the one BOOKING_MEETING_URL gives, if any.")}
       </label>
-      {problem ? (
-        <p role="alert" className="text-sm text-red-300">
-          {problem}
-        </p>
-      ) : null}
+      {refusal.problem}
       <button type="submit" className={primaryClass} disabled={saving}>
         {saving ? "Saving…" : "Save availability"}
       </button>

@@ -5,6 +5,7 @@ import { limits } from "../../../contract/limits.ts";
 import { momentLabel, zoneName } from "../../../contract/time-zones.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
+import { useRefusal } from "../refusal.tsx";
 import {
   buttonClass,
   ConfirmButton,
@@ -22,6 +23,7 @@ import { AvailabilityForm, type Shared } from "./availability-form.tsx";
 /** One call: when (in the owner's zone and the reader's), with whom, about what, and the note. */
 function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Shared) {
   const [message, setMessage] = useState("");
+  const refusal = useRefusal(["message"]);
   const params = { id: booking.id };
   const start = Date.parse(booking.start);
   const end = Date.parse(booking.end);
@@ -77,6 +79,7 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
             call={["POST /admin/bookings/:id/cancel", { params, body: { message } }]}
             done={`Cancelled the call with ${booking.name}`}
             after={changed}
+            refusal={refusal}
           >
             <Input
               label={`Message to ${booking.name}`}
@@ -85,7 +88,9 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
               value={message}
               onChange={setMessage}
               className="mt-4"
+              {...refusal.field("message")}
             />
+            <div className="mt-2">{refusal.problem}</div>
           </ConfirmButton>
         ) : booked && end > Date.now() ? (
           <p className="text-sm text-slate-400">Under way: it can be deleted once it has ended.</p>

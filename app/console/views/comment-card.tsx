@@ -2,7 +2,8 @@ import { type FormEvent, useRef, useState } from "react";
 import { toast } from "sonner";
 import type { BanScope, ConsoleComment } from "../../../contract/console.ts";
 import { limits } from "../../../contract/limits.ts";
-import { act, type Call, consoleApi, errorMessage, useBusy } from "../console-api.ts";
+import { act, type Call, consoleApi, useBusy } from "../console-api.ts";
+import { useRefusal } from "../refusal.tsx";
 import {
   buttonClass,
   ConfirmButton,
@@ -39,14 +40,15 @@ function ReplyForm({
 }) {
   const [draft, setDraft] = useState(comment.replyTo ? `@${comment.userName} ` : "");
   const [sending, busyWhile] = useBusy();
-  const [refusal, setRefusal] = useState<string | null>(null);
-  const refusalId = `reply-refusal-${comment.id}`;
+  const refusal = useRefusal(["content"]);
+  const { problem, ...marked } = refusal.field("content");
+  const problemId = `reply-problem-${comment.id}`;
 
   function post(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const content = draft.trim();
     if (content === "" || sending) return;
-    setRefusal(null);
+    refusal.clear();
     let posted: number | undefined;
     void busyWhile(
       async () => {
@@ -59,7 +61,7 @@ function ReplyForm({
           toast.success("Reply posted");
           await onPosted();
         } catch (error) {
-          setRefusal(errorMessage(error));
+          refusal.refused(error);
         }
       },
       // The posted reply, once listed, as on the reading pages (else Reply, its neighbour).
@@ -71,7 +73,9 @@ function ReplyForm({
     <form onSubmit={post} className="mt-3 space-y-2">
       <textarea
         aria-label="Write a reply"
-        aria-describedby={refusal ? refusalId : undefined}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? problemId : undefined}
+        {...marked}
         // biome-ignore lint/a11y/noAutofocus: the owner just asked to reply here.
         autoFocus
         value={draft}
@@ -80,11 +84,12 @@ function ReplyForm({
         rows={3}
         className={`${inputClass} w-full`}
       />
-      {refusal ? (
-        <p id={refusalId} role="alert" className="text-sm break-words text-amber-200">
-          {refusal}
+      {problem ? (
+        <p id={problemId} className="text-sm wrap-anywhere text-red-300">
+          {problem}
         </p>
       ) : null}
+      {refusal.problem}
       <div className="flex flex-wrap gap-2">
         <button type="submit" className={primaryClass} disabled={draft.trim() === "" || sending}>
           Post reply

@@ -4,6 +4,7 @@ import { enquiryStatuses } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
 import { List } from "../data.tsx";
+import { useRefusal } from "../refusal.tsx";
 import {
   ActButton,
   buttonClass,
@@ -27,11 +28,13 @@ const statusLabels: Record<EnquiryStatusName, string> = {
 function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Promise<void> }) {
   const [answer, setAnswer] = useState("");
   const [sending, busyWhile] = useBusy();
+  const refusal = useRefusal(["body"]);
   const params = { id: enquiry.id };
 
   function sendAnswer(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (answer.trim() === "" || sending) return;
+    refusal.clear();
     const field = event.currentTarget.querySelector("textarea");
     const send = async () => {
       await consoleApi("POST /admin/enquiries/:id/answers", { params, body: { body: answer } });
@@ -39,7 +42,7 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
     };
     // Sent, Send answer stays disabled until more is written: the field takes the focus.
     void busyWhile(
-      () => act(send, `Answer to ${enquiry.name} queued`, changed),
+      () => act(send, `Answer to ${enquiry.name} queued`, changed, refusal.refused),
       () => field,
     );
   }
@@ -95,7 +98,9 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
           maxLength={limits.enquiryAnswerMax}
           value={answer}
           onChange={setAnswer}
+          {...refusal.field("body")}
         />
+        {refusal.problem}
         <div className="flex flex-wrap gap-2">
           <button type="submit" className={primaryClass} disabled={sending || answer.trim() === ""}>
             {sending ? "Sending…" : "Send answer"}

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from "react";
 import type { ConsoleFollower, ConsoleMention } from "../../../contract/fediverse.ts";
 import { act, useConsoleData } from "../console-api.ts";
 import { List, Pager, usePages } from "../data.tsx";
+import { useRefusal } from "../refusal.tsx";
 import { ActButton, buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
 
 const hostOf = (address: string) => {
@@ -32,11 +33,13 @@ export function FollowersView() {
   });
   const mentions = useConsoleData("GET /admin/webmentions");
   const [target, setTarget] = useState("");
+  const refusal = useRefusal(["target"]);
 
+  // Nothing written is the server's to refuse too, in its words at the field.
   function blockGiven(event: FormEvent) {
     event.preventDefault();
     const given = target.trim();
-    if (!given) return;
+    refusal.clear();
     void act(
       ["POST /admin/fediverse/block", { body: { target: given } }],
       `Blocked ${given}`,
@@ -44,6 +47,7 @@ export function FollowersView() {
         setTarget("");
         return followers.reload();
       },
+      refusal.refused,
     );
   }
 
@@ -127,10 +131,12 @@ export function FollowersView() {
                   onChange={setTarget}
                   placeholder="https://mastodon.social/users/someone or mastodon.social"
                   maxLength={2000}
+                  {...refusal.field("target")}
                 />
                 <button type="submit" className={buttonClass}>
                   Block
                 </button>
+                {refusal.problem}
               </form>
               <List
                 items={blocks}

@@ -4,6 +4,7 @@ import type { EditionFile } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List, Table } from "../data.tsx";
+import { useRefusal } from "../refusal.tsx";
 import { buttonClass, ConfirmButton, Input, Loading, When } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
@@ -85,8 +86,10 @@ function Preview({ slug }: { slug: string }) {
 function TestSend({ slug }: { slug: string }) {
   const [to, setTo] = useState("");
   const [busy, busyWhile] = useBusy();
+  const refusal = useRefusal(["to"]);
   function submit(event: FormEvent) {
     event.preventDefault();
+    refusal.clear();
     void busyWhile(() =>
       act(
         () => consoleApi("POST /admin/editions/:slug/test", { params: { slug }, body: { to } }),
@@ -95,15 +98,24 @@ function TestSend({ slug }: { slug: string }) {
             ? `Test copy sent to ${to}`
             : `Test copy to ${to} written to the outbox folder, not mailed (SMTP_URL is not set): open it in a mail program`,
         ({ warnings }) => warnAbout(warnings),
+        refusal.refused,
       ),
     );
   }
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
-      <Input label="Test address" type="email" required value={to} onChange={setTo} />
+      <Input
+        label="Test address"
+        type="email"
+        required
+        value={to}
+        onChange={setTo}
+        {...refusal.field("to")}
+      />
       <button type="submit" disabled={busy} className={buttonClass}>
         Send test
       </button>
+      {refusal.problem}
     </form>
   );
 }
@@ -116,9 +128,11 @@ function TestSend({ slug }: { slug: string }) {
 function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Promise<void> }) {
   const [at, setAt] = useState("");
   const [busy, busyWhile] = useBusy();
+  const refusal = useRefusal(["at"]);
   const { slug } = edition;
   function submit(event: FormEvent) {
     event.preventDefault();
+    refusal.clear();
     void busyWhile(() =>
       act(
         () =>
@@ -131,6 +145,7 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
           warnAbout(warnings);
           return reload();
         },
+        refusal.refused,
       ),
     );
   }
@@ -156,10 +171,18 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
       ) : null}
       {scheduled?.started ? null : (
         <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
-          <Input label="Send at" type="datetime-local" required value={at} onChange={setAt} />
+          <Input
+            label="Send at"
+            type="datetime-local"
+            required
+            value={at}
+            onChange={setAt}
+            {...refusal.field("at")}
+          />
           <button type="submit" disabled={busy} className={buttonClass}>
             {scheduled ? "Change time" : "Schedule"}
           </button>
+          {refusal.problem}
         </form>
       )}
     </div>

@@ -3,13 +3,16 @@ import { type FormEvent, useState } from "react";
 import type { OwnerSession, WhoAmIResponse } from "../../../contract/console.ts";
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
+import { useRefusal } from "../refusal.tsx";
 import { ActButton, dangerClass, Input, Loading, Panel, primaryClass, When } from "../ui.tsx";
 
 function AddPasskey({ onAdded }: { onAdded: () => Promise<void> }) {
   const [name, setName] = useState("");
   const [busy, busyWhile] = useBusy();
+  const refusal = useRefusal(["name"]);
   function submit(event: FormEvent) {
     event.preventDefault();
+    refusal.clear();
     void busyWhile(() =>
       act(
         async () => {
@@ -28,6 +31,7 @@ function AddPasskey({ onAdded }: { onAdded: () => Promise<void> }) {
           setName("");
           return onAdded();
         },
+        refusal.refused,
       ),
     );
   }
@@ -41,10 +45,12 @@ function AddPasskey({ onAdded }: { onAdded: () => Promise<void> }) {
         aria-describedby="passkey-name-hint"
         value={name}
         onChange={setName}
+        {...refusal.field("name")}
       />
       <button type="submit" disabled={busy} className={primaryClass}>
         Add a passkey
       </button>
+      {refusal.problem}
       <p id="passkey-name-hint" className="w-full text-xs text-slate-400">
         A name to tell it from your other passkeys, such as the device or password manager that
         keeps it.

@@ -12,7 +12,7 @@ import {
   testSendRequestSchema,
   testSendResponseSchema,
 } from "../../../contract/console.ts";
-import { ApiError, notFound } from "../../api/errors.ts";
+import { ApiError, FieldRefusal, notFound } from "../../api/errors.ts";
 import { withoutAddresses } from "../../lib/log.ts";
 import { onFirstUse } from "../../lib/on-first-use.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
@@ -198,7 +198,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     async (request, reply) => {
       const edition = await editionOf(request.params.slug);
       const done = await actions.schedule(actor(request), edition, new Date(request.body.at));
-      if ("invalid" in done) throw new ApiError(422, "validation_failed", done.invalid);
+      if ("invalid" in done) throw new FieldRefusal("body.at", done.invalid, 422);
       if ("conflict" in done) throw new ApiError(409, "conflict", done.conflict);
       return reply.code(202).send({ sendAt: done.sendAt, warnings: edition.warnings });
     },

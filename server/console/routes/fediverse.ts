@@ -8,7 +8,7 @@ import {
   followersResponseSchema,
   mentionsResponseSchema,
 } from "../../../contract/fediverse.ts";
-import { ApiError, notFound } from "../../api/errors.ts";
+import { ApiError, FieldRefusal, notFound } from "../../api/errors.ts";
 import { type ConsoleContext, noContent, route } from "./context.ts";
 
 const invalidTarget =
@@ -63,7 +63,7 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
     ),
     async (request) => {
       const done = await actions.block(actor(request), request.body.target);
-      if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
+      if (done === "invalid") throw new FieldRefusal("body.target", invalidTarget);
       if (!done) throw new ApiError(409, "conflict", "That is blocked already.");
     },
   );
@@ -93,7 +93,7 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
     route("Lift a block on an account or a server", noContent, { body: blockRequestSchema }),
     async (request) => {
       const done = await actions.unblock(actor(request), request.body.target);
-      if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
+      if (done === "invalid") throw new FieldRefusal("body.target", invalidTarget);
       if (!done) throw notFound("That is not blocked.");
     },
   );
