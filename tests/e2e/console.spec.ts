@@ -894,7 +894,8 @@ test("bookings: a call with the reader's note, the availability saved or refused
   const page = await ownerPage(visitor, own, "/admin/bookings");
   await expect(page.getByRole("heading", { name: "Bookings", level: 1 })).toBeVisible();
   // The keyboard's first stop skips the nav's links, as on the reading pages: the
-  // next Tab reaches the screen's first control.
+  // next Tab reaches the screen's first control, once the calls have loaded.
+  await expect(page.getByRole("button", { name: "Upcoming" })).toBeVisible();
   await page.keyboard.press("Tab");
   await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
   await page.keyboard.press("Enter");
