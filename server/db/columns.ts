@@ -1,4 +1,4 @@
-import type { ColumnType } from "kysely";
+import { type ColumnType, sql } from "kysely";
 
 /*
  * The column types of the tables (server/db/schema.ts): what each database
@@ -42,3 +42,10 @@ export const indexedBytes = {
   /** A web address from elsewhere, written out (%-escaped): a webmention's source, a Fediverse id. */
   link: 2000,
 };
+
+/**
+ * Whether text `column` begins with `prefix`, compared as it is: LIKE would
+ * read a `_` or `%` in the prefix (a host name's, say) as a pattern.
+ */
+export const startsWith = (column: string, prefix: string) =>
+  sql<boolean>`substr(${sql.ref(column)}, 1, ${prefix.length}) = ${prefix}`;

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KvKey, KvStore, KvStoreSetOptions } from "@fedify/fedify";
+import { startsWith } from "../db/columns.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso, toIso } from "../lib/time.ts";
 
@@ -83,12 +84,7 @@ export function createKvStore(store: Store) {
       if (prefix) {
         const exact = encode(prefix);
         const start = prefixOf(prefix);
-        query = query.where((eb) =>
-          eb.or([
-            eb("key", "=", exact),
-            eb(eb.fn("substr", ["key", eb.val(1), eb.val(start.length)]), "=", start),
-          ]),
-        );
+        query = query.where((eb) => eb.or([eb("key", "=", exact), startsWith("key", start)]));
       }
       for (const row of await query.orderBy("key").execute()) {
         yield { key: JSON.parse(row.key) as KvKey, value: JSON.parse(row.value) };
@@ -113,7 +109,7 @@ export function createKvStore(store: Store) {
         const rows = await db
           .selectFrom("fediverse_kv")
           .select(["key", "value"])
-          .where((eb) => eb(eb.fn("substr", ["key", eb.val(1), eb.val(start.length)]), "=", start))
+          .where(startsWith("key", start))
           .execute();
         const keys = rows
           .filter(

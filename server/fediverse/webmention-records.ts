@@ -1,4 +1,5 @@
 import type { ConsoleMention, ShownMention } from "../../contract/fediverse.ts";
+import { startsWith } from "../db/columns.ts";
 import type { Store } from "../db/store.ts";
 
 /** A stored mention's columns as an item shows it. */
@@ -73,9 +74,7 @@ export function mentionRecords(store: Store, changed: (itemPath: string) => void
         .where((eb) =>
           eb.or([
             ...(authors.length > 0 ? [eb("author_url", "in", authors)] : []),
-            ...sources.map((prefix) =>
-              eb(eb.fn("substr", ["source", eb.val(1), eb.val(prefix.length)]), "=", prefix),
-            ),
+            ...sources.map((prefix) => startsWith("source", prefix)),
           ]),
         )
         .returning(["path", "status"])

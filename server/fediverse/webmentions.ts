@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { indexedBytes } from "../db/columns.ts";
+import { indexedBytes, startsWith } from "../db/columns.ts";
 import type { Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
 import { addressScope, networkOf } from "../lib/address-scope.ts";
@@ -159,11 +159,7 @@ export function createWebmentions({
           .selectFrom("webmentions")
           .select("id")
           .where("status", "=", "published")
-          // By its start, not LIKE, where "_" in a host would stand for any letter.
-          .where((eb) => {
-            const prefix = `${source.origin}/`;
-            return eb(eb.fn("substr", ["source", eb.val(1), eb.val(prefix.length)]), "=", prefix);
-          })
+          .where(startsWith("source", `${source.origin}/`))
           .executeTakeFirst()) !== undefined);
     // An approved mention stays so while it says the same under the same name and link; changed, it waits again.
     const status =
