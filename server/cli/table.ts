@@ -68,10 +68,15 @@ export function listedPages<T>(
 }
 
 /**
- * Columns padded for a terminal: the first two left-aligned (names), the rest
- * right (numbers). Without rows, the line `empty` when given.
+ * Columns padded for a terminal: the first `names` left-aligned (names; two
+ * unless given), the rest right (numbers). Without rows, the line `empty`
+ * when given.
  */
-export function formatTable(header: string[], rows: Cell[][], empty?: string): string {
+export function formatTable(
+  header: string[],
+  rows: Cell[][],
+  { empty, names = 2 }: { empty?: string; names?: number } = {},
+): string {
   if (empty !== undefined && rows.length === 0) return `${empty}\n`;
   // Escaped here, as the output would (shownOn), so that the columns line up.
   const all = [header, ...rows.map(text)].map((row) => row.map(withControlsShown));
@@ -82,7 +87,7 @@ export function formatTable(header: string[], rows: Cell[][], empty?: string): s
     .map((row) =>
       row
         .map((cell, column) =>
-          column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+          column < names ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
         )
         .join("  ")
         .trimEnd(),

@@ -24,7 +24,7 @@ export async function sessionsList({ values, stdout, store }: CommandContext) {
     formatTable(
       ["id", "method", "created_at", "last_seen_at"],
       sessions.map((s) => [s.id, s.method, s.createdAt, s.lastSeenAt]),
-      "No console session is open.",
+      { empty: "No console session is open." },
     ),
   );
 }

@@ -238,7 +238,7 @@ export async function newsletterStatus(context: CommandContext) {
     formatTable(
       ["edition", "subject", "queued", "sent", "failed", "cancelled"],
       editions.map((e) => [e.slug, e.subject, e.queued, e.sent, e.failed, e.cancelled]),
-      "No edition has been queued yet.",
+      { empty: "No edition has been queued yet." },
     ),
   );
   for (const { slug, failed } of failures) {
@@ -270,10 +270,9 @@ export async function newsletterStats(context: CommandContext) {
   if (printedJson({ values, stdout }, figures)) return;
   stdout.write(
     formatTable(
-      // An empty second column: formatTable left-aligns two, and every figure aligns right.
-      ["edition", "", "sent", "accepted", "bounced", "complaints", "unsubscribed in 7 days"],
-      figures.map((f) => [f.slug, "", f.sent, f.accepted, f.bounced, f.complaints, f.unsubscribes]),
-      "No edition has been sent yet.",
+      ["edition", "sent", "accepted", "bounced", "complaints", "unsubscribed in 7 days"],
+      figures.map((f) => [f.slug, f.sent, f.accepted, f.bounced, f.complaints, f.unsubscribes]),
+      { empty: "No edition has been sent yet.", names: 1 },
     ),
   );
   for (const f of figures) {

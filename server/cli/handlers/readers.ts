@@ -35,15 +35,14 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     rows.length === 0
       ? `${title}: none\n`
       : `${title}\n${formatTable(
-          // formatTable left-aligns two columns: the second is empty, so every figure aligns right.
-          [title.toLowerCase(), "", "visitors", "views", ...(engaged ? ["engaged"] : [])],
+          [title.toLowerCase(), "visitors", "views", ...(engaged ? ["engaged"] : [])],
           rows.map((row) => [
             labelOf(dimension, row.value),
-            "",
             row.visitors,
             row.views,
             ...(engaged ? [share(row)] : []),
           ]),
+          { names: 1 },
         )}`;
   const conversions = (
     title: string,
@@ -53,21 +52,18 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     rows.length === 0
       ? `${title}: none\n`
       : `${title}\n${formatTable(
-          [heading, "", ...conversionKinds, "total"],
-          rows.map((row) => [
-            row.value,
-            "",
-            ...conversionKinds.map((kind) => row[kind]),
-            row.total,
-          ]),
+          [heading, ...conversionKinds, "total"],
+          rows.map((row) => [row.value, ...conversionKinds.map((kind) => row[kind]), row.total]),
+          { names: 1 },
         )}`;
   stdout.write(
     [
       `Readers from ${report.from} to ${report.to} (UTC)${config.ANALYTICS ? "" : ", counting is off (ANALYTICS=off)"}`,
       `Visitors: ${report.visitors}   Views: ${report.views}   Reading now: ${report.readingNow}\n`,
       formatTable(
-        ["day", "", "visitors", "views"],
-        report.days.map((day) => [day.day, "", day.visitors, day.views]),
+        ["day", "visitors", "views"],
+        report.days.map((day) => [day.day, day.visitors, day.views]),
+        { names: 1 },
       ),
       figures("Pages", "page", report.pages, true),
       figures("Sources", "source", report.sources),

@@ -48,9 +48,9 @@ export async function spamStats({ values, stdout, store, config }: CommandContex
   );
   const judged = (rows: { source: string; count: number }[]) =>
     formatTable(
-      ["decision", "", "comments"],
-      rows.map((row) => [decisionNames[row.source] ?? row.source, "", row.count]),
-      "  none",
+      ["decision", "comments"],
+      rows.map((row) => [decisionNames[row.source] ?? row.source, row.count]),
+      { empty: "  none", names: 1 },
     );
   stdout.write(`\nYour decisions it learnt from, in the same days:\n`);
   stdout.write(judged(stats.decisions));
