@@ -97,6 +97,17 @@ class SettledRollback implements SqliteStatement {
 
 const settledRollback = new SettledRollback();
 
+/**
+ * Kysely begins every transaction with a plain `begin`, which takes SQLite's
+ * write lock only at the first write. A transaction that reads, then writes
+ * after another process (the server, a command) has committed, is refused at
+ * once ("database is locked": its snapshot is stale, and no busy timeout waits
+ * that out). `begin immediate` takes the lock at the start, waiting for it as
+ * long as the busy timeout allows; within one process the store's single
+ * connection already runs one transaction at a time.
+ */
+const begin = "begin immediate";
+
 class NodeSqliteDatabase implements SqliteDatabase {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, CachedStatement>();
@@ -109,6 +120,7 @@ class NodeSqliteDatabase implements SqliteDatabase {
 
   prepare(sql: string): SqliteStatement {
     if (sql.startsWith("rollback") && !this.#db.isTransaction) return settledRollback;
+    if (sql === "begin") sql = begin;
     let statement = this.#statements.get(sql);
     if (!statement) {
       // Queries built from user data never reach here as SQL text (they are
