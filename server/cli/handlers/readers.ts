@@ -26,36 +26,31 @@ export async function readers({ values, stdout, config, store }: CommandContext)
   if (printedJson({ values, stdout }, report)) return;
   const share = (figure: ReaderFigure) =>
     figure.visitors ? `${Math.round((100 * figure.engaged) / figure.visitors)}%` : "-";
+  /** A table under its title, or the title and "none". */
+  const titled = (title: string, header: string[], rows: (string | number)[][]) =>
+    rows.length === 0 ? `${title}: none\n` : `${title}\n${formatTable(header, rows, { names: 1 })}`;
   const figures = (
     title: string,
     dimension: ReaderDimension,
     rows: ReaderFigure[],
     engaged = false,
   ) =>
-    rows.length === 0
-      ? `${title}: none\n`
-      : `${title}\n${formatTable(
-          [title.toLowerCase(), "visitors", "views", ...(engaged ? ["engaged"] : [])],
-          rows.map((row) => [
-            labelOf(dimension, row.value),
-            row.visitors,
-            row.views,
-            ...(engaged ? [share(row)] : []),
-          ]),
-          { names: 1 },
-        )}`;
-  const conversions = (
-    title: string,
-    heading: string,
-    rows: typeof report.conversions.byEntryPage,
-  ) =>
-    rows.length === 0
-      ? `${title}: none\n`
-      : `${title}\n${formatTable(
-          [heading, ...conversionKinds, "total"],
-          rows.map((row) => [row.value, ...conversionKinds.map((kind) => row[kind]), row.total]),
-          { names: 1 },
-        )}`;
+    titled(
+      title,
+      [title.toLowerCase(), "visitors", "views", ...(engaged ? ["engaged"] : [])],
+      rows.map((row) => [
+        labelOf(dimension, row.value),
+        row.visitors,
+        row.views,
+        ...(engaged ? [share(row)] : []),
+      ]),
+    );
+  const conversions = (title: string, heading: string, rows: typeof report.conversions.bySource) =>
+    titled(
+      title,
+      [heading, ...conversionKinds, "total"],
+      rows.map((row) => [row.value, ...conversionKinds.map((kind) => row[kind]), row.total]),
+    );
   stdout.write(
     [
       `Readers from ${report.from} to ${report.to} (UTC)${config.ANALYTICS ? "" : ", counting is off (ANALYTICS=off)"}`,
