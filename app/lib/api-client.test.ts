@@ -3,12 +3,22 @@ import { ApiError, fieldProblems, formRefusal } from "./api-client.ts";
 
 const offline = "The site did not answer.";
 
+/** A schema's refusal as the API answers it: the message, and the issues it is made of. */
+function refused(...issues: [path: string, message: string][]) {
+  const message = issues.map(([path, words]) => `${path}: ${words}`).join("; ");
+  return new ApiError(400, "validation_failed", message, {
+    code: "validation_failed",
+    message,
+    issues: issues.map(([path, words]) => ({ path, message: words })),
+  });
+}
+
 describe("a form's refusal", () => {
   it("puts each named field's message beside it, and asks above the form to correct them", () => {
-    const error = new ApiError(
-      400,
-      "validation_failed",
-      "body.email: Enter an address; body.note: Too long; body.formToken: Stale",
+    const error = refused(
+      ["body.email", "Enter an address"],
+      ["body.note", "Too long"],
+      ["body.formToken", "Stale"],
     );
     expect(formRefusal(error, ["email", "note"], offline)).toEqual({
       problems: { email: "Enter an address", note: "Too long" },
@@ -17,7 +27,7 @@ describe("a form's refusal", () => {
   });
 
   it("shows the answer's own message when it names none of the form's fields", () => {
-    const error = new ApiError(400, "validation_failed", "body.formToken: Stale");
+    const error = refused(["body.formToken", "Stale"]);
     expect(formRefusal(error, ["email"], offline)).toEqual({
       problems: {},
       problem: "body.formToken: Stale",

@@ -78,15 +78,11 @@ export async function api<R extends Route>(
  * A refusal's problems by the form's `fields` it names, in its own words
  * without the path ("body.email: Enter an address" beside Email), and what it
  * says of nothing among them (`rest`, words alone, or null). Its `issues`
- * name the fields where it has them, else its message does ("body.x: …; …").
+ * name the fields: the API gives them with every refusal that names one
+ * (server/api/errors.ts); without them the message is said whole.
  */
 export function fieldProblems<F extends string>(error: ApiError, fields: readonly F[]) {
-  const issues = Array.isArray(error.detail.issues)
-    ? (error.detail.issues as { path: string; message: string }[])
-    : error.message.split("; ").map((part) => {
-        const [, path = "", message = part] = /^(body\.[\w.]+): (.*)$/s.exec(part) ?? [];
-        return { path, message };
-      });
+  const issues = (error.detail.issues ?? []) as { path: string; message: string }[];
   const problems: Partial<Record<F, string>> = {};
   const rest: string[] = [];
   for (const { path, message } of issues) {
@@ -94,8 +90,7 @@ export function fieldProblems<F extends string>(error: ApiError, fields: readonl
     if (name && fields.includes(name)) problems[name] ??= message;
     else rest.push(message);
   }
-  const named = issues.some(({ path }) => path !== "");
-  return { problems, rest: !named ? error.message : rest.length > 0 ? rest.join(" ") : null };
+  return { problems, rest: issues.length === 0 ? error.message : rest.join(" ") || null };
 }
 
 /**
