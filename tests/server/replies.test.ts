@@ -58,6 +58,27 @@ describe.each(backends)("replies on %s", (backend) => {
   });
   afterAll(() => t?.close());
 
+  /** Asha's question and Ravi's answer, then her question edited into a link: held again. */
+  async function answeredThenHeldAgain() {
+    const postId = freshItem("science");
+    const asker = t.visitor();
+    const { comment: question } = json(
+      await asker.comment(postId, "Why does steel feel colder than wood?", "Asha"),
+      commentResponseSchema,
+    );
+    const { comment: answer } = json(
+      await t.visitor().reply(postId, question.id, "Steel conducts heat away faster.", "Ravi"),
+      commentResponseSchema,
+    );
+    // Edited into a link from a browser the site does not trust yet: held again.
+    const edited = await asker.patch(`/api/comments/${question.id}`, {
+      content: "My build log is at https://gokart-log.in/build",
+      userName: "Asha",
+    });
+    expect(json(edited, commentResponseSchema).comment.awaitingApproval).toBe(true);
+    return { postId, asker, question, answer };
+  }
+
   it("puts a reply under its comment, live with its parent, counted, in the served page and its JSON-LD", async () => {
     const postId = "soap";
     const asker = t.visitor();
@@ -273,27 +294,11 @@ describe.each(backends)("replies on %s", (backend) => {
   });
 
   it("keeps a thread's published replies in sight while its first comment is held again by an edit, whatever the owner decides", async () => {
-    const postId = freshItem("science");
-    const asker = t.visitor();
-    const { comment: question } = json(
-      await asker.comment(postId, "Why does steel feel colder than wood?", "Asha"),
-      commentResponseSchema,
-    );
-    const { comment: answer } = json(
-      await t.visitor().reply(postId, question.id, "Steel conducts heat away faster.", "Ravi"),
-      commentResponseSchema,
-    );
+    const { postId, asker, question, answer } = await answeredThenHeldAgain();
     const owner = new Owner(t);
     await owner.signIn();
     const place = { id: question.id, deleted: true, content: "", userName: "", html: "" };
     const reply = expect.objectContaining({ id: answer.id, parentId: question.id });
-
-    // Edited into a link from a browser the site does not trust yet: held again.
-    const edited = await asker.patch(`/api/comments/${question.id}`, {
-      content: "My build log is at https://gokart-log.in/build",
-      userName: "Asha",
-    });
-    expect(json(edited, commentResponseSchema).comment.awaitingApproval).toBe(true);
     // Everyone else: the reply under the place of a comment awaiting approval, counted alone.
     const others = await listOf(t.visitor(), postId);
     expect(others.comments).toEqual([expect.objectContaining({ ...place, held: true }), reply]);
@@ -322,22 +327,7 @@ describe.each(backends)("replies on %s", (backend) => {
   });
 
   it("shows published replies again as 'Comment deleted' and its answers once the owner rejects a comment held again by an edit", async () => {
-    const postId = freshItem("science");
-    const asker = t.visitor();
-    const { comment: question } = json(
-      await asker.comment(postId, "Why does steel feel colder than wood?", "Asha"),
-      commentResponseSchema,
-    );
-    const { comment: answer } = json(
-      await t.visitor().reply(postId, question.id, "Steel conducts heat away faster.", "Ravi"),
-      commentResponseSchema,
-    );
-    // Edited into a link from a browser the site does not trust yet: held again.
-    const edited = await asker.patch(`/api/comments/${question.id}`, {
-      content: "My build log is at https://gokart-log.in/build",
-      userName: "Asha",
-    });
-    expect(json(edited, commentResponseSchema).comment.awaitingApproval).toBe(true);
+    const { postId, question, answer } = await answeredThenHeldAgain();
     const owner = new Owner(t);
     await owner.signIn();
     expect((await owner.post(`/api/admin/comments/${question.id}/reject`)).statusCode).toBe(204);
