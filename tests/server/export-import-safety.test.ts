@@ -9,7 +9,12 @@ import { legacySeed, newToken, tokenDigest } from "../../server/lib/tokens.ts";
 import { fragment } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { signedExport } from "./support/signed-export.ts";
+import {
+  commentRow as comment,
+  exportFile,
+  type Row,
+  signedExport,
+} from "./support/signed-export.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -24,25 +29,6 @@ import { backends, json, startTestApp, type TestApp } from "./support/test-app.t
 
 const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-import-"));
 
-type Row = Record<string, string | number | null>;
-
-/** An export file holding these tables, as `admin export` shapes one. */
-function exportFile(tables: Record<string, Row[]>, extra: Record<string, unknown> = {}): string {
-  const file = path.join(scratch(), "site.json");
-  writeFileSync(
-    file,
-    JSON.stringify({
-      format: "engage-with-engineer-export",
-      version: 1,
-      exportedAt: "2025-01-01T00:00:00.000Z",
-      settings: {},
-      tables,
-      ...extra,
-    }),
-  );
-  return file;
-}
-
 /** A file of these tables signed as the site's own export is, with the site's cookie secret. */
 function signedFile(t: TestApp, tables: Record<string, Row[]>): string {
   const header = {
@@ -56,23 +42,6 @@ function signedFile(t: TestApp, tables: Record<string, Row[]>): string {
   writeFileSync(file, JSON.stringify(signedExport({ ...header, tables }, secret)));
   return file;
 }
-
-const comment = (id: number, extra: Row = {}): Row => ({
-  id,
-  post_id: "soap",
-  parent_id: null,
-  user_name: "Asha",
-  content: "Hard water wastes soap, and the scum shows it.",
-  content_html: null,
-  visitor_id: "imported:test:asha",
-  status: "published",
-  by_owner: 0,
-  ip_hash: null,
-  created_at: "2024-03-01T10:00:00.000Z",
-  updated_at: "2024-03-01T10:00:00.000Z",
-  deleted_at: null,
-  ...extra,
-});
 
 const subscriber = (id: number, extra: Row = {}): Row => ({
   id,

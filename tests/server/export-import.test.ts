@@ -18,6 +18,7 @@ import { writtenSchema } from "../../scripts/export-schema.ts";
 import { exportTables, tablesLeftOut } from "../../server/portability/tables.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
+import { commentRow as comment, exportFile } from "./support/signed-export.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import { type Backend, backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -575,47 +576,21 @@ describe("reading a bad export", () => {
   });
   afterAll(() => target?.close());
 
-  const comment = (id: number, extra: Record<string, unknown> = {}) => ({
-    id,
-    post_id: "soap",
-    parent_id: null,
-    user_name: "Asha",
-    content: "Hard water wastes soap.",
-    content_html: null,
-    visitor_id: "imported:test:asha",
-    status: "published",
-    by_owner: 0,
-    ip_hash: null,
-    created_at: "2024-03-01T10:00:00.000Z",
-    updated_at: "2024-03-01T10:00:00.000Z",
-    deleted_at: null,
-    ...extra,
-  });
   const importExport = (file: string) =>
     admin(adminEnv(target), "import", "--from", "export", file);
 
   it("lists every problem with its row and writes nothing", async () => {
-    const file = path.join(scratch(), "bad.json");
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: "engage-with-engineer-export",
-        version: 1,
-        exportedAt: "2025-01-01T00:00:00.000Z",
-        settings: {},
-        tables: {
-          science_comments: [
-            comment(1),
-            comment(1),
-            comment(2, { status: "maybe" }),
-            comment(3, { parent_id: 99 }),
-            comment(4, { created_at: "yesterday" }),
-            comment(5, { created_at: "2025-02-30T12:00:00.000Z" }),
-          ],
-          passwords: [],
-        },
-      }),
-    );
+    const file = exportFile({
+      science_comments: [
+        comment(1),
+        comment(1),
+        comment(2, { status: "maybe" }),
+        comment(3, { parent_id: 99 }),
+        comment(4, { created_at: "yesterday" }),
+        comment(5, { created_at: "2025-02-30T12:00:00.000Z" }),
+      ],
+      passwords: [],
+    });
     const run = await importExport(file);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("Nothing was imported: the input has 6 problems.");
