@@ -398,7 +398,6 @@ describe.each(backends)("an hourly digest's file in DATA_DIR/outbox on %s", (bac
       env: {
         OWNER_EMAIL: "owner@example.com",
         NOTIFY_COMMENTS: "hourly",
-        MAIL_RATE_PER_MINUTE: "0",
       },
       mail: { clock: clock.now },
     });

@@ -49,7 +49,6 @@ describe("deleted words in SQLite's files", () => {
       env: {
         COOKIE_SECRET: cookieSecret,
         SMTP_URL: smtp.url,
-        MAIL_RATE_PER_MINUTE: "0",
         ENQUIRIES_PER_HOUR: "100",
       },
     });

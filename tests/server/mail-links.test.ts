@@ -45,7 +45,6 @@ describe.each(backends)("links in mails on %s", (backend) => {
       env: {
         COOKIE_SECRET: cookieSecret,
         SMTP_URL: smtp.url,
-        MAIL_RATE_PER_MINUTE: "0",
         OWNER_EMAIL: "owner@example.com",
         TRUST_PROXY: "loopback",
       },

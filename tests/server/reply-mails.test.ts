@@ -94,7 +94,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
   beforeAll(async () => {
     smtp = await startSmtpSink();
     t = await startTestApp(backend, {
-      env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" },
+      env: { SMTP_URL: smtp.url },
       mail: { clock: clock.now },
     });
   });
@@ -866,7 +866,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     async () => {
       const other = await startTestApp(backend, {
         databaseUrl: t.databaseUrl as string,
-        env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" },
+        env: { SMTP_URL: smtp.url },
         mail: { clock: clock.now },
       });
       const postId = freshItem("science");

@@ -80,7 +80,6 @@ describe("two instances on one PostgreSQL", () => {
           SMTP_URL: smtp.url,
           OWNER_EMAIL: owner,
           NOTIFY_COMMENTS: mode,
-          MAIL_RATE_PER_MINUTE: "0",
         },
         mail: { clock: clock.now, pollMs: 20 },
         databaseUrl,

@@ -167,7 +167,7 @@ describe("two instances on one PostgreSQL", () => {
     const start = () =>
       startTestApp("postgres", {
         databaseUrl,
-        env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" },
+        env: { SMTP_URL: smtp.url },
         mail: { clock: clock.now, pollMs: 20 },
       });
     const instances = [await start(), await start()];
