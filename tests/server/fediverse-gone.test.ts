@@ -11,7 +11,14 @@ import { Owner } from "./support/owner.ts";
 import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  json,
+  siteUrl,
+  soapFeed,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 /*
  * Inboxes that are gone. Two accounts of one server follow the site, each
@@ -318,17 +325,7 @@ describe.each(backends)("a shared inbox that answers 410, on %s", (backend) => {
     t = await startTestApp(backend, {
       env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       clientFiles: {
-        "feed.json": JSON.stringify({
-          items: [
-            {
-              id: `${siteUrl}/science/soap`,
-              url: `${siteUrl}/science/soap`,
-              title: "How does soap clean?",
-              content_html: "<p>Soap holds grease.</p>",
-              date_published: "2026-05-01T00:00:00.000Z",
-            },
-          ],
-        }),
+        "feed.json": JSON.stringify(soapFeed),
       },
     });
     for (const name of ["ann", "bo", "cy"]) {

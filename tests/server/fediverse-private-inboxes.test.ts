@@ -15,6 +15,7 @@ import {
   backends,
   capturedLogs,
   siteUrl,
+  soapFeed,
   startTestApp,
   type TestApp,
   type TestAppOptions,
@@ -125,17 +126,7 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
       privateInboxesAllowed: (address) => address === "127.0.0.1" || address === "::1",
       ...(importFederation ? { importFederation } : {}),
       clientFiles: {
-        "feed.json": JSON.stringify({
-          items: [
-            {
-              id: `${siteUrl}/science/soap`,
-              url: `${siteUrl}/science/soap`,
-              title: "How does soap clean?",
-              content_html: "<p>Soap holds grease.</p>",
-              date_published: "2026-05-01T00:00:00.000Z",
-            },
-          ],
-        }),
+        "feed.json": JSON.stringify(soapFeed),
       },
     });
     closing.push(() => t.close());
