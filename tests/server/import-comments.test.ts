@@ -14,6 +14,9 @@ import { backends, json, startTestApp, type TestApp } from "./support/test-app.t
  */
 
 const fixture = (name: string) => path.resolve(import.meta.dirname, "../fixtures/import", name);
+/** `admin import --from disqus` into `t`, with the fixtures' map of old pages to posts. */
+const importDisqus = (t: TestApp, ...args: string[]) =>
+  admin(adminEnv(t), "import", "--from", "disqus", "--map", fixture("disqus-map.json"), ...args);
 
 type Listed = {
   id: number;
@@ -38,28 +41,12 @@ describe.each(backends)("importing comments on %s", (backend) => {
   it("brings a Disqus export's published posts and replies, lists what it skipped, and shows them on the open site", async () => {
     // Read once before, so the site holds the empty answer in memory.
     expect((await commentsOf(t, "soap")).total).toBe(0);
-    const map = ["--map", fixture("disqus-map.json")];
-    const dry = await admin(
-      adminEnv(t),
-      "import",
-      "--from",
-      "disqus",
-      "--dry-run",
-      ...map,
-      fixture("disqus.xml"),
-    );
+    const dry = await importDisqus(t, "--dry-run", fixture("disqus.xml"));
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain("comments: 4 to add");
     expect(await runSql(t, "select id from science_comments")).toEqual([]);
 
-    const run = await admin(
-      adminEnv(t),
-      "import",
-      "--from",
-      "disqus",
-      ...map,
-      fixture("disqus.xml"),
-    );
+    const run = await importDisqus(t, fixture("disqus.xml"));
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("comments: 4 added");
@@ -104,15 +91,7 @@ describe.each(backends)("importing comments on %s", (backend) => {
 
   it("changes nothing when the same export is imported again", async () => {
     const before = await runSql(t, "select count(*) as n from science_comments");
-    const run = await admin(
-      adminEnv(t),
-      "import",
-      "--from",
-      "disqus",
-      "--map",
-      fixture("disqus-map.json"),
-      fixture("disqus.xml"),
-    );
+    const run = await importDisqus(t, fixture("disqus.xml"));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("comments: 0 added, 4 already there");
     expect(await runSql(t, "select count(*) as n from science_comments")).toEqual(before);
@@ -130,15 +109,7 @@ describe.each(backends)("importing comments on %s", (backend) => {
           "<pre>Hard water:&#13;no lather&#13;&#10;at my aunt's</pre>",
         ),
     );
-    const run = await admin(
-      adminEnv(t),
-      "import",
-      "--from",
-      "disqus",
-      "--map",
-      fixture("disqus-map.json"),
-      returns,
-    );
+    const run = await importDisqus(t, returns);
     expect([run.code, run.stdout]).toEqual([0, expect.stringContaining("comments: 1 added")]);
     expect(
       await runSql(t, "select content from science_comments where content like 'Hard water:%'"),
@@ -258,8 +229,7 @@ describe("refusing dangerous or bad input", () => {
         )
         .replace("<name>Lathering Lakshmi</name>", "<name>&who;</name>"),
     );
-    const map = ["--map", fixture("disqus-map.json")];
-    const run = await admin(adminEnv(t), "import", "--from", "disqus", ...map, hidden);
+    const run = await importDisqus(t, hidden);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/line 3: the file declares a document type or entities/);
     expect(await runSql(t, "select id from science_comments")).toEqual([]);
@@ -274,16 +244,7 @@ describe("refusing dangerous or bad input", () => {
         "Mine never lathers; my page starts with <!DOCTYPE html> and <!ENTITY> too.",
       ),
     );
-    const dry = await admin(
-      adminEnv(t),
-      "import",
-      "--from",
-      "disqus",
-      "--dry-run",
-      "--map",
-      fixture("disqus-map.json"),
-      mentions,
-    );
+    const dry = await importDisqus(t, "--dry-run", mentions);
     expect(dry.stderr).not.toContain("declares a document type");
     expect([dry.code, dry.stdout]).toEqual([0, expect.stringContaining("comments: 4 to add")]);
   });
