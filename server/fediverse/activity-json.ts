@@ -102,3 +102,22 @@ export function idElsewhere(document: unknown, owner: string): boolean {
     (typeof id !== "string" || URL.parse(id)?.origin !== URL.parse(owner)?.origin)
   );
 }
+
+/**
+ * The account a post deletes, when it is the Delete of its own actor and
+ * `keyId` is that account's key (`…/users/asha#main-key`); null otherwise.
+ */
+export function deletedAccount(document: unknown, keyId: string): string | null {
+  const idOf = (value: unknown) =>
+    typeof value === "string" ? value : (value as { id?: unknown } | null)?.id;
+  const activity = document as { type?: unknown; actor?: unknown; object?: unknown } | null;
+  const actor = idOf(activity?.actor);
+  const key = URL.parse(keyId);
+  if (key) key.hash = "";
+  return activity?.type === "Delete" &&
+    typeof actor === "string" &&
+    idOf(activity.object) === actor &&
+    key?.href === actor
+    ? actor
+    : null;
+}

@@ -77,9 +77,10 @@ export type Signer = { keyId: string; ownerId: string | null };
  * The check's answer: who signed; null when the signature does not hold;
  * "blocked" when its key names a blocked sender (nothing of it read); "busy"
  * when its key would need fetching and its host's fetches for the sender's
- * network are spent this minute.
+ * network are spent this minute; `gone` when its key's server answered that
+ * the key is gone for good (410), as an account deleted there.
  */
-export type SignatureCheck = Signer | null | "blocked" | "busy";
+export type SignatureCheck = Signer | null | "blocked" | "busy" | { gone: string };
 
 /**
  * Whether the signature names an algorithm Fedify does not verify with: it
@@ -175,6 +176,12 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
     const counted: (() => void)[] = [];
     /** Whether a fetch was not made, its host's fetches for this network spent. */
     let busy = false;
+    /**
+     * Keys whose server answered that they are gone (410): not remembered as
+     * unavailable, so that the account's own Delete, should it come next, is
+     * answered as `gone` too (each such fetch counts as any refused post's).
+     */
+    const gone = new Set<string>();
     const documentLoader: DocumentLoader = async (url, options) => {
       const refetch = fromCache.has(url);
       if (refetch) {
@@ -190,9 +197,16 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
       }
       counted.push(taken.giveBack);
       if (refetch) refetching(url);
-      const loaded = await (refetch ? again : first)(url, options);
-      held.delete(url);
-      return loaded;
+      try {
+        const loaded = await (refetch ? again : first)(url, options);
+        held.delete(url);
+        return loaded;
+      } catch (error) {
+        if ((error as { response?: unknown }).response instanceof Response) {
+          if ((error as { response: Response }).response.status === 410) gone.add(url);
+        }
+        throw error;
+      }
     };
     let result: Awaited<ReturnType<typeof verifyRequestDetailed>>;
     try {
@@ -208,7 +222,8 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
             return key;
           },
           set: async (keyId, key) => {
-            if (!held.has(keyId.href)) await keys.set(keyId, key);
+            if (!held.has(keyId.href) && !(key === null && gone.has(keyId.href)))
+              await keys.set(keyId, key);
           },
         },
       });
@@ -216,7 +231,13 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
       if (error === blockedKey) return "blocked";
       throw error;
     }
-    if (!result.verified) return busy ? "busy" : null;
+    if (!result.verified) {
+      if (busy) return "busy";
+      const { reason } = result;
+      return reason.type === "keyFetchError" && gone.has(reason.keyId.href)
+        ? { gone: reason.keyId.href }
+        : null;
+    }
     for (const giveBack of counted) giveBack();
     const { id, ownerId } = result.key;
     return id ? { keyId: id.href, ownerId: ownerId?.href ?? null } : null;

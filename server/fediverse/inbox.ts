@@ -281,6 +281,21 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     if (edited) deps.changed(`/science/${edited.postId}`);
   }
 
+  /**
+   * An account deleted on its server: everything of it here goes (its
+   * replies, follow, likes, boosts, what Fedify cached of it); the owner's
+   * blocks and bans stay, being the owner's.
+   */
+  async function forgetAccount(actorId: string) {
+    const replies = await repository.repliesByActor(actorId);
+    const { answers } = await repository.forgetActor(actorId);
+    // Its inbox went with it: the owner's answers to it are taken back from followers' servers.
+    await deps.answersErased(answers, null);
+    for (const reply of replies) await removeReply(reply.comment_id, actorId);
+    await deps.forgetCached(actorId);
+    log.info({ actor: actorId }, "a deleted Fediverse account was forgotten");
+  }
+
   async function removeReply(commentId: number, actorId: string) {
     const comment = await comments.getForOwner(commentId);
     await comments.remove({ id: commentId, visitorId: visitorOfActor(actorId) });
@@ -351,19 +366,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       const actorId = deletion.actorId;
       const objectId = deletion.objectId;
       if (!actorId || !objectId) return;
-      if (objectId.href === actorId.href) {
-        // The account is gone: so is everything of it here (its replies,
-        // follow, likes, boosts, what Fedify cached of it); the owner's
-        // blocks and bans stay, being the owner's.
-        const replies = await repository.repliesByActor(actorId.href);
-        const { answers } = await repository.forgetActor(actorId.href);
-        // Its inbox went with it: the owner's answers to it are taken back from followers' servers.
-        await deps.answersErased(answers, null);
-        for (const reply of replies) await removeReply(reply.comment_id, actorId.href);
-        await deps.forgetCached(actorId.href);
-        log.info({ actor: actorId.href }, "a deleted Fediverse account was forgotten");
-        return;
-      }
+      if (objectId.href === actorId.href) return forgetAccount(actorId.href);
       // Remembered before the comment is looked for: its Create, had at the same time or
       // retried later, finds this once it has been added (`receiveNote`).
       await undone.remember(actorId, objectId);
@@ -393,8 +396,10 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     const reaction = { activityId: activity.id.href, kind, path, actorId: actorId.href };
     if ((await undone.has(actorId, activity.id)) || !(await repository.react(reaction))) return;
     // Its Undo, taken at the same time, found nothing yet to take back.
-    if (await undone.has(actorId, activity.id))
-      await repository.unreact(reaction.activityId, reaction.actorId);
+    if (await undone.has(actorId, activity.id)) await repository.unreact(reaction);
     deps.changed(path);
   }
+
+  /** Forgets an account its server says is gone, though its Delete could not be verified (routes.ts). */
+  return { forgetAccount };
 }

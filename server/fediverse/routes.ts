@@ -7,6 +7,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { perMinute } from "../lib/per-minute.ts";
 import {
+  deletedAccount,
   idElsewhere,
   jsonIn,
   tooHeavyJsonLd,
@@ -119,6 +120,7 @@ export async function fediverseRoutes(
   {
     federation,
     signed,
+    accountGone,
     blocked,
     repository,
     items,
@@ -129,6 +131,8 @@ export async function fediverseRoutes(
     federation: () => Promise<Federation<void>>;
     /** Who signed a post, if its HTTP signature holds (inbox-signature.ts). */
     signed: (request: Request, options?: CheckOptions) => Promise<SignatureCheck>;
+    /** Forgets an account deleted on its server (inbox.ts, `forgetAccount`). */
+    accountGone: (actorId: string) => Promise<void>;
     /** Whether any of these addresses (key ids, a key's owner) names a blocked account or server (blocks.ts). */
     blocked: (addresses: readonly (string | null)[]) => Promise<boolean>;
     repository: FediverseRepository;
@@ -281,7 +285,16 @@ export async function fediverseRoutes(
       checked = true;
       if (signer === "blocked") return dropped(reply);
       if (signer === "busy") return tooMany(reply);
-      if (signer === null) {
+      // An account's Delete once its key has left the cache: its server answers that the
+      // key is gone (410), which says more than the signature could. Anything else so signed
+      // is refused as unsigned.
+      const gone = typeof signer === "object" && signer !== null && "gone" in signer;
+      const account = gone && toInbox ? deletedAccount(document, signer.gone) : null;
+      if (account) {
+        await accountGone(account);
+        return reply.code(202).send();
+      }
+      if (signer === null || gone) {
         refusedTooOften(request.ip);
         return reply.code(401).send({
           error: { code: "unauthorized", message: "The activity's signature does not hold." },

@@ -135,6 +135,8 @@ export function createFediverse(options: FediverseOptions) {
   }, 60_000);
   polling.unref();
 
+  /** The inbox's, once Fedify is loaded (inbox.ts). */
+  let forgetAccount: (actorId: string) => Promise<void> = async () => {};
   const federation = onFirstUse(async (): Promise<Federation<void>> => {
     const [{ createSiteFederation }, { listenToInbox }, { sendFedifyLogsTo }] = await Promise.all([
       options.importFederation?.() ?? import("./federation.ts"),
@@ -149,13 +151,13 @@ export function createFediverse(options: FediverseOptions) {
       items,
       ownerNote: replies.ownerNote,
     });
-    listenToInbox(made, {
+    ({ forgetAccount } = listenToInbox(made, {
       ...options.inbox,
       ...shared,
       answersErased: replies.takeBack,
       failed: queue.failed,
       kv,
-    });
+    }));
     if (!stopping.signal.aborted) {
       queueStopped = made
         .startQueue(undefined, { signal: stopping.signal })
@@ -322,6 +324,10 @@ export function createFediverse(options: FediverseOptions) {
       await fediverseRoutes(app, {
         federation,
         signed: async (request, options) => (await signatureCheck())(request, options),
+        accountGone: async (actorId) => {
+          await federation();
+          await forgetAccount(actorId);
+        },
         blocked: senders.names,
         repository,
         items,

@@ -104,6 +104,7 @@ async function remoteServer() {
     kim: () => ["image/png", png],
     lu: () => ["image/png", png],
     max: () => ["image/png", png],
+    nia: () => ["image/png", png],
     the_author_desk: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
@@ -135,6 +136,8 @@ async function remoteServer() {
   };
   /** Accounts whose documents answer 500 for now. */
   const unreadable = new Set<string>();
+  /** Accounts deleted here: their documents answer 410, as Mastodon's do. */
+  const deleted = new Set<string>();
   /** While `times` lasts, deliveries `refusing` matches are answered 503, as by a busy server. */
   let refusing: { matches: (text: string) => boolean; times: number } | undefined;
   const server: Server = createServer(async (request, response) => {
@@ -164,6 +167,11 @@ async function remoteServer() {
     const picture = name ? pictures[name] : undefined;
     if (!picture) return response.writeHead(404).end();
     await holding(`GET ${request.url}`, `GET ${request.url}`);
+    if (kind === "users" && deleted.has(name ?? "")) {
+      return response
+        .writeHead(410, { "content-type": "application/json" })
+        .end('{"error":"Gone"}');
+    }
     if (kind === "users" && unreadable.has(name ?? "")) {
       timeline.push(`GET ${request.url} failed`);
       return response.writeHead(500).end();
@@ -228,6 +236,7 @@ async function remoteServer() {
     arrivals,
     timeline,
     unreadable,
+    deleted,
     /**
      * Holds the answer to the first request whose text (a delivery's, or `GET /users/name`)
      * `matches` until the function returned is called.
@@ -779,6 +788,73 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       ]),
     ).toEqual([]);
     expect((await comments()).length).toBe(2);
+  });
+
+  it("forgets an account deleted on its server whose key it no longer holds, and takes nothing else so signed", {
+    timeout: 240_000,
+  }, async () => {
+    const nia = remote.actor("nia");
+    // From an address of its own: the refusals below count against it alone.
+    const fromNias = async (activity: Record<string, unknown>) => ({
+      ...(await remote.signed("nia", activity)),
+      remoteAddress: "198.51.100.7",
+    });
+    const replied = await t.app.inject(
+      await fromNias({
+        id: `${nia}/statuses/1/activity`,
+        type: "Create",
+        actor: nia,
+        object: {
+          id: `${nia}/statuses/1`,
+          type: "Note",
+          attributedTo: nia,
+          inReplyTo: `${siteUrl}/fediverse/items/science/soap`,
+          content: "<p>Nia keeps a bar of soap by every tap.</p>",
+          to: ["https://www.w3.org/ns/activitystreams#Public"],
+        },
+      }),
+    );
+    expect(replied.statusCode).toBe(202);
+    const niasReply = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
+        (comment) => comment.content.startsWith("Nia keeps"),
+      );
+    await waitFor(async () => (await niasReply()) !== undefined, {
+      timeoutMs: 120_000,
+      what: "Nia's reply under the post",
+    });
+    // A day on, the site has let go of her key; then her account is deleted,
+    // and her server answers 410 for it and its key.
+    await runSql(t, "delete from fediverse_kv where key like ?", ["%/users/nia%"]);
+    remote.deleted.add("nia");
+    // Only the account's own Delete is taken so: not another activity, nor a Delete of a post.
+    for (const activity of [
+      {
+        id: `${nia}#like`,
+        type: "Like",
+        actor: nia,
+        object: `${siteUrl}/fediverse/items/science/soap`,
+      },
+      { id: `${nia}/statuses/1#delete`, type: "Delete", actor: nia, object: `${nia}/statuses/1` },
+    ]) {
+      const refused = await t.app.inject(await fromNias(activity));
+      expect(refused.statusCode, activity.type).toBe(401);
+    }
+    expect(await niasReply()).toBeDefined();
+    const deletion = await t.app.inject(
+      await fromNias({
+        id: `${nia}#delete`,
+        type: "Delete",
+        actor: nia,
+        object: nia,
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+      }),
+    );
+    expect(deletion.statusCode).toBe(202);
+    expect(await niasReply()).toBeUndefined();
+    expect(
+      await runSql(t, "select comment_id from fediverse_replies where actor_id = ?", [nia]),
+    ).toEqual([]);
   });
 
   it("erases an account in one step, from the console by its comment and from the command line by its address", {
