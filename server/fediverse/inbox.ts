@@ -338,7 +338,9 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       } else if ((object instanceof Like || object instanceof Announce) && object.id) {
         await undone.remember(actorId, object.id);
         const path = itemPathOf(ctx, object.objectId);
-        if ((await repository.unreact(object.id.href, actorId.href)) && path) deps.changed(path);
+        const kind = object instanceof Like ? "like" : "announce";
+        const reaction = { activityId: object.id.href, kind, path, actorId: actorId.href } as const;
+        if ((await repository.unreact(reaction)) && path) deps.changed(path);
       }
     })
     .on(Create, async (ctx, create) => {

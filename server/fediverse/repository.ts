@@ -234,11 +234,29 @@ export function createFediverseRepository(store: Store) {
     },
 
     /** Removes a like or boost, only by the actor who made it. */
-    async unreact(activityId: string, actorId: string): Promise<boolean> {
+    /**
+     * Takes back an account's like or boost: the one of that id, and, as its
+     * server counts one an account, the account's of the same kind of `path`
+     * (kept under another id the account sent it with).
+     */
+    async unreact(reaction: {
+      activityId: string;
+      kind: "like" | "announce";
+      path: string | null;
+      actorId: string;
+    }): Promise<boolean> {
+      const { path } = reaction;
       const result = await db
         .deleteFrom("fediverse_reactions")
-        .where("activity_id", "=", activityId)
-        .where("actor_id", "=", actorId)
+        .where("actor_id", "=", reaction.actorId)
+        .where((eb) =>
+          path === null
+            ? eb("activity_id", "=", reaction.activityId)
+            : eb.or([
+                eb("activity_id", "=", reaction.activityId),
+                eb.and([eb("kind", "=", reaction.kind), eb("path", "=", path)]),
+              ]),
+        )
         .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
