@@ -1,7 +1,6 @@
 import type { Context, Federation, InboxContext, KvStore } from "@fedify/fedify";
 import {
   Accept,
-  type Actor,
   Announce,
   Article,
   Create,
@@ -24,7 +23,7 @@ import { type Deliverable, paths, siteActor } from "./federation.ts";
 import type { createKvStore } from "./kv-store.ts";
 import type { Logger } from "./logging.ts";
 import { handleOf, noteMarkdown, remoteName } from "./note-text.ts";
-import { fetchPicture } from "./pictures.ts";
+import { writerPicture } from "./pictures.ts";
 import { answerFollow } from "./publishing.ts";
 import { type FediverseRepository, visitorOfActor } from "./repository.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
@@ -153,25 +152,6 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     return parent ? { postId: parent.postId, parentId: parent.id } : null;
   }
 
-  /** The writer's picture, fetched once (pictures.ts), or null. */
-  async function pictureOf(actor: Actor, ctx: InboxContext<void>): Promise<string | null> {
-    let url: URL | undefined;
-    try {
-      const icon = await actor.getIcon(ctx);
-      url = (icon?.url instanceof URL ? icon.url : icon?.url?.href) ?? undefined;
-    } catch (error) {
-      log.info({ err: error }, "a Fediverse writer's picture could not be read");
-      return null;
-    }
-    if (!url) return null;
-    return fetchPicture(deps.remoteFetch, url.href, (reason) =>
-      log.info(
-        { actor: actor.id?.href, picture: url.href, reason },
-        "a Fediverse writer's picture was not kept",
-      ),
-    );
-  }
-
   async function receiveNote(ctx: InboxContext<void>, activity: Create, note: Note) {
     const actorId = activity.actorId;
     if (!actorId || note.attributionId?.href !== actorId.href || !keepable(note.id)) return;
@@ -246,7 +226,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
         handle,
         name: userName,
         url: page.href,
-        avatar: await pictureOf(actor, ctx),
+        avatar: await writerPicture(actor, ctx, deps.remoteFetch, log),
       },
     });
     if (typeof comment === "string") return;

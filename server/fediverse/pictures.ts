@@ -1,6 +1,9 @@
 import path from "node:path";
+import type { InboxContext } from "@fedify/fedify";
+import type { Actor } from "@fedify/fedify/vocab";
 import type { Config } from "../config.ts";
 import type { Profile } from "./federation.ts";
+import type { Logger } from "./logging.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
@@ -140,6 +143,30 @@ export async function fetchPicture(
     why(error instanceof Error ? error.message : String(error));
     return null;
   }
+}
+
+/** A reply's writer's picture (their account's icon), fetched once, or null. */
+export async function writerPicture(
+  actor: Actor,
+  ctx: InboxContext<void>,
+  remoteFetch: RemoteFetch,
+  log: Pick<Logger, "info">,
+): Promise<string | null> {
+  let url: URL | undefined;
+  try {
+    const icon = await actor.getIcon(ctx);
+    url = (icon?.url instanceof URL ? icon.url : icon?.url?.href) ?? undefined;
+  } catch (error) {
+    log.info({ err: error }, "a Fediverse writer's picture could not be read");
+    return null;
+  }
+  if (!url) return null;
+  return fetchPicture(remoteFetch, url.href, (reason) =>
+    log.info(
+      { actor: actor.id?.href, picture: url.href, reason },
+      "a Fediverse writer's picture was not kept",
+    ),
+  );
 }
 
 /** The owner's picture as the actor's icon: a drawing (SVG) is no avatar to a Fediverse server. */
