@@ -4,7 +4,8 @@ import type { AuditEntry, OwnerSession } from "../../contract/console.ts";
 import { limits } from "../../contract/limits.ts";
 import { type OwnerActor, withLine } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
-import type { Store } from "../db/store.ts";
+import type { Db, Store } from "../db/store.ts";
+import { takeTurn } from "../db/turns.ts";
 import { toIso } from "../lib/time.ts";
 import { tokenDigest as digest, newToken } from "../lib/tokens.ts";
 import { createPasskeyRepository } from "./passkey-repository.ts";
@@ -92,6 +93,22 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
 
   const passkeys = createPasskeyRepository(db, now);
 
+  /** A new one-time link's token; only its digest is stored. */
+  async function createLink(channel: "cli" | "mail", executor: Db = db): Promise<string> {
+    const token = newToken();
+    const at = now();
+    await executor
+      .insertInto("owner_sign_in_links")
+      .values({
+        token_hash: digest(token),
+        channel,
+        created_at: at.toISOString(),
+        expires_at: new Date(at.getTime() + ownerRules.linkLifetimeMs).toISOString(),
+      })
+      .execute();
+    return token;
+  }
+
   return {
     ...passkeys,
 
@@ -101,31 +118,23 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
      * nothing. Null then.
      */
     async createMailedLink(): Promise<string | null> {
-      const outstanding = await db
-        .selectFrom("owner_sign_in_links")
-        .select("token_hash")
-        .where("channel", "=", "mail")
-        .where("used_at", "is", null)
-        .where("expires_at", ">", now().toISOString())
-        .executeTakeFirst();
-      return outstanding ? null : this.createLink("mail");
+      // In a turn of its own, so that instances asked at once mail one link between them.
+      return db.transaction().execute(async (trx) => {
+        await takeTurn(store.kind, trx, "sign-in link", "mail");
+        const outstanding = await trx
+          .selectFrom("owner_sign_in_links")
+          .select("token_hash")
+          .where("channel", "=", "mail")
+          .where("used_at", "is", null)
+          .where("expires_at", ">", now().toISOString())
+          .executeTakeFirst();
+        return outstanding ? null : createLink("mail", trx);
+      });
     },
 
     /** A new one-time link's token; only its digest is stored. */
-    async createLink(channel: "cli" | "mail"): Promise<string> {
-      const token = newToken();
-      const at = now();
-      await db
-        .insertInto("owner_sign_in_links")
-        .values({
-          token_hash: digest(token),
-          channel,
-          created_at: at.toISOString(),
-          expires_at: new Date(at.getTime() + ownerRules.linkLifetimeMs).toISOString(),
-        })
-        .execute();
-      return token;
-    },
+    /** A new one-time link's token for the command line's `login`. */
+    createLink: () => createLink("cli"),
 
     /**
      * Uses a link: marks it used and opens a session in one transaction, so

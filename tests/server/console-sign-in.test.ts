@@ -5,9 +5,11 @@ import {
   sessionsResponseSchema,
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
+import { createOwnerRepository } from "../../server/console/owner-repository.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { SoftPasskey } from "./support/authenticator.ts";
 import { linkToken, Owner } from "./support/owner.ts";
+import { scratchStore } from "./support/scratch-store.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -368,5 +370,26 @@ describe("the console's pages and its mailed links against an attacker", () => {
     const text = mail.parsed.text ?? "";
     expect(text).toMatch(/http:\/\/ewe\.test\/admin\/sign-in#token=[\w-]{43}/);
     expect(text).not.toContain("evil.example");
+  });
+});
+
+// Several instances share one PostgreSQL; a SQLite site is one process, and its one
+// connection takes its transactions in turn.
+describe("the mailed sign-in link on two instances of one PostgreSQL", () => {
+  it("is made once while it is valid, however many ask on either instance at once", async () => {
+    const scratch = await scratchStore("postgres", { migrated: true });
+    const other = await scratch.open();
+    try {
+      const instances = [createOwnerRepository(scratch.store), createOwnerRepository(other)];
+      const asked = await Promise.all(
+        Array.from({ length: 8 }, (_, at) => instances[at % 2]?.createMailedLink()),
+      );
+      // One link to mail between them; every other ask finds it outstanding.
+      expect(asked.filter((token) => typeof token === "string")).toHaveLength(1);
+      expect(asked.filter((token) => token === null)).toHaveLength(7);
+    } finally {
+      await other.close();
+      await scratch.drop();
+    }
   });
 });

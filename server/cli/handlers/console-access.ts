@@ -5,7 +5,7 @@ import { type CommandContext, ownerAction, parseId, usageError } from "../comman
 import { formatTable, listed, printedJson } from "../table.ts";
 
 export async function login({ config, stdout, stderr, store, actor }: CommandContext) {
-  const token = await createOwnerRepository(await store()).createLink("cli");
+  const token = await createOwnerRepository(await store()).createLink();
   await actor.audit("sign-in link", "command line");
   if (!config.SITE_URL) {
     stderr.write(`Note: SITE_URL is not set, so the link points at ${config.siteUrl}.\n`);
