@@ -92,6 +92,12 @@ const serviceCoverageMin = 0.3;
 const scoreMin = 6;
 /** Further sources score at least this share of the best. */
 const furtherShare = 0.35;
+/**
+ * A misspelt word is found within two letters, among the query's first words: each
+ * word searched for its misspellings walks the index, and a question of long words
+ * (with the one before it) cost up to 70 ms of the one thread every reader shares.
+ */
+const fuzzyTermsMax = 20;
 
 const sentencesOf = (text: string) => text.split(/(?<=[.!?…])\s+(?=["“(]?[\p{Lu}\p{N}])/u);
 
@@ -135,7 +141,8 @@ export function loadIndex(json: string): AssistantIndex {
 
   function ranked(query: string, asked: Set<string>, onlyServices: boolean): SearchResult[] {
     return search.search(query, {
-      fuzzy: (term) => (term.length >= 7 ? 0.15 : false),
+      fuzzy: (term, at) => (term.length >= 7 && at < fuzzyTermsMax ? 0.15 : false),
+      maxFuzzy: 2,
       prefix: false,
       // The words of the question itself weigh more than those it leans on.
       boostTerm: (term) => (asked.has(term) ? 1 : 0.45),

@@ -9,8 +9,9 @@ import {
   assistantResponseSchema,
   questionsResponseSchema,
 } from "../../contract/assistant.ts";
+import { limits } from "../../contract/limits.ts";
 import { sitePassages } from "../../server/assistant/passages.ts";
-import { serializeIndex } from "../../server/assistant/retrieval.ts";
+import { loadIndex, serializeIndex } from "../../server/assistant/retrieval.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { dom } from "./support/html.ts";
@@ -731,6 +732,44 @@ describe("questions from one address in a day", () => {
     expect(await runSql(t, "select id from assistant_questions")).toHaveLength(3);
     // Another address asks on.
     expect((await throughApi("10.3.0.2")).statusCode).toBe(200);
+  });
+});
+
+describe("the longest questions", () => {
+  it("cost the server's one thread a few milliseconds each, however long and misspelt their words", () => {
+    const index = loadIndex(indexJson);
+    const ordinary = "What temperature should I iron cotton at?";
+    // The site's own long words cut anywhere: each near enough to many to be searched
+    // for its misspellings, a follow-up's with the question before it.
+    const site =
+      "combustionemissionsinjectiontemperaturehydrogenelectrolyserturbochargerpressurecooker";
+    const wordsOf = (length: number, from: number) =>
+      Array.from({ length: 60 }, (_, at) => {
+        const start = (from + at * 5) % (site.length - length);
+        return site.slice(start, start + length);
+      }).join(" ");
+    const longest = (text: string) => text.slice(0, limits.questionMax);
+    const hostile = [10, 12, 28].map((length) => ({
+      question: longest(`and can you help ${wordsOf(length, 0)}`),
+      previous: longest(`can you help with ${wordsOf(length, 7)}`),
+    }));
+    /** The median of the thread's CPU time a question takes, in ms. */
+    const cost = (question: string, previous?: string) => {
+      index.find(question, previous);
+      const times = Array.from({ length: 9 }, () => {
+        const before = process.threadCpuUsage();
+        index.find(question, previous);
+        const { user, system } = process.threadCpuUsage(before);
+        return (user + system) / 1000;
+      });
+      return times.sort((a, b) => a - b)[4] as number;
+    };
+    expect(cost(ordinary)).toBeLessThan(5);
+    // 25 to 70 ms each when every word of both was searched for words up to four letters off.
+    for (const { question, previous } of hostile) {
+      expect(question.length).toBe(limits.questionMax);
+      expect(cost(question, previous), question.slice(0, 40)).toBeLessThan(25);
+    }
   });
 });
 
