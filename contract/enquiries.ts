@@ -36,11 +36,9 @@ export const enquiryNameSchema = oneLineSchema("Your name", limits.enquiryNameMa
   .pipe(z.string().min(1, "Enter your name."))
   .refine(hasVisibleCharacter, "Enter your name.");
 
+const tooShort = `Write at least ${limits.enquiryMessageMin} characters: what you need, and for what.`;
 const enquiryMessageSchema = multiLineSchema()
-  .min(
-    limits.enquiryMessageMin,
-    `Write at least ${limits.enquiryMessageMin} characters: what you need, and for what.`,
-  )
+  .min(limits.enquiryMessageMin, tooShort)
   .max(
     limits.enquiryMessageMax,
     `The message is at most ${limits.enquiryMessageMax} characters; shorten it, and send details later in the conversation.`,
@@ -49,6 +47,8 @@ const enquiryMessageSchema = multiLineSchema()
     hasNoControlOrDirectionCharacters,
     "The message cannot contain control or text-direction characters.",
   )
+  // Twenty zero-width spaces or Hangul fillers are as long, and say nothing.
+  .refine(hasVisibleCharacter, tooShort)
   .refine(hasFewMarksPerCharacter, "The message has too many accents on one character.");
 
 const optionalDetail = (what: string) =>

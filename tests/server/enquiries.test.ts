@@ -261,6 +261,8 @@ describe.each(backends)("enquiries on %s", (backend) => {
       [{ email: "eve@example.org\r\nBcc: victim@example.net" }, 400, /valid email/],
       [{ message: "Too short." }, 400, /at least 20 characters/],
       [{ message: "x".repeat(4001) }, 400, /at most 4000 characters/],
+      // As long as a message, and blank: zero-width spaces, Hangul fillers, blank braille.
+      [{ message: "\u200b\u3164\u2800 ".repeat(10) }, 400, /at least 20 characters/],
       [{ message: "Hello there \u202Eevil text that hides itself" }, 400, /text-direction/],
       [{ service: "" }, 400, /Choose a service/],
       [{ service: "free-money" }, 400, /Choose a service from the list/],
