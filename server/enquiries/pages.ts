@@ -21,6 +21,7 @@ import {
   sendPage as send,
   tryAgainIn,
 } from "../lib/action-page.ts";
+import { countByAddress } from "../lib/address-limit.ts";
 import {
   contactFieldsHtml,
   fieldProblems,
@@ -50,6 +51,14 @@ import type { Enquiries } from "./service.ts";
  *   acknowledgement. Opening it changes nothing (mail scanners open links);
  *   only the button's POST, from this site's page, deletes.
  */
+
+/**
+ * The form's posts one address may make in a minute: a person needs a few, each
+ * step and each change. Ten times as many from one network (`countByAddress`).
+ * The API's writes are counted in its own plugin; without this, a program could
+ * post here as fast as it can, each second step spending a form token in the database.
+ */
+const postsPerMinute = 60;
 
 /** The built page a sent enquiry leads to (app/pages/services/enquiry-sent.astro). */
 const sentPath = "/services/enquiry-sent";
@@ -166,6 +175,11 @@ export const enquiryPages: FastifyPluginAsync<{
   const siteOrigin = new URL(siteUrl).origin;
 
   acceptForms(app);
+  const limit = countByAddress(app, {
+    name: "enquiry form",
+    max: postsPerMinute,
+    timeWindow: 60_000,
+  });
 
   errorPages(app, "enquiry page failed", storeFailureOf, (status, known, request) => {
     const problem =
@@ -193,6 +207,12 @@ export const enquiryPages: FastifyPluginAsync<{
     const typed = typedIn(form);
     // What it answers holds only what the reader sent: their browser may keep it for Back.
     const answer = (status: number, html: string) => send(reply, status, html, { forBack: true });
+    const refused = await limit(request);
+    if (refused) {
+      reply.header("retry-after", String(refused.retryAfter));
+      const problem = `The form was sent too often from ${refused.from} in the last minute; wait a minute, then send it again.`;
+      return answer(429, formPage(typed, [[null, problem]], enquiries));
+    }
     // A draft (the assistant's answer page, without JavaScript) or a review to change: the form, filled in.
     if (form.has("change") || form.has("draft")) {
       return answer(200, formPage(typed, [], enquiries, form.has("draft")));

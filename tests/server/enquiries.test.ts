@@ -440,6 +440,39 @@ describe.each(backends)("enquiries on %s", (backend) => {
     });
   });
 
+  it("counts the form's posts without JavaScript per address, so a program cannot spend form tokens as fast as it posts", async () => {
+    const address = "10.8.6.1";
+    const { formToken: _none, ...fields } = enquiry({
+      message: "Cheap viagra and casino bonus for your engineering team, act now please.",
+    }) as Record<string, string>;
+    const post = (remoteAddress = address) =>
+      t.app.inject({
+        method: "POST",
+        url: "/services/enquiry",
+        remoteAddress,
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ ...fields, formToken: aged() }).toString(),
+      });
+    const spent = () => count("spent_form_tokens");
+    const before = await spent();
+    // Each a second step with a token of its own, refused for its words: a token spent each.
+    for (let i = 0; i < 60; i += 1) expect((await post()).statusCode).toBe(422);
+    expect(await spent()).toBe(before + 60);
+    const refused = await post();
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
+    const page = dom(refused.body);
+    expect(page.querySelector("[role=alert]")?.textContent).toMatch(
+      /sent too often from your address in the last minute/,
+    );
+    // The form again, as typed.
+    expect(page.querySelector('form [name="message"]')?.textContent).toBe(fields.message);
+    expect(await spent()).toBe(before + 60);
+    // Another address is not held back.
+    expect((await post("10.8.6.2")).statusCode).toBe(422);
+  });
+
   it("answers a filled honeypot as if it went through, and keeps and sends nothing", async () => {
     const before = await count("enquiries");
     const outboxBefore = await count("outbox");
