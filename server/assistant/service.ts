@@ -203,6 +203,7 @@ export function createAssistant({
       const written = await writer.write(question, finding.sources, {
         ...(streaming.onText ? { onText: streaming.onText } : {}),
         ...(streaming.signal ? { signal: streaming.signal } : {}),
+        from: asker.ip,
       });
       if (written === null) return quoted;
       await repository.markWritten(id);

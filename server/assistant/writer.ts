@@ -1,4 +1,6 @@
 import type { Config } from "../config.ts";
+import { networkFactor } from "../lib/address-limit.ts";
+import { addressScope, networkOf } from "../lib/address-scope.ts";
 import type { Passage } from "./passages.ts";
 
 /**
@@ -26,6 +28,13 @@ type WriterOptions = {
 
 /** Answers written at once; a question beyond them keeps its quoted answer. */
 const concurrency = 4;
+
+/**
+ * One address may have this share of the day's written answers (at least one), its
+ * network ten times as much: else one address, asking what the site answers 60 times a
+ * minute, spent every reader's written answers for the day within the hour.
+ */
+const addressShare = 1 / 20;
 
 /** Enough for the few sentences asked for; a model that runs on past this is stopped. */
 const answerCharsMax = 2400;
@@ -103,13 +112,25 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
   let writing = 0;
   /**
    * The model's answers asked for today: each may cost the owner (a hosted model bills by
-   * the token), and questions are free to ask from anywhere, 60 a minute from each address.
+   * the token), and questions are free to ask from anywhere, 60 a minute from each address;
+   * and how many each address and network had (`addressShare`).
    */
-  let today = { day: "", asked: 0 };
-  function withinDay(): boolean {
+  let today = { day: "", asked: 0, by: new Map<string, number>() };
+  const share = Math.max(1, Math.floor(perDay * addressShare));
+  function withinDay(from: string | undefined): boolean {
     const day = new Date().toISOString().slice(0, 10);
-    if (today.day !== day) today = { day, asked: 0 };
+    if (today.day !== day) today = { day, asked: 0, by: new Map() };
     if (today.asked >= perDay) return false;
+    // Counted only once an answer is asked for: at most two keys for each of the day's answers.
+    const counts: [string, number][] =
+      from === undefined
+        ? []
+        : [
+            [addressScope(from), share],
+            [`network ${networkOf(from)}`, share * networkFactor],
+          ];
+    if (counts.some(([key, most]) => (today.by.get(key) ?? 0) >= most)) return false;
+    for (const [key] of counts) today.by.set(key, (today.by.get(key) ?? 0) + 1);
     today.asked += 1;
     if (today.asked === perDay) {
       log.warn({ perDay }, "written answers: the day's ASSISTANT_LLM_ANSWERS_PER_DAY reached");
@@ -159,14 +180,19 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
     /**
      * The answer to `question` written from `passages`, its pieces handed to
      * `onText` as the model writes them; null when it could not be written
-     * in time, or at all, and the quoted answer should stand.
+     * in time, or at all, and the quoted answer should stand. `from`, the asker's IP
+     * address, is counted against its share of the day's answers.
      */
     async write(
       question: string,
       passages: Passage[],
-      { onText = () => {}, signal }: { onText?: (text: string) => void; signal?: AbortSignal } = {},
+      {
+        onText = () => {},
+        signal,
+        from,
+      }: { onText?: (text: string) => void; signal?: AbortSignal; from?: string } = {},
     ): Promise<string | null> {
-      if (writing >= concurrency || !withinDay()) return null;
+      if (writing >= concurrency || !withinDay(from)) return null;
       writing += 1;
       const timeout = AbortSignal.timeout(timeoutMs);
       try {

@@ -74,6 +74,8 @@ describe.each(backends)("written answers on %s", (backend) => {
         ASSISTANT_LLM_TIMEOUT_MS: String(timeoutMs),
         ASSISTANT_QUESTIONS_PER_MINUTE: "1000",
         ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: "1000",
+        // Every question here comes from one address: its share of the day's answers is ample.
+        ASSISTANT_LLM_ANSWERS_PER_DAY: "100000",
       },
     });
   });
@@ -352,6 +354,56 @@ describe("written answers a day", () => {
     expect(answers.map((answer) => answer.written)).toEqual([true, true, false, false]);
     expect(answers[3]?.answer).toContain("°C");
     expect(model.calls).toHaveLength(2);
+  });
+});
+
+describe("written answers a day from one address", () => {
+  let t: TestApp;
+  let model: ModelStub;
+  beforeAll(async () => {
+    // A twentieth of 40 a day: 2 for an address, 20 for a network.
+    ({ t, model } = await writingSite({ ASSISTANT_LLM_ANSWERS_PER_DAY: "40" }));
+    model.behave({ write: written });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await model?.close();
+  });
+
+  it("are a twentieth of the day's, ten times that from a network, so that no one address spends every reader's", async () => {
+    const ask = async (remoteAddress: string) => {
+      const response = await t.app.inject({
+        method: "POST",
+        url: "/api/assistant",
+        remoteAddress,
+        headers: { origin: siteUrl, "content-type": "application/json" },
+        payload: JSON.stringify({ question: cotton }),
+      });
+      expect(response.statusCode).toBe(200);
+      return json(response, assistantResponseSchema);
+    };
+    const writtenFor = async (addresses: string[]) => {
+      const answers = [];
+      for (const address of addresses) answers.push(await ask(address));
+      // Past its share, the quote: the same page's answer, never a refusal.
+      for (const answer of answers.filter((each) => !each.written)) {
+        expect(answer.answer).toContain("°C");
+      }
+      return answers.map((answer) => answer.written);
+    };
+    expect(await writtenFor(["10.9.2.1", "10.9.2.1", "10.9.2.1"])).toEqual([true, true, false]);
+    expect(await writtenFor(["10.9.2.2"])).toEqual([true]);
+    // An IPv6 address by its /64, and its /48 by ten addresses' share.
+    const inNetwork = (n: number) => `2001:db8:7:${n.toString(16)}::1`;
+    expect(await writtenFor([inNetwork(1), `${inNetwork(1)}0`, inNetwork(1)])).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    const network = Array.from({ length: 9 }, (_, at) => [inNetwork(at + 2), inNetwork(at + 2)]);
+    expect(await writtenFor(network.flat())).toEqual(Array(18).fill(true));
+    expect(await writtenFor([inNetwork(99), "2001:db8:8::1"])).toEqual([false, true]);
+    expect(model.calls).toHaveLength(2 + 1 + 2 + 18 + 1);
   });
 });
 
