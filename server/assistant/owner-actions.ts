@@ -41,9 +41,20 @@ export function questionActions({
 }
 
 /**
+ * What of a question groups it: the words of its first 200 characters, 24 at most. A
+ * reader's question says what it is about in a dozen; one of 500 characters of short
+ * words has 160, each to be read as the assistant reads words and looked up.
+ */
+const groupingCharsMax = 200;
+const groupingWordsMax = 24;
+
+/**
  * Questions put together when they share their rarest words: each question
  * joins the group of the first before it with which it shares at least half
- * of its words (as the assistant reads them), else starts one.
+ * of its words (as the assistant reads them), else starts one. Each group is
+ * found through the words it holds, not by comparing every group: the questions
+ * are anyone's, and 2,000 of them, each of words of its own, compared every
+ * question with every group for ten seconds of the one thread every reader shares.
  */
 function groups(questions: string[]): QuestionsResponse["unanswered"] {
   const found: {
@@ -52,20 +63,47 @@ function groups(questions: string[]): QuestionsResponse["unanswered"] {
     count: number;
     named: Map<string, number>;
   }[] = [];
+  /** Each word, with the groups (by their place in `found`, in order) whose words hold it. */
+  const holding = new Map<string, number[]>();
+  // The words each group shares with the question at hand: counted afresh for each question
+  // (its `asked`), and the group's count is stale where another question's number stands.
+  let shared = new Int32Array(64);
+  let askedOf = new Int32Array(64);
+  let asked = 0;
   for (const question of questions) {
-    const words = termsOf(question);
+    const words = new Set(
+      [...termsOf(question.slice(0, groupingCharsMax))].slice(0, groupingWordsMax),
+    );
     if (words.size === 0) continue;
-    const group = found.find((candidate) => {
-      let shared = 0;
-      for (const word of words) if (candidate.words.has(word)) shared += 1;
-      return shared * 2 >= Math.min(words.size, candidate.words.size);
-    });
+    asked += 1;
+    if (shared.length < found.length) {
+      shared = new Int32Array(found.length * 2);
+      askedOf = new Int32Array(found.length * 2);
+    }
+    let joined: number | undefined;
+    for (const word of words) {
+      for (const at of holding.get(word) ?? []) {
+        const count = askedOf[at] === asked ? (shared[at] ?? 0) + 1 : 1;
+        shared[at] = count;
+        askedOf[at] = asked;
+        const size = found[at]?.words.size ?? 0;
+        if (count * 2 >= Math.min(words.size, size) && (joined === undefined || at < joined)) {
+          joined = at;
+        }
+      }
+    }
+    const group = joined === undefined ? undefined : found[joined];
     if (group) {
       group.count += 1;
       if (group.examples.length < 3 && !group.examples.includes(question))
         group.examples.push(question);
       for (const word of words) group.named.set(word, (group.named.get(word) ?? 0) + 1);
     } else {
+      for (const word of words) {
+        const groups = holding.get(word);
+        if (groups) groups.push(found.length);
+        else holding.set(word, [found.length]);
+      }
       found.push({
         words,
         examples: [question],

@@ -773,6 +773,58 @@ describe("the longest questions", () => {
   });
 });
 
+describe("the Questions screen of as many unanswered questions as it groups", () => {
+  it("is grouped without holding the server's one thread for long, however they were worded", async () => {
+    const t = await startTestApp("sqlite", { assistantIndex: () => indexJson });
+    try {
+      // 2,000 questions of the longest, each of words of its own: a few days of one address's.
+      let seed = 48;
+      const random = () => {
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) / 2 ** 32;
+      };
+      const word = () =>
+        Array.from({ length: 4 + Math.floor(random() * 6) }, () =>
+          String.fromCharCode(97 + Math.floor(random() * 26)),
+        ).join("");
+      const asked = new Date().toISOString();
+      for (let chunk = 0; chunk < 10; chunk += 1) {
+        const rows = Array.from({ length: 200 }, () => {
+          let question = "";
+          while (question.length < limits.questionMax - 10) question += `${word()} `;
+          return [question.trim(), 0, asked];
+        });
+        await runSql(
+          t,
+          `insert into assistant_questions (question, known, written, asked_at) values ${rows.map(() => "(?, ?, 0, ?)").join(", ")}`,
+          rows.flat(),
+        );
+      }
+      const me = new Owner(t);
+      await me.signIn();
+      // The longest time between two turns of the event loop, the answer's included.
+      let longest = 0;
+      let last = performance.now();
+      const tick = () => {
+        longest = Math.max(longest, performance.now() - last);
+        last = performance.now();
+      };
+      const ticks = setInterval(tick, 5);
+      const screen = json(await me.get("/api/admin/questions"), questionsResponseSchema);
+      clearInterval(ticks);
+      tick();
+      expect(screen.totals.asked).toBe(2000);
+      expect(screen.unanswered).toHaveLength(50);
+      // Some ten seconds, when each question was compared with every group before it.
+      expect(longest).toBeLessThan(3000);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("a question the owner deletes, alone", () => {
   it("is in no file of the database soon after, the write-ahead log's included", async () => {
     const t = await startTestApp("sqlite", { assistantIndex: () => indexJson });
