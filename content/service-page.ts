@@ -21,6 +21,19 @@ export const serviceSections = [
   "Questions",
 ] as const;
 
+/**
+ * Where a service page's prose offers a first call, its length and price as the owner
+ * sets them: "A first call {{first call}} on …" reads "A first call (30 minutes, free) on
+ * …". The build leaves `firstCallHole` there, which the server fills from the Bookings
+ * hours (server/bookings/pages.ts), as /book says it (contract/time-zones.ts, callTerms);
+ * the assistant and the search index read the sentence without it.
+ */
+export const firstCallToken = "{{first call}}";
+export const firstCallHole = '<ewe-fragment data-part="first-call"></ewe-fragment>';
+/** A page's HTML with the hole where its prose has the token, or (`hole` "") without the token. */
+export const withFirstCall = (html: string, hole = firstCallHole) =>
+  hole ? html.replaceAll(firstCallToken, hole) : html.replaceAll(` ${firstCallToken}`, "");
+
 /** Paths below /services/ that are pages of their own, never a service's id. */
 const takenPaths = new Set(["ask", "enquiry", "enquiry-sent"]);
 

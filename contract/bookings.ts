@@ -63,6 +63,8 @@ const availabilityFields = {
     ) as Record<WeekdayName, z.ZodArray<typeof hoursSchema>>,
   ),
   callMinutes: wholeBetween(10, 240, "A call is 10 to 240 minutes long."),
+  /** Whether a first call costs nothing: /book and every service page say so (callTerms). */
+  firstCallFree: z.boolean("Say whether the first call is free: true or false."),
   bufferMinutes: wholeBetween(0, 240, "The time free after a call is 0 to 240 minutes."),
   noticeHours: wholeBetween(0, 24 * 30, "The notice is 0 to 720 hours."),
   horizonDays: wholeBetween(1, 365, "Calls can be booked 1 to 365 days ahead."),
@@ -87,6 +89,8 @@ const availabilityFields = {
 /** The owner's settings as the console sends them: dates off come back sorted, once each. */
 export const availabilitySchema = z.strictObject({
   ...availabilityFields,
+  // Settings saved before it was one are read as the pages said then: free.
+  firstCallFree: availabilityFields.firstCallFree.default(true),
   datesOff: availabilityFields.datesOff.transform((dates) => [...new Set(dates)].sort()),
 });
 /** The same settings in an answer (answers' schemas carry no transforms). */
@@ -94,7 +98,7 @@ export const availabilityAnswerSchema = z.object(availabilityFields);
 export type Availability = z.output<typeof availabilitySchema>;
 export type AvailabilityInput = z.input<typeof availabilitySchema>;
 
-/** Out of the box: weekdays 10:00–17:00, 30-minute calls, 24 hours' notice, 30 days ahead. */
+/** Out of the box: weekdays 10:00–17:00, 30-minute calls, free, 24 hours' notice, 30 days ahead. */
 export const defaultAvailability: Availability = {
   timeZone: null,
   weekly: {
@@ -107,6 +111,7 @@ export const defaultAvailability: Availability = {
     sun: [],
   },
   callMinutes: 30,
+  firstCallFree: true,
   bufferMinutes: 0,
   noticeHours: 24,
   horizonDays: 30,
@@ -127,6 +132,7 @@ export const slotsResponseSchema = z.object({
   zone: z.string(),
   ownerZone: z.string(),
   callMinutes: z.number().int(),
+  firstCallFree: z.boolean(),
   /** Free starts in UTC, in order. */
   starts: z.array(timestampSchema),
 });

@@ -235,17 +235,31 @@ export function zoneName(zone: string): string {
 }
 
 /**
- * Under the booking form's zone select, served and live alike: how long a call is (the
- * service pages promise a first call, and the owner sets its length) and the engineer's
- * zone; the times' own zone is their legend's.
+ * A first call's length and price as the owner sets them (the console's Bookings hours):
+ * "30 minutes, free", or "30 minutes". Every service page says it where it offers a
+ * first call (content/service-page.ts, `firstCallHole`), as /book says it (ownerZoneNote).
+ */
+export const callTerms = ({
+  callMinutes,
+  firstCallFree,
+}: {
+  callMinutes: number;
+  firstCallFree: boolean;
+}) => `${callMinutes} minutes${firstCallFree ? ", free" : ""}`;
+
+/**
+ * Under the booking form's zone select, served and live alike: how long a call is and
+ * whether it is free (callTerms), and the engineer's zone; the times' own zone is their
+ * legend's.
  */
 export const ownerZoneNote = ({
   ownerZone,
-  callMinutes,
+  ...call
 }: {
   ownerZone: string;
   callMinutes: number;
-}) => `A call is ${callMinutes} minutes. My time zone is ${zoneName(ownerZone)}.`;
+  firstCallFree: boolean;
+}) => `A call is ${callTerms(call)}. My time zone is ${zoneName(ownerZone)}.`;
 
 /**
  * Names V8's list still gives in their old spelling (it offers "Asia/Calcutta",

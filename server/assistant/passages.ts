@@ -1,7 +1,7 @@
 import { siteItems } from "../../content/items.ts";
 import type { SiteContent } from "../../content/load.ts";
 import { plainText } from "../../content/markdown.ts";
-import { priceSignal } from "../../content/service-page.ts";
+import { priceSignal, withFirstCall } from "../../content/service-page.ts";
 
 /**
  * The site's writing cut into passages for the assistant (docs/product.md,
@@ -180,7 +180,8 @@ export function sitePassages(
         title: service.title,
         section: "Services",
         lead: `${service.title}. ${ref.summary} It includes: ${service.features.join("; ")}.`,
-        html: `${service.html}${extra}`,
+        // The first call's length and price are the owner's setting, said by the page alone.
+        html: `${withFirstCall(service.html, "")}${extra}`,
         service: ref,
       };
     }),

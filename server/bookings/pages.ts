@@ -31,6 +31,7 @@ import { countByAddress } from "../lib/address-limit.ts";
 import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
+import { firstCallPages } from "./first-call-pages.ts";
 import {
   alert,
   bookedHtml,
@@ -275,6 +276,8 @@ export async function bookingPages(
         .send(await calendarFeed(bookings));
     });
   });
+
+  await firstCallPages(app, { bookings, root });
 
   // The reader's links from the invitation and the reminders.
   await app.register(async (scope) => {

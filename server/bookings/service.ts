@@ -96,6 +96,7 @@ export function createBookings(
       zone: (zone && offeredZoneName(zone)) || ownerZone,
       ownerZone,
       callMinutes: availability.callMinutes,
+      firstCallFree: availability.firstCallFree,
       starts: iso(starts),
     };
   };

@@ -5,7 +5,7 @@ import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
-import { type OwnSite, startOwnSite } from "./support/own-site.ts";
+import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
 import { siteEnv } from "./support/site.ts";
 
 /*
@@ -125,7 +125,7 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await expect(zone).toHaveValue("Europe/London");
   // How long the call the service pages offer is, and the engineer's clock, under the zone.
   await expect(zone).toHaveAccessibleDescription(
-    "A call is 30 minutes. My time zone is Asia / Kolkata.",
+    "A call is 30 minutes, free. My time zone is Asia / Kolkata.",
   );
   // The note is the one field a reader may leave empty, and the form says so.
   await expect(
@@ -440,7 +440,7 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   // The engineer's zone until the reader chooses theirs.
   await expect(page.getByRole("combobox", { name: "Time zone" })).toHaveValue(ownerZone);
   await expect(page.getByRole("combobox", { name: "Time zone" })).toHaveAccessibleDescription(
-    "A call is 30 minutes. My time zone is Asia / Kolkata.",
+    "A call is 30 minutes, free. My time zone is Asia / Kolkata.",
   );
   await expect(
     page.getByRole("textbox", { name: "What would you like to discuss? (optional)", exact: true }),
@@ -620,4 +620,48 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await expect(page.getByRole("heading", { name: "Your call is cancelled" })).toBeVisible();
   expect(await freeStarts(page)).toContain(moved);
   await mailsFor(email, moved, "CANCEL");
+});
+
+test("the first call's length and whether it is free are the owner's one setting, which /book and every service page say", async ({
+  visitor,
+}) => {
+  const reader = await visitor({ javaScriptEnabled: false });
+  /** What the service page says of its first call, and what /book says under the zone. */
+  const said = async () => {
+    await reader.goto(`${site.siteUrl}/services/dfmea`);
+    const step = reader.getByRole("listitem").filter({ hasText: /^A first call/ });
+    const service = (await step.innerText()).split(" on the product")[0];
+    await reader.goto(`${site.siteUrl}/book`);
+    const book = await reader.locator("#booking-zone-note").innerText();
+    return { service, book };
+  };
+  expect(await said()).toEqual({
+    service: "A first call (30 minutes, free)",
+    book: "A call is 30 minutes, free. My time zone is Asia / Kolkata.",
+  });
+
+  // The owner makes the call 45 minutes and no longer free, in the console's Bookings hours.
+  const owner = await ownerPage(visitor, site, "/admin/bookings");
+  const length = owner.getByLabel("Call length (minutes)");
+  const free = owner.getByRole("checkbox", { name: "The first call is free" });
+  const save = async () => {
+    const saved = owner.waitForResponse((response) => response.request().method() === "PUT");
+    await owner.getByRole("button", { name: "Save availability" }).click();
+    expect((await saved).ok()).toBe(true);
+  };
+  await expect(free).toBeChecked();
+  await length.fill("45");
+  await free.uncheck();
+  await save();
+  try {
+    expect(await said()).toEqual({
+      service: "A first call (45 minutes)",
+      book: "A call is 45 minutes. My time zone is Asia / Kolkata.",
+    });
+  } finally {
+    await length.fill("30");
+    await free.check();
+    await save();
+  }
+  expect((await said()).service).toBe("A first call (30 minutes, free)");
 });

@@ -43,6 +43,7 @@ const draftOf = (a: Availability) => ({
   datesOff: a.datesOff.join("\n"),
   meeting: a.meeting,
   meetingUrl: a.meetingUrl ?? "",
+  firstCallFree: a.firstCallFree,
 });
 type Draft = ReturnType<typeof draftOf>;
 
@@ -70,6 +71,7 @@ function availabilityOf(draft: Draft): AvailabilityInput | Wrong {
     timeZone: draft.timeZone || null,
     weekly,
     callMinutes: Number(draft.callMinutes),
+    firstCallFree: draft.firstCallFree,
     bufferMinutes: Number(draft.bufferMinutes),
     noticeHours: Number(draft.noticeHours),
     horizonDays: Number(draft.horizonDays),
@@ -184,6 +186,19 @@ export function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availab
             {key === "dailyMax" ? hint("daily", "Empty for no limit beyond the hours.") : null}
           </label>
         ))}
+      </div>
+      <div className={fieldClass}>
+        <label className="flex items-center gap-2">
+          <input
+            type="checkbox"
+            className="size-5 accent-accent"
+            checked={draft.firstCallFree}
+            onChange={(event) => set("firstCallFree", event.target.checked)}
+            aria-describedby={`${id}-free`}
+          />
+          The first call is free
+        </label>
+        {hint("free", "Booking a call and every service page say so, with the call's length.")}
       </div>
       <label className={fieldClass}>
         Dates off

@@ -7,7 +7,11 @@ import {
   useRef,
   useState,
 } from "react";
-import type { BookedResponse, BookingConflictResponse } from "../../../contract/bookings.ts";
+import type {
+  BookedResponse,
+  BookingConflictResponse,
+  SlotsResponse as Slots,
+} from "../../../contract/bookings.ts";
 import { isServiceChoice } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import {
@@ -71,8 +75,6 @@ function fromServerForm(services: ServiceChoice[]): {
     days: root?.querySelectorAll(".booking-day").length ?? 0,
   };
 }
-
-type Slots = { zone: string; ownerZone: string; callMinutes: number; starts: string[] };
 
 /** Days of free times listed at first, and added by "Show more days": a week or so is enough to choose from. */
 const daysAtOnce = 7;
