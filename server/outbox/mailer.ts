@@ -48,8 +48,14 @@ export type Mailer = {
   /**
    * Resolves once the SMTP server accepted the message (or the file is
    * written). `outboxIds`: the outbox rows it is the mail of (a digest's, several).
+   * `deletedOnceSent`: its row is deleted as soon as it is recorded sent (a call's
+   * cancellation, delivery-rules.ts `rowUntilDone`), so no file is written for it.
    */
-  send(mail: OutgoingMail, outboxIds?: readonly number[]): Promise<void>;
+  send(
+    mail: OutgoingMail,
+    outboxIds?: readonly number[],
+    options?: { deletedOnceSent?: boolean },
+  ): Promise<void>;
   /** Resolves once the transport can send at once (the SMTP thread has started). */
   ready?(): Promise<void>;
   close(): void;
@@ -61,7 +67,8 @@ export type Mailer = {
  * otherwise every message is written as an .eml file under `DATA_DIR/outbox/`,
  * so a first run needs no mail server and a newcomer can open the
  * confirmation mail from disk. A row's file is named by its id and lives as
- * long as the row: deleted means deleted there too. A digest's file is named
+ * long as the row: deleted means deleted there too, so a mail whose row goes
+ * as it is sent (a call's cancellation) is written nowhere. A digest's file is named
  * by its first row, and a `.rows` file beside it lists all of them: it goes
  * when any does (one reader's comment deleted takes the digest that quoted it).
  */
@@ -98,7 +105,15 @@ export function createMailer(
     ),
   );
   return {
-    async send(mail, outboxIds = []) {
+    async send(mail, outboxIds = [], { deletedOnceSent = false } = {}) {
+      if (deletedOnceSent) {
+        // Its file would go with its row in the same moment (docs/mail.md): none is written.
+        log.info(
+          { outbox: [...outboxIds] },
+          "mail not written to the outbox folder: its row is deleted once it goes out (SMTP_URL is not set)",
+        );
+        return;
+      }
       const info = await (await transport()).sendMail({ from, ...mail });
       let message = info.message as Buffer;
       // nodemailer's signer knows RSA alone (as in runSmtpThread).

@@ -7,6 +7,7 @@ import {
   type OutboxRow,
   retryDelay,
   retryPolicy,
+  rowUntilDone,
 } from "./delivery-rules.ts";
 import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
 import type { OutboxRepository } from "./queue.ts";
@@ -322,6 +323,7 @@ export function startMailWorker({
       await mailer.send(
         returnPath ? { ...composed, envelope: { from: returnPath, to: [composed.to] } } : composed,
         batch.map((each) => Number(each.id)),
+        { deletedOnceSent: rowUntilDone.has(row.kind) },
       );
       return { outcome: "sent" };
     } catch (error) {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
@@ -8,7 +8,14 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  capturedLogs,
+  freshItem,
+  json,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 /*
  * Without SMTP_URL each mail is an .eml file under DATA_DIR/outbox, and it
@@ -23,6 +30,7 @@ const formToken = (purpose: string) =>
 const dayMs = 24 * 60 * 60 * 1000;
 
 describe.each(backends)("an outbox row's mail file on %s", (backend) => {
+  const logs = capturedLogs("info");
   let t: TestApp;
   let me: Owner;
   let ip = 0;
@@ -67,7 +75,7 @@ describe.each(backends)("an outbox row's mail file on %s", (backend) => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp(backend, { env });
+    t = await startTestApp(backend, { env, logger: logs.logger });
     me = new Owner(t);
     expect((await me.signIn()).statusCode).toBe(200);
   });
@@ -121,6 +129,39 @@ describe.each(backends)("an outbox row's mail file on %s", (backend) => {
     const removed = await reader.post("/api/your-data/delete", { confirm: true });
     expect(removed.statusCode).toBe(200);
     expect(filesWith(email)).toEqual([]);
+  });
+
+  it("is never written for a call's cancellation, whose row goes as it is sent, and the log names no file for it", async () => {
+    const reader = t.visitor({ ip: `10.8.2.${++ip}` });
+    const slots = json(await reader.get("/api/bookings/slots"), slotsResponseSchema);
+    const booked = await reader.post("/api/bookings", {
+      start: slots.starts[1],
+      name: "Ravi Menon",
+      email: `cancelled-${backend}@example.org`,
+      service: "dfmea",
+      zone: "Asia/Kolkata",
+      formToken: formToken("booking form timing"),
+    });
+    expect(booked.statusCode).toBe(201);
+    // Both sides' invitations are written first (the cancellation takes them with it).
+    await written(`cancelled-${backend}@example.org`, 2);
+    const [call] = await runSql(t, "select id from bookings where email = ?", [
+      `cancelled-${backend}@example.org`,
+    ]);
+    const from = logs.lines.length;
+    const cancelled = await me.post(`/api/admin/bookings/${call?.id}/cancel`, {});
+    expect(cancelled.statusCode).toBe(200);
+    // Both sides' cancellations go out, and their rows with them.
+    await expect
+      .poll(async () => runSql(t, "select id from outbox where kind = 'booking_cancellation'", []))
+      .toEqual([]);
+    const since = logs.lines.slice(from) as { msg?: string; file?: string }[];
+    // Every file the log names since is there to open; the log says what was done instead.
+    const named = since.map((line) => line.file).filter((file) => file !== undefined);
+    expect(named.filter((file) => !existsSync(file))).toEqual([]);
+    expect(
+      since.filter((line) => line.msg?.startsWith("mail not written to the outbox folder")),
+    ).toHaveLength(2);
   });
 
   it("goes with a subscriber the command line removes, in its own process", async () => {
