@@ -55,6 +55,22 @@ describe("a refusal's problems by field", () => {
     });
   });
 
+  it("finds a field named deeper in the path, as a day of the weekly hours", () => {
+    const error = new ApiError(400, "validation_failed", "x", {
+      issues: [
+        { path: "body.weekly.tue", message: "A day has at most 6 stretches." },
+        { path: "body.weekly.fri.0", message: "A stretch of hours must end after it starts." },
+      ],
+    });
+    expect(fieldProblems(error, ["mon", "tue", "fri", "datesOff"])).toEqual({
+      problems: {
+        tue: "A day has at most 6 stretches.",
+        fri: "A stretch of hours must end after it starts.",
+      },
+      rest: null,
+    });
+  });
+
   it("keeps a message that names no field whole", () => {
     const error = new ApiError(409, "conflict", "That is blocked already; try another.");
     expect(fieldProblems(error, ["target"])).toEqual({

@@ -77,7 +77,8 @@ export async function api<R extends Route>(
 /**
  * A refusal's problems by the form's `fields` it names, in its own words
  * without the path ("body.email: Enter an address" beside Email), and what it
- * says of nothing among them (`rest`, words alone, or null). Its `issues`
+ * says of nothing among them (`rest`, words alone, or null); a field may be
+ * named deeper in the path ("body.weekly.mon" is the field "mon"). Its `issues`
  * name the fields: the API gives them with every refusal that names one
  * (server/api/errors.ts); without them the message is said whole.
  */
@@ -86,8 +87,10 @@ export function fieldProblems<F extends string>(error: ApiError, fields: readonl
   const problems: Partial<Record<F, string>> = {};
   const rest: string[] = [];
   for (const { path, message } of issues) {
-    const name = /^body\.(\w+)/.exec(path)?.[1] as F | undefined;
-    if (name && fields.includes(name)) problems[name] ??= message;
+    // The field is the path's first part the form has: a day's hours are "body.weekly.mon".
+    const parts = path.startsWith("body.") ? path.split(".").slice(1) : [];
+    const name = parts.find((part): part is F => fields.includes(part as F));
+    if (name) problems[name] ??= message;
     else rest.push(message);
   }
   return { problems, rest: issues.length === 0 ? error.message : rest.join(" ") || null };
