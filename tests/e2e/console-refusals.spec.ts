@@ -33,6 +33,66 @@ async function markedAtField(page: Page, field: Locator, words: string) {
   await expect(page.getByRole("main").getByRole("alert")).toHaveCount(0);
 }
 
+test("the sign-in form marks an address the server refuses", async ({ visitor }) => {
+  const page = await visitor();
+  await page.goto(`${own.siteUrl}/admin/sign-in`);
+  const address = page.getByLabel("Your address");
+  // An address the browser's own check lets through: the server wants a domain with a dot.
+  await address.fill("owner@localhost");
+  await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+  await markedAtField(page, address, "Enter a valid email address.");
+  await address.fill("owner@example.com");
+  await expect(address).not.toHaveAttribute("aria-invalid");
+});
+
+test("the reply form marks a reply the server refuses", async ({ visitor }) => {
+  const word = uniqueWord();
+  const posted = await fetch(`${own.siteUrl}/api/items/science/wifi/comments`, {
+    method: "POST",
+    headers: { origin: own.siteUrl, "content-type": "application/json" },
+    body: JSON.stringify({
+      content: `Does the router care about walls? ${word}`,
+      userName: "Asha",
+    }),
+  });
+  expect(posted.status).toBe(201);
+  const page = await ownerPage(visitor, own, "/admin/comments");
+  await page.getByLabel("Search text or name").fill(word);
+  const card = page.getByRole("article", { name: "Comment by Asha" });
+  await card.getByRole("button", { name: "Reply", exact: true }).click();
+  const reply = card.getByRole("textbox", { name: "Write a reply" });
+  // A text-direction character the textarea takes, and the server does not.
+  await reply.fill("Walls matter \u202Emore than distance");
+  await card.getByRole("button", { name: "Post reply" }).click();
+  await markedAtField(page, reply, "Comments cannot contain control or text-direction characters.");
+});
+
+test("the passkey's name is marked when the server refuses it", async ({ visitor }) => {
+  const page = await ownerPage(visitor, own, "/admin/security");
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  const name = page.getByLabel("Passkey name");
+  // Within the field's 60 characters, but with a text-direction character in it.
+  await name.fill("Work \u202Elaptop");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await markedAtField(
+    page,
+    name,
+    "Passkey names cannot contain control, direction or invisible characters.",
+  );
+  await expect(page.getByRole("button", { name: /^Remove the passkey/ })).toHaveCount(0);
+});
+
 test("the weekly hours mark the day the server refuses, not the form", async ({ visitor }) => {
   const page = await ownerPage(visitor, own, "/admin/bookings");
   const monday = page.getByLabel("Monday", { exact: true });
