@@ -21,7 +21,9 @@ readable by its owner only. FILE must not exist. On PostgreSQL use pg_dump.
     help: `Replaces the SQLite database (DATA_DIR/engage.sqlite) with a backup made by
 "backup". Stop the server first: the command refuses while any process has
 the database open. The database it replaces is kept beside it as
-engage.sqlite.before-restore-<time>. On PostgreSQL use pg_restore.
+engage.sqlite.before-restore-<time>, and calls it has cancelled since the
+backup stay cancelled; one it has deleted since is named, to cancel by hand.
+On PostgreSQL use pg_restore.
 
   --from FILE   the backup to restore`,
   },

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { plural } from "../../../contract/plural.ts";
+import { keepCancelledSince, type RestoredCall, type Since } from "../../bookings/restored.ts";
 import type { Config } from "../../config.ts";
 import { migrations } from "../../db/migrations.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
@@ -146,12 +147,49 @@ function mailsToSend(databaseFile: string): number {
   }
 }
 
+/** What the database a restore replaced says of the calls since the backup; nothing if it has no bookings. */
+function callsSince(databaseFile: string): Since {
+  const db = new DatabaseSync(databaseFile, { readOnly: true });
+  try {
+    const rows = db
+      .prepare(
+        "select uid, status, sequence, cancelled_by, cancel_message, updated_at from bookings",
+      )
+      .all() as Record<string, string | number | null>[];
+    const unsent = db
+      .prepare(
+        "select email, payload from outbox where kind = 'booking_cancellation' and status in ('queued', 'sending') order by id",
+      )
+      .all() as { email: string | null; payload: string | null }[];
+    return {
+      calls: rows.map((row) => ({
+        uid: String(row.uid),
+        status: row.status === "cancelled" ? "cancelled" : "booked",
+        sequence: Number(row.sequence),
+        cancelledBy:
+          row.cancelled_by === "reader" || row.cancelled_by === "owner" ? row.cancelled_by : null,
+        cancelMessage: row.cancel_message === null ? null : String(row.cancel_message),
+        updatedAt: String(row.updated_at),
+      })),
+      unsentCancellations: unsent.map(({ email, payload }) => ({ email, payload })),
+    };
+  } catch {
+    return { calls: [], unsentCancellations: [] }; // A database older than bookings.
+  } finally {
+    db.close();
+  }
+}
+
+/** "  12  2026-12-07T04:30:00.000Z  Meera Iyer", a line per call. */
+const callLines = (calls: RestoredCall[]) =>
+  calls.map((call) => `\n  ${call.id}  ${call.start}  ${call.name}`).join("");
+
 /**
  * Replaces the database with a backup while the server is stopped. The
  * database it replaces is kept beside it, so a restore of the wrong file can
  * be undone by hand.
  */
-export async function restore({ values, config, stdout, actor }: CommandContext) {
+export async function restore({ values, config, stdout, actor, store }: CommandContext) {
   const databaseFile = sqliteOnly(config, "restore");
   if (typeof values.from !== "string") throw usageError("--from FILE is required.");
   const fromFile = path.resolve(values.from);
@@ -173,6 +211,25 @@ export async function restore({ values, config, stdout, actor }: CommandContext)
   await actor.audit("restore", fromFile);
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
   if (keptAs) stdout.write(`The database it replaced is kept as ${keptAs}.\n`);
+  // Calls cancelled since the backup stay so, by what the replaced database says of them.
+  const since = keptAs
+    ? await keepCancelledSince((await store()).db, callsSince(keptAs), new Date())
+    : null;
+  if (since?.cancelled.length) {
+    stdout.write(
+      `${plural(since.cancelled.length, "call")} the backup holds as booked ${since.cancelled.length === 1 ? "was" : "were"} cancelled since, in the database it replaced: ${since.cancelled.length === 1 ? "it stays" : "they stay"} cancelled, and no reminder of ${since.cancelled.length === 1 ? "it" : "them"} is sent:${callLines(since.cancelled)}\n`,
+    );
+  }
+  if (since?.gone.length) {
+    stdout.write(
+      `${plural(since.gone.length, "call")} the backup holds as booked ${since.gone.length === 1 ? "is" : "are"} not in the database it replaced: deleted since the backup, and cancelled before that (a call ahead is deleted no other way), but the server would send ${since.gone.length === 1 ? "its" : "their"} reminders. Before the start, cancel each (\`bookings cancel ID\`: both sides are mailed a cancellation again), then delete it (\`bookings delete ID\`) if its reader asked for that:${callLines(since.gone)}\n`,
+    );
+  }
+  if (since?.requeued) {
+    stdout.write(
+      `The database it replaced had ${plural(since.requeued, "call's cancellation", "calls' cancellations")} still to send: queued again, the server sends ${since.requeued === 1 ? "it" : "them"} once started.\n`,
+    );
+  }
   const queued = mailsToSend(databaseFile);
   if (queued > 0) {
     stdout.write(

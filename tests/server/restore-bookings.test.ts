@@ -1,0 +1,129 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { describe, expect, it } from "vitest";
+import { slotsResponseSchema } from "../../contract/bookings.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
+import { json, startTestApp } from "./support/test-app.ts";
+
+/*
+ * A restore brings back the calls as the backup had them. The database it
+ * replaces knows what became of them since (docs/backups.md): a call cancelled
+ * since stays cancelled, with no reminder sent, a cancellation it had still to
+ * send is sent, and a call deleted since is named, for the owner to cancel by hand.
+ */
+
+const cookieSecret = "restore-bookings-tests-cookie-secret-012345";
+const env = {
+  COOKIE_SECRET: cookieSecret,
+  BOOKINGS_PER_HOUR: "1000",
+  BOOKING_TIMEZONE: "Europe/London",
+  OWNER_EMAIL: "owner@example.com",
+};
+
+describe("a restore of a backup with calls cancelled or deleted since", () => {
+  it("keeps a call cancelled since cancelled without its reminders, sends the cancellations still to send, and names a call deleted since", async () => {
+    const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-restore-")), "data");
+    const site = await startTestApp("sqlite", { dataDir, env });
+    const me = new Owner(site);
+    expect((await me.signIn()).statusCode).toBe(200);
+    const { starts } = json(await site.visitor().get("/api/bookings/slots"), slotsResponseSchema);
+    const book = async (name: string, start: string | undefined, ip: string) => {
+      const reader = site.visitor({ ip });
+      const booked = await reader.post("/api/bookings", {
+        start,
+        name,
+        email: `${name.split(" ")[0]?.toLowerCase()}@example.org`,
+        service: "dfmea",
+        zone: "Europe/London",
+        formToken: createFormTokens(cookieSecret, {
+          purpose: "booking form timing",
+          minimumMs: 0,
+        }).issue(Date.now() - 60_000),
+      });
+      expect(booked.statusCode).toBe(201);
+      return reader;
+    };
+    await book("Asha Rao", starts[0], "10.9.0.1");
+    await book("Ravi Menon", starts[1], "10.9.0.2");
+    const leaving = await book("Nadia Khan", starts[2], "10.9.0.3");
+    const ids: Record<string, number> = Object.fromEntries(
+      (await runSql(site, "select id, name from bookings", [])).map((row) => [
+        String(row.name),
+        Number(row.id),
+      ]),
+    );
+    const backup = path.join(path.dirname(dataDir), "backup.sqlite");
+    expect((await admin(adminEnv(site), "backup", "--out", backup)).code).toBe(0);
+    // Since the backup: the owner cancels Ravi's call, and Nadia deletes hers in "Your data".
+    expect((await me.post(`/api/admin/bookings/${ids["Ravi Menon"]}/cancel`, {})).statusCode).toBe(
+      200,
+    );
+    expect((await leaving.post("/api/your-data/delete", { confirm: true })).statusCode).toBe(200);
+    await site.close();
+    // A cancellation the stopped server had not sent yet: the backup has no row of it.
+    const replaced = new DatabaseSync(path.join(dataDir, "engage.sqlite"));
+    const unsent = '{"bookingId":999,"to":"reader"}';
+    replaced
+      .prepare(
+        "insert into outbox (kind, email, payload, status, next_attempt_at, created_at) values ('booking_cancellation', 'omar@example.org', ?, 'queued', ?, ?)",
+      )
+      .run(unsent, new Date().toISOString(), new Date().toISOString());
+    // With the cancellations of Ravi's and Nadia's calls, if the server stopped before it sent them.
+    const toSend = replaced
+      .prepare(
+        "select email, payload from outbox where kind = 'booking_cancellation' and status in ('queued', 'sending') order by id",
+      )
+      .all();
+    replaced.close();
+
+    const run = await admin(adminEnv(site), "restore", "--from", backup);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      `1 call the backup holds as booked was cancelled since, in the database it replaced: it stays cancelled, and no reminder of it is sent:\n  ${ids["Ravi Menon"]}  ${starts[1]}  Ravi Menon\n`,
+    );
+    expect(run.stdout).toContain(
+      `1 call the backup holds as booked is not in the database it replaced: deleted since the backup`,
+    );
+    expect(run.stdout).toContain(`\n  ${ids["Nadia Khan"]}  ${starts[2]}  Nadia Khan\n`);
+    expect(run.stdout).toContain(
+      `The database it replaced had ${toSend.length} calls' cancellations still to send: queued again, the server sends them once started.`,
+    );
+
+    const restored = new DatabaseSync(path.join(dataDir, "engage.sqlite"), { readOnly: true });
+    try {
+      const status = (id: number | undefined) =>
+        restored.prepare("select status, cancelled_by from bookings where id = ?").get(id ?? 0);
+      /** The mails the started server would send about a call. */
+      const queued = (id: number | undefined) =>
+        restored
+          .prepare("select kind from outbox where status = 'queued' and payload like ?")
+          .all(`{"bookingId":${id},%`)
+          .map((row) => row.kind);
+      expect(status(ids["Ravi Menon"])).toEqual({ status: "cancelled", cancelled_by: "owner" });
+      // No invitation or reminder of it: only its cancellations, if they were still to send.
+      expect(queued(ids["Ravi Menon"]).filter((kind) => kind !== "booking_cancellation")).toEqual(
+        [],
+      );
+      // Asha's call is as it was: booked, its reminders to send.
+      expect(status(ids["Asha Rao"])).toEqual({ status: "booked", cancelled_by: null });
+      expect(queued(ids["Asha Rao"])).toContain("booking_reminder");
+      expect(
+        restored
+          .prepare(
+            "select email, payload from outbox where kind = 'booking_cancellation' and status = 'queued' order by id",
+          )
+          .all(),
+      ).toEqual(toSend);
+      expect(toSend).toContainEqual({ email: "omar@example.org", payload: unsent });
+      // Nadia's is named above, for the owner: the restore cannot know how it ended.
+      expect(status(ids["Nadia Khan"])).toEqual({ status: "booked", cancelled_by: null });
+    } finally {
+      restored.close();
+    }
+  });
+});
