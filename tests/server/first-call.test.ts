@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { firstCallHole } from "../../content/service-page.ts";
+import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
+import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * A service page's first call, its length and whether it is free, is the
+ * owner's one setting in the Bookings hours, as /book says it
+ * (server/bookings/first-call-pages.ts).
+ */
+
+describe.each(backends)("a service page's first call on %s", (backend) => {
+  let t: TestApp;
+  let me: Owner;
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      clientFiles: {
+        "services/dfmea/index.html": `<!doctype html><title>DFMEA</title><p>A first call ${firstCallHole} on the product.</p>`,
+      },
+    });
+    me = new Owner(t);
+    expect((await me.signIn()).statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const page = async (address = "/services/dfmea") => {
+    const response = await t.visitor().get(address);
+    expect(response.statusCode).toBe(200);
+    return response.body;
+  };
+  const slots = async () => json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema);
+
+  it("says the owner's length and price, as /book does, and follows their change", async () => {
+    expect(await page()).toContain("<p>A first call (30 minutes, free) on the product.</p>");
+    expect(await page("/services/dfmea/")).toContain("(30 minutes, free)");
+    expect(await slots()).toMatchObject({ callMinutes: 30, firstCallFree: true });
+
+    const { availability } = json(await me.get("/api/admin/bookings"), bookingsResponseSchema);
+    const saved = await me.request("PUT", "/api/admin/bookings/availability", {
+      ...availability,
+      callMinutes: 45,
+      firstCallFree: false,
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(await page()).toContain("<p>A first call (45 minutes) on the product.</p>");
+    expect(await slots()).toMatchObject({ callMinutes: 45, firstCallFree: false });
+  });
+
+  it("reads settings saved before the choice was one as free, as the pages said then", async () => {
+    const { availability } = json(await me.get("/api/admin/bookings"), bookingsResponseSchema);
+    const { firstCallFree: _, ...before } = availability;
+    await runSql(t, "update booking_settings set availability = ? where id = 1", [
+      JSON.stringify({ ...before, callMinutes: 20 }),
+    ]);
+    expect(await page()).toContain("(20 minutes, free)");
+  });
+});
