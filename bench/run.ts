@@ -81,6 +81,7 @@ const pages = [
   "/mythology",
   "/mechfusion-ai",
   "/services",
+  "/services/dfmea",
   "/science",
   "/science/soap",
 ];

@@ -1,34 +1,59 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { firstCallHole } from "../../content/service-page.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { callTerms } from "../../contract/time-zones.ts";
-import { sendPage } from "../lib/action-page.ts";
+import { type Representation, representation, sendRepresentation } from "../lib/representation.ts";
 import type { Bookings } from "./service.ts";
+
+/** How long the terms read are used: a change by another process shows within it. */
+const keptMs = 1000;
 
 /**
  * The service pages that offer a first call (content/service-page.ts, `firstCallHole`),
  * each with the call's length and whether it is free as the owner set them in the
- * console's Bookings hours, read at each request, so every page agrees with /book
- * (docs/product.md, "Services"). The database away, the page goes out as built, its
- * sentence without the call's terms.
+ * console's Bookings hours, read again at least once a second, so every page agrees with /book
+ * (docs/product.md, "Services"). A page is made once for the terms it says and kept,
+ * compressed and with its validator, until they change. The database away, the page
+ * goes out as built, its sentence without the call's terms.
  */
 export async function firstCallPages(
   app: FastifyInstance,
   { bookings, root }: { bookings: Pick<Bookings, "repository">; root: string },
 ) {
   const services = path.join(root, "services");
+  /**
+   * The terms as last read, for a second, or until this process writes the settings: a
+   * page's read costs no query under load.
+   */
+  let read: { at: number; writes: number; terms: Promise<string> } | undefined;
+  const { repository } = bookings;
+  const terms = () => {
+    const fresh = read && read.writes === repository.writes() && Date.now() - read.at < keptMs;
+    if (read && fresh) return read.terms;
+    read = {
+      at: Date.now(),
+      writes: repository.writes(),
+      terms: repository.availability().then(
+        (availability) => `(${escapeHtml(callTerms(availability))})`,
+        () => "",
+      ),
+    };
+    return read.terms;
+  };
   for (const id of existsSync(services) ? readdirSync(services) : []) {
     const built = path.join(services, id, "index.html");
     const parts = existsSync(built) ? readFileSync(built, "utf8").split(firstCallHole) : [];
     if (parts.length < 2) continue;
-    const show = async (_request: unknown, reply: FastifyReply) => {
-      const terms = await bookings.repository.availability().then(
-        (availability) => `(${escapeHtml(callTerms(availability))})`,
-        () => "",
-      );
-      return sendPage(reply, 200, parts.join(terms), { indexed: true });
+    let kept: { terms: string; page: Representation } | undefined;
+    const show = async (request: FastifyRequest, reply: FastifyReply) => {
+      const now = await terms();
+      if (kept?.terms !== now) kept = { terms: now, page: representation(parts.join(now)) };
+      reply
+        .type("text/html; charset=utf-8")
+        .header("cache-control", "public, max-age=0, must-revalidate");
+      return sendRepresentation(request, reply, kept.page);
     };
     for (const address of [`/services/${id}`, `/services/${id}/`, `/services/${id}/index.html`]) {
       app.get(address, show);

@@ -14,12 +14,15 @@ const hoursChanged = new Error("the owner's hours changed");
 export function createBookingSettings({ db, kind }: Store, clock: () => Date) {
   const settings = (within: Db = db) =>
     within.selectFrom("booking_settings").selectAll().where("id", "=", 1);
+  /** The settings' writes by this process, for what keeps a copy of them (first-call-pages.ts). */
+  let writes = 0;
   /** Writes the settings' row, made with the default availability if need be. */
   async function saveSettings(
     set: { availability?: string; feed_token_hash?: string | null },
     within: Db = db,
   ) {
     const at = clock().toISOString();
+    writes += 1;
     await within
       .insertInto("booking_settings")
       .values({ id: 1, availability: JSON.stringify(defaultAvailability), ...set, updated_at: at })
@@ -73,6 +76,9 @@ export function createBookingSettings({ db, kind }: Store, clock: () => Date) {
       if (!row) return defaultAvailability;
       return jsonOf(row.availability, availabilitySchema) ?? defaultAvailability;
     },
+
+    /** How many times this process has written the settings: a copy read before is stale. */
+    writes: () => writes,
 
     saveAvailability: (availability: Availability, within?: Db) =>
       saveSettings({ availability: JSON.stringify(availability) }, within),

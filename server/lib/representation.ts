@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { brotliCompressSync, constants, crc32, deflateRawSync, gzipSync } from "node:zlib";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { acceptsGzip, preferredEncoding } from "./accept-encoding.ts";
 
 /**
  * Bytes kept in memory and served as they are (cached item reads, pages filled
@@ -147,3 +149,44 @@ function joinedGzip(shared: Representation, keep: number, own: Tail): Buffer {
 export function strongEtag(body: string | Buffer): string {
   return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 }
+
+/** Whether the client already holds `etag` (If-None-Match may list several). */
+export function clientHolds(request: FastifyRequest, etag: string): boolean {
+  return request.headers["if-none-match"]?.split(",").some((tag) => tag.trim() === etag) ?? false;
+}
+
+/**
+ * Sends `entry` with its ETag (304 when the client holds it), compressed when
+ * the client accepts it and the entry is worth it. Every coding of one version
+ * shares the validator: the bytes differ, the content does not, and `Vary`
+ * keeps caches from mixing them up.
+ */
+export function sendRepresentation(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  entry: Representation,
+  /** What else the answer depends on, for caches between (e.g. `cookie`). */
+  varies: string[] = [],
+) {
+  reply.header("etag", entry.etag).header("vary", varyOf(varies));
+  if (clientHolds(request, entry.etag)) return reply.code(304).send();
+  const acceptEncoding = request.headers["accept-encoding"];
+  const coding = !entry.compressible
+    ? null
+    : entry.gzipOnly
+      ? acceptsGzip(acceptEncoding)
+        ? "gzip"
+        : null
+      : preferredEncoding(acceptEncoding);
+  if (coding === "br") {
+    entry.br ??= encoded(entry.body, "br", entry.brQuality);
+    return reply.header("content-encoding", "br").send(entry.br);
+  }
+  if (coding === "gzip") {
+    entry.gzip ??= encoded(entry.body, "gzip");
+    return reply.header("content-encoding", "gzip").send(entry.gzip);
+  }
+  return reply.send(entry.body);
+}
+
+export const varyOf = (varies: string[]) => ["accept-encoding", ...varies].join(", ");

@@ -4,6 +4,7 @@ import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
 import type { Representation } from "../lib/representation.ts";
+import { sendRepresentation } from "../lib/representation.ts";
 import {
   type CommentsView,
   commentsParameter,
@@ -16,7 +17,7 @@ import {
   parse,
   type Template,
 } from "./engagement-template.ts";
-import { offerSent, sendRepresentation } from "./etag.ts";
+import { offerSent } from "./etag.ts";
 import type { FastPages } from "./fast-pages.ts";
 import { cacheControl, type SiteFile } from "./site-files.ts";
 

@@ -3,8 +3,7 @@ import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import { searchKeys, searchWordsMax } from "../../contract/search-words.ts";
 import { countByAddress, networkFactor } from "../lib/address-limit.ts";
-import { representation } from "../lib/representation.ts";
-import { sendRepresentation } from "./etag.ts";
+import { representation, sendRepresentation } from "../lib/representation.ts";
 import { cacheControl, type SiteFile } from "./site-files.ts";
 import { loadSiteSearch, type SearchHit, type SiteSearch } from "./site-search.ts";
 

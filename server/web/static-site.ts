@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { preferredEncoding } from "../lib/accept-encoding.ts";
-import { clientHolds } from "./etag.ts";
+import { clientHolds } from "../lib/representation.ts";
 import { createFastPages, type FastPages } from "./fast-pages.ts";
 import {
   codedVariant,

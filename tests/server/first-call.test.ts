@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { firstCallHole } from "../../content/service-page.ts";
 import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -56,6 +57,10 @@ describe.each(backends)("a service page's first call on %s", (backend) => {
     await runSql(t, "update booking_settings set availability = ? where id = 1", [
       JSON.stringify({ ...before, callMinutes: 20 }),
     ]);
-    expect(await page()).toContain("(20 minutes, free)");
+    // Written by another process (the command line, another instance): seen within a second.
+    await waitFor(async () => (await page()).includes("(20 minutes, free)"), {
+      timeoutMs: 10_000,
+      what: "the page saying the settings written elsewhere",
+    });
   });
 });
