@@ -1,3 +1,5 @@
+import { bounceOf } from "../outbox/mailer.ts";
+
 /**
  * Delivery-status reports (RFC 3464) and feedback reports (RFC 5965, ARF), as
  * they arrive in the bounce mailbox (docs/mail.md, "Bounces and complaints").
@@ -98,12 +100,15 @@ export async function readReport(source: Buffer | string): Promise<MailReport | 
   // Our mails have one recipient each: the gravest recipient block decides.
   let kind: ReportKind | null = null;
   let detail: string | null = null;
+  // A failure that says nothing of the address (the message taken for spam, the sending
+  // server blocklisted: bounceOf) reports nothing, as it would at send time.
   for (const block of blocks) {
     const action = (block.get("action") ?? "").toLowerCase();
     if (action !== "failed") continue;
-    const code = /\b([245])\.\d{1,3}\.\d{1,3}\b/.exec(block.get("status") ?? "");
-    const permanent = code?.[1] !== "4";
-    if (kind !== "hard") kind = permanent ? "hard" : "soft";
+    const status = /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(block.get("status") ?? "")?.[1];
+    const bounce = status ? bounceOf(status) : null;
+    if (!bounce || kind === "hard" || kind === bounce) continue;
+    kind = bounce;
     detail = (block.get("diagnostic-code") ?? block.get("status") ?? "").slice(0, 500) || null;
   }
   return { kind, returnPaths, detail };

@@ -168,7 +168,14 @@ type SmtpThreadStart = {
   dkim: DkimSigning | null;
 };
 type SmtpThreadRequest = { id: number; mail: OutgoingMail; close?: false } | { close: true };
-type SmtpError = { message: string; code?: string; response?: string; responseCode?: number };
+type SmtpError = {
+  message: string;
+  code?: string;
+  response?: string;
+  responseCode?: number;
+  /** The SMTP command refused: `MAIL FROM`, `RCPT TO`, `DATA`. */
+  command?: string;
+};
 type SmtpThreadReply = { ready: true } | { id: number; error?: SmtpError };
 
 /**
@@ -264,30 +271,62 @@ export function createSmtpThreadMailer({
   };
 }
 
+/** What a refused mail says of its recipient's address (`bounceOf`). */
+export type Bounce = "hard" | "soft";
+
 /**
- * How the outbox treats a failed delivery. `hardBounce`: the recipient's
- * server refused the address itself for good (a 5xx answer to RCPT TO, or an
- * enhanced status 5.1.x: no such mailbox, bad address), as opposed to the
- * message (too large, taken for spam), which says nothing of the address.
+ * What an enhanced status code (RFC 3463) of a refused mail, at send time or
+ * in a delivery report, says of its recipient's address: "hard", it is no
+ * more (5.1.x: no such mailbox, domain or syntax; 5.2.1: a disabled mailbox;
+ * 5.4.4: a domain that routes nowhere); "soft", a state that passes (any
+ * 4.x.x, and 5.2.2, a full mailbox, which many servers call permanent); null,
+ * nothing: the message or its sender was refused (5.7.x: policy, spam, a
+ * blocklisted sending server, a relay that wants a login; 5.3.4: too large;
+ * 5.6.x: its content), as a mail to anyone else would be.
  */
-type DeliveryFailure = { permanent: boolean; hardBounce: boolean; reason: string };
+export function bounceOf(status: string): Bounce | null {
+  if (status.startsWith("4.")) return "soft";
+  if (/^5\.(1\.\d+|2\.1|4\.4)$/.test(status)) return "hard";
+  return status === "5.2.2" ? "soft" : null;
+}
+
+/**
+ * How the outbox treats a failed delivery. `bounce`: what the refusal says of
+ * the recipient's address (`bounceOf`, ./delivery-rules.ts): "hard", it is no
+ * more; "soft", a state that passes (a full mailbox); null, nothing: the
+ * message or its sender was refused (taken for spam, a blocklisted sending
+ * server, a relay that wants a login, too large), which any recipient would
+ * meet, so nobody is suppressed for it.
+ */
+type DeliveryFailure = { permanent: boolean; bounce: Bounce | null; reason: string };
 
 /**
  * A 5xx answer to the envelope or the message is the recipient's server
  * saying no: permanent. A 4xx answer, a lost connection, a timeout or a
  * refused login are temporary: the message waits and is tried again, and a
- * broken configuration does not fail a whole edition at once.
+ * broken configuration does not fail a whole edition at once. A permanent
+ * answer is read for its enhanced status (RFC 3463); one without, from a
+ * server too old to give it, is a hard bounce when it refused the recipient
+ * (`RCPT TO`), and says nothing of the address when it refused the sender or
+ * the message.
  */
 export function classifyFailure(error: unknown): DeliveryFailure {
-  const { responseCode, response, code, message } = (error ?? {}) as Partial<SmtpError>;
+  const { responseCode, response, code, message, command } = (error ?? {}) as Partial<SmtpError>;
   const reason = (response ?? message ?? String(error)).replace(/\s+/g, " ").slice(0, 500);
   const permanent =
     typeof responseCode === "number" &&
     responseCode >= 500 &&
     code !== "EAUTH" &&
     code !== "ECONNECTION";
-  const hardBounce = permanent && (code === "EENVELOPE" || /(^|\s)5\.1\.\d{1,3}\b/.test(reason));
-  return { permanent, hardBounce, reason };
+  const status = /(?:^|\s)([245]\.\d{1,3}\.\d{1,3})(?![\w.])/.exec(reason)?.[1];
+  const bounce = !permanent
+    ? null
+    : status
+      ? bounceOf(status)
+      : code === "EENVELOPE" && command === "RCPT TO"
+        ? "hard"
+        : null;
+  return { permanent, bounce, reason };
 }
 
 /**
@@ -345,10 +384,10 @@ async function runSmtpThread(
       () => port.postMessage({ id: request.id } satisfies SmtpThreadReply),
       (error: unknown) => {
         // What classifyFailure reads of nodemailer's error.
-        const { responseCode, response, code, message } = (error ?? {}) as SmtpError;
+        const { responseCode, response, code, message, command } = (error ?? {}) as SmtpError;
         port.postMessage({
           id: request.id,
-          error: { message: message ?? String(error), code, response, responseCode },
+          error: { message: message ?? String(error), code, response, responseCode, command },
         } satisfies SmtpThreadReply);
       },
     );

@@ -327,14 +327,16 @@ export function startMailWorker({
       );
       return { outcome: "sent" };
     } catch (error) {
-      const { permanent, hardBounce, reason } = classifyFailure(error);
+      const { permanent, bounce, reason } = classifyFailure(error);
       loop.log.warn(
         { outbox: row.id, permanent, reason: withoutAddresses(reason) },
         "mail not accepted",
       );
       const givenUp = !permanent && row.attempts + 1 >= retryPolicy.maxAttempts;
-      if (hardBounce || givenUp) {
-        await health?.refused(row, { hard: hardBounce, reason }, db).catch((failure: unknown) => {
+      const counted = bounce ?? (givenUp ? "soft" : null);
+      if (counted) {
+        const hard = counted === "hard";
+        await health?.refused(row, { hard, reason }, db).catch((failure: unknown) => {
           loop.log.error({ err: failure, outbox: row.id }, "a bounce could not be recorded");
         });
       }

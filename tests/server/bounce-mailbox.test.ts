@@ -20,7 +20,12 @@ import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
  */
 
 /** A delivery-status report, as Postfix writes one, about the mail sent from `returnPath`. */
-function deliveryReport(returnPath: string, recipient: string, status: string): string {
+function deliveryReport(
+  returnPath: string,
+  recipient: string,
+  status: string,
+  words = status.startsWith("5") ? "Recipient address rejected: User unknown" : "Mailbox full",
+): string {
   const action = "failed";
   return `From: Mail Delivery System <MAILER-DAEMON@mx.example.org>
 To: ${returnPath}
@@ -48,7 +53,7 @@ Original-Recipient: rfc822;${recipient}
 Action: ${action}
 Status: ${status}
 Diagnostic-Code: smtp; ${status.startsWith("5") ? "550" : "452"} ${status} <${recipient}>:
- ${status.startsWith("5") ? "Recipient address rejected: User unknown" : "Mailbox full"}
+ ${words}
 
 --dsn-boundary
 Content-Type: text/rfc822-headers
@@ -321,6 +326,48 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
       { email: reader("full"), feedback: "bounce" },
       { email: reader("gone"), feedback: "bounce" },
     ]);
+  });
+
+  it("suppresses nobody for a report of a refused message or sender, and counts a full mailbox as soft", async () => {
+    const reader = (name: string) => `${name}.${backend}@example.org`;
+    const readers = ["spammed", "blocked", "overfull"].map(reader);
+    await seedConfirmed(t, readers);
+    const sent = await admin(adminEnv(t), "newsletter", "send", editionFile("refusals"), "--yes");
+    expect(sent.code, sent.stderr).toBe(0);
+    await smtp.waitFor(() => readers.every((r) => smtp.to(r).length === 1), 30_000);
+    const returnPath = (r: string) => smtp.to(r)[0]?.from as string;
+    const before = await runSql(t, "select email_hash, reason from suppressions order by 1");
+    // What the receiving server refused is the message, or the server that sent it: a mail
+    // to anyone else would have met the same.
+    await imap.deliver(
+      deliveryReport(
+        returnPath(reader("spammed")),
+        reader("spammed"),
+        "5.7.1",
+        "Message rejected as spam",
+      ),
+    );
+    await imap.deliver(
+      deliveryReport(
+        returnPath(reader("blocked")),
+        reader("blocked"),
+        "5.7.1",
+        "Service unavailable; client host [192.0.2.10] blocked using zen.spamhaus.org",
+      ),
+    );
+    // A full mailbox, which the server calls permanent: it passes, so it counts as soft.
+    await imap.deliver(
+      deliveryReport(returnPath(reader("overfull")), reader("overfull"), "5.2.2", "Mailbox full"),
+    );
+    await readMailbox();
+    expect(await runSql(t, "select email_hash, reason from suppressions order by 1")).toEqual(
+      before,
+    );
+    expect(
+      await runSql(t, "select 1 from soft_bounces where email_hash = ?", [
+        t.addressKey(reader("overfull")),
+      ]),
+    ).toHaveLength(1);
   });
 
   it("takes a mail's report once: the same report again after the owner lifts the suppression changes nothing", async () => {

@@ -138,6 +138,52 @@ describe.each(backends)("list health at send time on %s", (backend) => {
     expect(second.stdout).toContain("for 3 subscribers");
   });
 
+  it("suppresses nobody for a refusal of the message or its sender, and counts a full mailbox as soft", async () => {
+    const reader = (name: string) => `${name}-3.${backend}@example.org`;
+    // Refusals at RCPT TO that say nothing of the address: the sending server blocklisted, a
+    // relay that wants a login. Were they hard bounces, one such day would empty the list.
+    const answers = new Map([
+      [
+        reader("listed"),
+        { code: 554, message: "5.7.1 Client host rejected: blocked using zen.spamhaus.org" },
+      ],
+      [reader("relayed"), { code: 554, message: "5.7.1 <relayed>: Relay access denied" }],
+      [reader("full"), { code: 552, message: "5.2.2 Mailbox full" }],
+      // A server too old for enhanced codes, refusing the recipient: a hard bounce still.
+      [reader("unknown"), { code: 550, message: "No such user here" }],
+    ]);
+    smtp.recipient = (address) => answers.get(address);
+    await seedConfirmed(t, [...answers.keys()]);
+    const sent = await admin(adminEnv(t), "newsletter", "send", editionFile("refused"), "--yes");
+    expect(sent.code, sent.stderr).toBe(0);
+    const statuses = () =>
+      runSql(
+        t,
+        "select email, status from outbox where kind = 'edition' and email like ? order by email",
+        [`%-3.${backend}@example.org`],
+      );
+    await expect
+      .poll(statuses, { timeout: 15_000 })
+      .toEqual([...answers.keys()].sort().map((email) => ({ email, status: "failed" })));
+    const suppressed = await runSql(t, "select email_hash, reason from suppressions");
+    expect(suppressed).toContainEqual({
+      email_hash: t.addressKey(reader("unknown")),
+      reason: "hard_bounce",
+    });
+    for (const name of ["listed", "relayed", "full"]) {
+      expect(
+        suppressed.map((row) => row.email_hash),
+        name,
+      ).not.toContain(t.addressKey(reader(name)));
+    }
+    expect(
+      await runSql(t, "select 1 from soft_bounces where email_hash = ?", [
+        t.addressKey(reader("full")),
+      ]),
+    ).toHaveLength(1);
+    smtp.recipient = () => undefined;
+  });
+
   it("sends a suppressed address no confirmation, and a signed one to anyone else", async () => {
     const gone = `gone-2.${backend}@example.org`;
     smtp.recipient = (address) =>
