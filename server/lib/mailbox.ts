@@ -27,6 +27,17 @@ export function mailboxOf(email: string, { loose = true } = {}): string {
   return `${loose || same === "gmail.com" ? local.replaceAll(".", "") : local}@${same}`;
 }
 
+/**
+ * The "+tag" of an address, in lower case ("" for a bare "+"), or null when it
+ * has none: what `mailboxOf` drops.
+ */
+export function tagOf(email: string): string | null {
+  const address = plainAddress(email);
+  const local = address.slice(0, address.lastIndexOf("@"));
+  const plus = local.indexOf("+");
+  return plus < 0 ? null : local.slice(plus + 1);
+}
+
 /*
  * Other spellings of one mailbox, which a bounce report, a provider's webhook
  * or an import may carry though the forms refuse them:

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Suppression } from "../../contract/list-pages.ts";
 import { beforePlace, type ListPage, type PageRequest, pageOf } from "../db/list-pages.ts";
@@ -5,7 +6,7 @@ import { transact } from "../db/owner-actor.ts";
 import type { Database, SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { withoutAddresses } from "../lib/log.ts";
-import { type AddressKey, mailboxOf, readableAddress } from "../lib/mailbox.ts";
+import { type AddressKey, mailboxOf, readableAddress, tagOf } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
@@ -115,19 +116,45 @@ export function keptAddress(key: AddressKey, email: string, detail: string | nul
   };
 }
 
+/**
+ * The digest a bounce of `email` is kept under. A bounce says that the
+ * spelling mailed reaches no mailbox, and a "+tag" that bounced says nothing
+ * of the mailbox without it: a server that takes no tags refuses `ann+x@`
+ * while `ann@` reads on, and anyone can type `ann+x@` into a form to have its
+ * confirmation bounce. So a tagged address's bounce is kept under a digest of
+ * its tag, keyed by its mailbox's own digest, and suppresses that spelling
+ * alone; an untagged address's bounce suppresses every spelling of its
+ * mailbox. A complaint comes from the mailbox's reader, and suppresses the
+ * mailbox (`key`).
+ */
+function bounceKey(key: AddressKey): AddressKey {
+  return (email) => {
+    const tag = tagOf(email);
+    return tag === null
+      ? key(email)
+      : createHmac("sha256", key(email)).update(`+${tag}`).digest("base64url");
+  };
+}
+
 export function createSuppressions(
   store: Store,
   key: AddressKey,
   { clock = () => new Date() }: { clock?: () => Date } = {},
 ) {
   const { db } = store;
+  const bounced = bounceKey(key);
+  /** The digests that suppress `email`: its mailbox's, and its own spelling's bounce. */
+  const digestsOf = (email: string) => [...new Set([key(email), bounced(email)])];
 
   async function suppress(
     email: string,
     reason: SuppressionReason,
     { source, detail = null }: { source: string; detail?: string | null },
   ): Promise<"suppressed" | "already"> {
-    const kept = keptAddress(key, email, detail);
+    const kept = {
+      ...keptAddress(key, email, detail),
+      ...(reason === "complaint" ? {} : { email_hash: bounced(email) }),
+    };
     const { email_hash: hash, detail: words } = kept;
     const result = await db
       .insertInto("suppressions")
@@ -155,7 +182,7 @@ export function createSuppressions(
       const row = await db
         .selectFrom("suppressions")
         .select("email_hash")
-        .where("email_hash", "=", key(email))
+        .where("email_hash", "in", digestsOf(email))
         .executeTakeFirst();
       return row !== undefined;
     },
@@ -169,7 +196,7 @@ export function createSuppressions(
       email: string,
       { ref, source, detail = null }: { ref: string; source: string; detail?: string | null },
     ): Promise<"counted" | "suppressed" | "already"> {
-      const hash = key(email);
+      const hash = bounced(email);
       const now = clock();
       const added = await db
         .insertInto("soft_bounces")
@@ -205,7 +232,7 @@ export function createSuppressions(
       let query = db
         .selectFrom("suppressions")
         .select(["email_hash", "domain", "reason", "source", "detail", "created_at"]);
-      if (email !== undefined) query = query.where("email_hash", "=", key(email));
+      if (email !== undefined) query = query.where("email_hash", "in", digestsOf(email));
       if (after) query = query.where(beforePlace("created_at", "email_hash", after));
       const rows = await query
         .orderBy("created_at", "desc")
@@ -241,12 +268,12 @@ export function createSuppressions(
      */
     lift: (which: { email: string } | { id: string }, within = db) =>
       transact(within, async (trx) => {
-        const hash = "id" in which ? which.id : key(which.email);
+        const hashes = "id" in which ? [which.id] : digestsOf(which.email);
         const removed = await trx
           .deleteFrom("suppressions")
-          .where("email_hash", "=", hash)
+          .where("email_hash", "in", hashes)
           .executeTakeFirst();
-        await trx.deleteFrom("soft_bounces").where("email_hash", "=", hash).execute();
+        await trx.deleteFrom("soft_bounces").where("email_hash", "in", hashes).execute();
         return Number(removed.numDeletedRows) > 0;
       }),
   };

@@ -184,6 +184,33 @@ describe.each(backends)("list health at send time on %s", (backend) => {
     smtp.recipient = () => undefined;
   });
 
+  it("lets nobody suppress a subscriber by having a tagged spelling of their address bounce", async () => {
+    const reader = `victim.${backend}@example.org`;
+    const tagged = `victim.${backend}+x@example.org`;
+    await seedConfirmed(t, [reader]);
+    // The reader's server takes no tags: "victim+x" is no mailbox, and says so.
+    smtp.recipient = (address) =>
+      address === tagged ? { code: 550, message: "5.1.1 User unknown" } : undefined;
+    // A stranger asks for the tagged spelling: its confirmation bounces.
+    expect((await requestSubscription(t, tagged, "10.9.1.1")).statusCode).toBe(202);
+    await expect
+      .poll(() => runSql(t, "select status from outbox where email = ?", [tagged]))
+      .toEqual([{ status: "failed" }]);
+    const sent = await admin(adminEnv(t), "newsletter", "send", editionFile("tagged"), "--yes");
+    expect(sent.code, sent.stderr).toBe(0);
+    await smtp.waitFor(() => smtp.to(reader).length === 1);
+    // The tagged spelling itself is mailed nothing more.
+    await runSql(t, "update subscribers set confirmation_sent_at = ? where email = ?", [
+      new Date(Date.now() - 25 * 3600_000).toISOString(),
+      tagged,
+    ]);
+    expect((await requestSubscription(t, tagged, "10.9.1.2")).statusCode).toBe(202);
+    await expect
+      .poll(() => runSql(t, "select last_error from outbox where email = ? order by id", [tagged]))
+      .toEqual([expect.anything(), { last_error: "the address is suppressed" }]);
+    smtp.recipient = () => undefined;
+  });
+
   it("sends a suppressed address no confirmation, and a signed one to anyone else", async () => {
     const gone = `gone-2.${backend}@example.org`;
     smtp.recipient = (address) =>

@@ -38,7 +38,7 @@ describe.each(backends)("suppressions that keep no address, on %s", (backend) =>
       const { store } = scratch;
       await migrateToLatest(store);
       const suppressions = createSuppressions(store, key);
-      await suppressions.suppress("Kept.Out+news@Example.org", "hard_bounce", {
+      await suppressions.suppress("Kept.Out@Example.org", "hard_bounce", {
         source: "smtp",
         detail:
           "550 5.1.1 <Kept.Out+news@Example.org>: Recipient address rejected: user kept.out unknown (mailbox kept.out@example.org)",
@@ -67,6 +67,26 @@ describe.each(backends)("suppressions that keep no address, on %s", (backend) =>
         expect(await suppressions.isSuppressed(spelling), spelling).toBe(true);
       }
       expect(await suppressions.isSuppressed("keptout@example.org")).toBe(false);
+      // A tagged spelling that bounced is that spelling alone: a server that takes no tags
+      // refuses it while the mailbox reads on, and anyone may type it into a form.
+      await suppressions.suppress("Tagged.One+x@Example.org", "hard_bounce", { source: "smtp" });
+      for (const [spelling, suppressed] of [
+        ["TAGGED.ONE+X@example.org", true],
+        ["tagged.one@example.org", false],
+        ["tagged.one+y@example.org", false],
+      ] as const) {
+        expect(await suppressions.isSuppressed(spelling), spelling).toBe(suppressed);
+      }
+      for (const ref of ["d", "e", "f"])
+        await suppressions.softBounce("Busy.One+x@example.net", { ref, source: "smtp" });
+      expect(await suppressions.isSuppressed("busy.one+x@example.net")).toBe(true);
+      expect(await suppressions.isSuppressed("busy.one@example.net")).toBe(false);
+      // A complaint comes from the mailbox's reader, under whichever spelling: the mailbox.
+      await suppressions.suppress("Angry.One+x@example.org", "complaint", { source: "ses" });
+      expect(await suppressions.isSuppressed("angry.one@example.org")).toBe(true);
+      // Lifted typed as it bounced.
+      expect(await suppressions.lift({ email: "tagged.one+x@example.org" })).toBe(true);
+      expect(await suppressions.isSuppressed("tagged.one+x@example.org")).toBe(false);
       // The third soft bounce suppresses its address, still by its digest alone.
       expect(
         await suppressions.softBounce("Full.Box@example.net", { ref: "c", source: "postmark" }),
