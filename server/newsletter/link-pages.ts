@@ -89,7 +89,7 @@ export const newsletterLinkPages: FastifyPluginAsync<{
       body: paragraph(
         outcome === "already"
           ? "This address was unsubscribed already: no more editions will be sent to it."
-          : "Done: no more editions will be sent to this address, and the site has forgotten it.",
+          : "Done: no more editions will be sent to this address.",
       ),
     });
   });
