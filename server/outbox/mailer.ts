@@ -276,23 +276,24 @@ export type Bounce = "hard" | "soft";
 
 /**
  * What an enhanced status code (RFC 3463) of a refused mail, at send time or
- * in a delivery report, says of its recipient's address: "hard", it is no
- * more (5.1.x: no such mailbox, domain or syntax; 5.2.1: a disabled mailbox;
- * 5.4.4: a domain that routes nowhere); "soft", a state that passes (any
- * 4.x.x, and 5.2.2, a full mailbox, which many servers call permanent); null,
- * nothing: the message or its sender was refused (5.7.x: policy, spam, a
- * blocklisted sending server, a relay that wants a login; 5.3.4: too large;
- * 5.6.x: its content), as a mail to anyone else would be.
+ * in a delivery report, says of its recipient's address: null, nothing, when
+ * the message or its sender was refused, as a mail to anyone else would be
+ * (5.7.x: policy, spam, a blocklisted sending server, a relay that wants a
+ * login; 5.3.x: the receiving system, too large a message; 5.6.x: its
+ * content; 5.2.3: too long for the mailbox); "soft", a state that passes (any
+ * 4.x.x; 5.2.2, a full mailbox, which many servers call permanent; 5.4.7,
+ * retried until given up); "hard", the address is no more (5.1.x: no such
+ * mailbox or domain, and the rest: Outlook.com refuses an unknown mailbox
+ * with 5.5.0, Exchange Online with 5.4.1, others with 5.0.0).
  */
 export function bounceOf(status: string): Bounce | null {
-  if (status.startsWith("4.")) return "soft";
-  if (/^5\.(1\.\d+|2\.1|4\.4)$/.test(status)) return "hard";
-  return status === "5.2.2" ? "soft" : null;
+  if (/^5\.(3|6|7)\.|^5\.2\.3$/.test(status)) return null;
+  return /^4\.|^5\.2\.2$|^5\.4\.7$/.test(status) ? "soft" : "hard";
 }
 
 /**
  * How the outbox treats a failed delivery. `bounce`: what the refusal says of
- * the recipient's address (`bounceOf`, ./delivery-rules.ts): "hard", it is no
+ * the recipient's address (`bounceOf`, above): "hard", it is no
  * more; "soft", a state that passes (a full mailbox); null, nothing: the
  * message or its sender was refused (taken for spam, a blocklisted sending
  * server, a relay that wants a login, too large), which any recipient would
@@ -318,7 +319,8 @@ export function classifyFailure(error: unknown): DeliveryFailure {
     responseCode >= 500 &&
     code !== "EAUTH" &&
     code !== "ECONNECTION";
-  const status = /(?:^|\s)([245]\.\d{1,3}\.\d{1,3})(?![\w.])/.exec(reason)?.[1];
+  // The enhanced status follows the reply code (RFC 2034), on each line of the answer.
+  const status = /^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})(?![\w.])/.exec(reason)?.[1];
   const bounce = !permanent
     ? null
     : status

@@ -149,8 +149,13 @@ describe.each(backends)("list health at send time on %s", (backend) => {
       ],
       [reader("relayed"), { code: 554, message: "5.7.1 <relayed>: Relay access denied" }],
       [reader("full"), { code: 552, message: "5.2.2 Mailbox full" }],
-      // A server too old for enhanced codes, refusing the recipient: a hard bounce still.
+      // A server too old for enhanced codes, refusing the recipient: a hard bounce still; and
+      // Outlook.com's answer for a mailbox it has not.
       [reader("unknown"), { code: 550, message: "No such user here" }],
+      [
+        reader("outlook"),
+        { code: 550, message: "5.5.0 Requested action not taken: mailbox unavailable" },
+      ],
     ]);
     smtp.recipient = (address) => answers.get(address);
     await seedConfirmed(t, [...answers.keys()]);
@@ -166,10 +171,12 @@ describe.each(backends)("list health at send time on %s", (backend) => {
       .poll(statuses, { timeout: 15_000 })
       .toEqual([...answers.keys()].sort().map((email) => ({ email, status: "failed" })));
     const suppressed = await runSql(t, "select email_hash, reason from suppressions");
-    expect(suppressed).toContainEqual({
-      email_hash: t.addressKey(reader("unknown")),
-      reason: "hard_bounce",
-    });
+    for (const name of ["unknown", "outlook"]) {
+      expect(suppressed, name).toContainEqual({
+        email_hash: t.addressKey(reader(name)),
+        reason: "hard_bounce",
+      });
+    }
     for (const name of ["listed", "relayed", "full"]) {
       expect(
         suppressed.map((row) => row.email_hash),
