@@ -53,6 +53,7 @@ const sesSchema = z.looseObject({
   bounce: z
     .looseObject({
       bounceType: z.string().max(40),
+      bounceSubType: z.string().max(60).optional(),
       bouncedRecipients: z.array(
         recipient.extend({ diagnosticCode: z.string().max(1000).optional() }),
       ),
@@ -76,6 +77,13 @@ const postmarkSchema = z.looseObject({
   Description: z.string().max(1000).optional(),
   Details: z.string().max(1000).optional(),
 });
+
+/**
+ * SES's transient bounces that refused the message, not the address (too
+ * large, its content or attachment taken for spam or a virus): they count
+ * towards no suppression, as such a refusal does at send time (`bounceOf`).
+ */
+const sesMessageRefused = new Set(["MessageTooLarge", "ContentRejected", "AttachmentRejected"]);
 
 const postmarkKinds: Record<string, ReportKind> = {
   HardBounce: "hard",
@@ -218,7 +226,7 @@ export const providerWebhooks: FastifyPluginAsync<{
     const { bounce, complaint } = notification;
     const feedback = complaint?.complaintFeedbackType;
     const reports: { email: string; kind: ReportKind; detail: string }[] =
-      type === "Bounce" && bounce
+      type === "Bounce" && bounce && !sesMessageRefused.has(bounce.bounceSubType ?? "")
         ? bounce.bouncedRecipients.map(({ emailAddress, diagnosticCode }) => ({
             email: plainAddress(emailAddress),
             kind: bounce.bounceType === "Permanent" ? "hard" : "soft",

@@ -434,6 +434,30 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     expect(subscriptionsConfirmed).toHaveLength(1);
   });
 
+  it("counts no SES bounce of the message itself (too large, its content refused) against the address", async () => {
+    const email = reader("ses-content");
+    await seedConfirmed(t, [email]);
+    await mailed([email]);
+    for (const bounceSubType of ["ContentRejected", "AttachmentRejected", "MessageTooLarge"]) {
+      const notification = {
+        notificationType: "Bounce",
+        mail: { messageId: crypto.randomUUID() },
+        bounce: {
+          bounceType: "Transient",
+          bounceSubType,
+          bouncedRecipients: [
+            { emailAddress: email, diagnosticCode: "smtp; 554 5.7.1 Message rejected as spam" },
+          ],
+        },
+      };
+      expect((await postSns(sesNotification(notification))).statusCode).toBe(200);
+    }
+    expect((await suppressed()).map((row) => row.email)).not.toContain(email);
+    expect(
+      await runSql(t, "select 1 from soft_bounces where email_hash = ?", [t.addressKey(email)]),
+    ).toEqual([]);
+  });
+
   it("acts on Postmark's hard bounces and complaints, suppresses after three soft bounces, and refuses a wrong secret", async () => {
     const record = (Type: string, Email: string, ID: number) => ({
       RecordType: Type === "SpamComplaint" ? "SpamComplaint" : "Bounce",
