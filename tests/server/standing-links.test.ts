@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
@@ -152,6 +152,21 @@ describe.each(backends)("the links of mails, on %s", (backend) => {
     expect(readFileSync(exported, "utf8")).not.toContain(reader);
     const back = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", exported);
     expect(back.code, back.stderr).toBe(0);
+    // A site moved with its secret keeps the copy's digest: the reader, back there, is not
+    // sent the edition a second time either.
+    const movedData = mkdtempSync(path.join(os.tmpdir(), "ewe-moved-"));
+    copyFileSync(path.join(t.dataDir, "cookie-secret"), path.join(movedData, "cookie-secret"));
+    const moved = await startTestApp(backend, { dataDir: movedData });
+    try {
+      const imported = await admin(adminEnv(moved), "import", "--from", "export", exported);
+      expect(imported.code, imported.stderr).toBe(0);
+      await seedConfirmed(moved, [reader]);
+      const resent = await admin(adminEnv(moved), "newsletter", "send", file, "--yes");
+      expect(resent.code, resent.stderr).toBe(0);
+      expect(resent.stdout).toContain("for 0 subscribers");
+    } finally {
+      await moved.close();
+    }
 
     const before = smtp.to(reader).length;
     expect((await requestSubscription(t, reader)).statusCode).toBe(202);
