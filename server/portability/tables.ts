@@ -57,8 +57,9 @@ export const rowName = (table: ExportTable, at: number, row: Record<string, unkn
  * The version of the file's shape; an import refuses files of a later one.
  * 2: suppressions and soft_bounces keep a digest, not the address (version 1's are converted).
  * 3: the standing links are kept as seeds, not tokens (server/portability/standing-links.ts).
+ * 4: an edition's copy to a removed reader keeps the digest of the mailbox (`email_hash`).
  */
-export const exportVersion = 3;
+export const exportVersion = 4;
 export const exportFormat = "engage-with-engineer-export";
 
 /** Why an address's digest is not written: the importing site makes it with its own secret. */

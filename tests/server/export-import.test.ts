@@ -276,7 +276,7 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     expect(statSync(exported).mode & 0o777).toBe(0o600);
     const file = JSON.parse(readFileSync(exported, "utf8")) as ExportFile;
     expect(file.format).toBe("engage-with-engineer-export");
-    expect(file.version).toBe(3);
+    expect(file.version).toBe(4);
     expect(file.settings.SITE_URL).toBe("http://ewe.test");
     expect(JSON.stringify(file.settings)).not.toMatch(/DATABASE_URL|COOKIE_SECRET|SMTP_URL/);
     const { tables } = file;
