@@ -1,4 +1,4 @@
-import { bounceOf } from "../outbox/mailer.ts";
+import { bounceOf } from "../outbox/recipient-health.ts";
 
 /**
  * Delivery-status reports (RFC 3464) and feedback reports (RFC 5965, ARF), as

@@ -49,3 +49,23 @@ export function createRecipientHealth(
       : {}),
   };
 }
+
+/** What a refused mail says of its recipient's address (`bounceOf`). */
+export type Bounce = "hard" | "soft";
+
+/**
+ * What an enhanced status code (RFC 3463) of a refused mail, at send time or
+ * in a delivery report, says of its recipient's address: null, nothing, when
+ * the message or its sender was refused, as a mail to anyone else would be
+ * (5.7.x: policy, spam, a blocklisted sending server, a relay that wants a
+ * login; 5.3.x: the receiving system, too large a message; 5.6.x: its
+ * content; 5.2.3: too long for the mailbox); "soft", a state that passes (any
+ * 4.x.x; 5.2.2, a full mailbox, which many servers call permanent; 5.4.7,
+ * retried until given up); "hard", the address is no more (5.1.x: no such
+ * mailbox or domain, and the rest: Outlook.com refuses an unknown mailbox
+ * with 5.5.0, Exchange Online with 5.4.1, others with 5.0.0).
+ */
+export function bounceOf(status: string): Bounce | null {
+  if (/^5\.(3|6|7)\.|^5\.2\.3$/.test(status)) return null;
+  return /^4\.|^5\.2\.2$|^5\.4\.7$/.test(status) ? "soft" : "hard";
+}
