@@ -151,6 +151,8 @@ function feedItems(clientDir: string, scope: string) {
     updated: dayOf(entry.updated),
     author: `${entry.author.email} (${entry.author.name})`,
     section: entry.category.label,
+    // Atom requires a category's term (RFC 4287, 4.2.2).
+    term: entry.category.term,
     image: list(entry.link)[1].href,
   }));
   const json = list(JSON.parse(read("feed.json")).items).map((item) => ({
@@ -188,9 +190,46 @@ describe("every feed's items", () => {
         expected.map((item) => ({ ...drop(item), author: `${email} (${owner.name})` })),
       );
       expect(atom).toEqual(
-        expected.map((item) => ({ ...item, author: `${email} (${owner.name})` })),
+        expected.map((item, index) => ({
+          ...item,
+          author: `${email} (${owner.name})`,
+          term: newestFirst(list)[index]?.section.id,
+        })),
       );
       expect(json).toEqual(expected.map((item) => ({ ...item, author: owner.name })));
+    });
+  }
+});
+
+describe("every feed's text", () => {
+  let clientDir = "";
+  beforeAll(() => {
+    ({ clientDir } = writtenFeeds());
+  });
+  const read = (file: string) => readFileSync(path.join(clientDir, file), "utf8");
+  /** Every item's HTML in one feed, as a reader's app gets it. */
+  const texts = {
+    rss: () =>
+      [xml.parse(read("rss.xml")).rss.channel.item]
+        .flat()
+        .map((item: Record<string, string>) => item["content:encoded"] ?? ""),
+    atom: () =>
+      [xml.parse(read("atom.xml")).feed.entry]
+        .flat()
+        .map((entry: { content: { "#text": string } }) => entry.content["#text"]),
+    json: () =>
+      (JSON.parse(read("feed.json")).items as { content_html: string }[]).map(
+        (item) => item.content_html,
+      ),
+  };
+  for (const [format, itemTexts] of Object.entries(texts)) {
+    it(`${format}: every link and picture in an item's text has the site's full address, read away from the site`, () => {
+      const addresses = itemTexts().flatMap((html) =>
+        [...html.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((match) => match[1] ?? ""),
+      );
+      expect(addresses.filter((address) => !URL.canParse(address))).toEqual([]);
+      // The engines article links the two that follow it, on this site.
+      expect(addresses).toContain(`${siteUrl}/technical/fuel-injection-blog`);
     });
   }
 });

@@ -20,6 +20,13 @@ type Site = Record<"siteUrl" | "siteName" | "ownerName" | "contactEmail" | "desc
 
 const day = (date: string) => new Date(`${date}T00:00:00Z`);
 
+/**
+ * An item's HTML with its links and pictures on the site made absolute: a feed
+ * reader shows the text away from the site, where `/technical/…` leads nowhere.
+ */
+const absolute = (html: string, siteUrl: string) =>
+  html.replace(/(\s(?:href|src)=")\/(?!\/)/g, `$1${siteUrl}/`);
+
 function feedOf(site: Site, items: Item[], section: Section | null, clientDir: string) {
   const home = `${site.siteUrl}/${section?.id ?? ""}`;
   const author = { name: site.ownerName, email: site.contactEmail, link: `${site.siteUrl}/about` };
@@ -50,9 +57,10 @@ function feedOf(site: Site, items: Item[], section: Section | null, clientDir: s
       date: day(lastChanged(item)),
       published: day(item.published),
       description: item.description,
-      content: item.html,
+      content: absolute(item.html, site.siteUrl),
       author: [author],
-      category: [{ name: item.section.name }],
+      // Atom requires a category's term; its label is what readers show.
+      category: [{ name: item.section.name, term: item.section.id }],
       // An RSS enclosure states its size: the build draws the share images first.
       image: {
         url: `${site.siteUrl}${item.shareImage}`,
