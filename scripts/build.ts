@@ -48,7 +48,6 @@ execFileSync(
 const config = loadConfig(process.env, { productionRules: false });
 const { siteUrl } = config;
 const items = siteItems(content);
-const today = new Date().toISOString().slice(0, 10);
 // Each service's own page is listed too (docs/product.md, "A page per service"),
 // and /book, which a buyer may search for ("Book a call").
 const sitemapPaths = [
@@ -56,7 +55,7 @@ const sitemapPaths = [
   ...content.services.map((service) => servicePath(service.id)),
   "/book",
 ];
-writeFileSync(path.join(clientDir, "sitemap.xml"), sitemapXml(siteUrl, sitemapPaths, items, today));
+writeFileSync(path.join(clientDir, "sitemap.xml"), sitemapXml(siteUrl, sitemapPaths, items));
 const shareImages = await writeShareImages(
   [
     {

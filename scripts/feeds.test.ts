@@ -7,7 +7,7 @@ import { z } from "zod";
 import { siteName } from "../app/lib/site-name.ts";
 import { lastChanged, newestFirst, sections, siteItems } from "../content/items.ts";
 import { loadContent } from "../content/load.ts";
-import { writeFeeds } from "./feeds.ts";
+import { sitemapXml, writeFeeds } from "./feeds.ts";
 
 /**
  * JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/): what the spec requires
@@ -232,6 +232,25 @@ describe("every feed's text", () => {
       expect(addresses).toContain(`${siteUrl}/technical/fuel-injection-blog`);
     });
   }
+});
+
+describe("the sitemap", () => {
+  it("dates an item's page by its last change and a list page by its newest item's, and no other page", () => {
+    const xml = sitemapXml(siteUrl, ["/", "/about", "/science", "/privacy"], items);
+    const lastmods = Object.fromEntries(
+      [...xml.matchAll(/<url><loc>([^<]*)<\/loc>(?:<lastmod>([^<]*)<\/lastmod>)?<\/url>/g)].map(
+        ([, loc, lastmod]) => [loc, lastmod ?? null],
+      ),
+    );
+    const science = items.filter((item) => item.section.id === "science");
+    expect(lastmods).toEqual({
+      [`${siteUrl}/`]: null,
+      [`${siteUrl}/about`]: null,
+      [`${siteUrl}/science`]: science.map(lastChanged).sort().at(-1),
+      [`${siteUrl}/privacy`]: null,
+      ...Object.fromEntries(items.map((item) => [`${siteUrl}${item.path}`, lastChanged(item)])),
+    });
+  });
 });
 
 /*

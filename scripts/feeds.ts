@@ -113,15 +113,11 @@ export function writeFeeds(clientDir: string, site: Site, items: Item[]): string
 
 /**
  * sitemap.xml: every listed page and every item's page. An item's lastmod is
- * its last change; a list page's is its newest item's; other pages carry the
- * day of the build.
+ * its last change; a list page's is its newest item's. Other pages carry none:
+ * the build cannot tell the day they last changed, and the day of the build,
+ * new on every build, would teach search engines to ignore every lastmod.
  */
-export function sitemapXml(
-  siteUrl: string,
-  listedPaths: readonly string[],
-  items: Item[],
-  today: string,
-) {
+export function sitemapXml(siteUrl: string, listedPaths: readonly string[], items: Item[]) {
   const newestOf = new Map<string, string>();
   for (const item of items) {
     const listPath = `/${item.section.id}`;
@@ -129,12 +125,14 @@ export function sitemapXml(
     if (changed > (newestOf.get(listPath) ?? "")) newestOf.set(listPath, changed);
   }
   const entries = [
-    ...listedPaths.map((route) => ({ route, lastmod: newestOf.get(route) ?? today })),
+    ...listedPaths.map((route) => ({ route, lastmod: newestOf.get(route) })),
     ...items.map((item) => ({ route: item.path, lastmod: lastChanged(item) })),
   ];
+  const entry = ({ route, lastmod }: (typeof entries)[number]) =>
+    `  <url><loc>${escapeHtml(`${siteUrl}${route}`)}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ""}</url>`;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-${entries.map(({ route, lastmod }) => `  <url><loc>${escapeHtml(`${siteUrl}${route}`)}</loc><lastmod>${lastmod}</lastmod></url>`).join("\n")}
+${entries.map(entry).join("\n")}
 </urlset>
 `;
 }
