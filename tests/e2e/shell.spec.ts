@@ -117,6 +117,41 @@ test.describe("header", () => {
   });
 });
 
+test("at rest for good, under reduced motion or paused by its button, the header's words all show on a 320 px phone", async ({
+  visitor,
+}) => {
+  const allShow = async (page: Page) => {
+    const header = page.locator("header").first();
+    const bar = await header.locator(".marquee > div").boundingBox();
+    const words = [];
+    for (const word of ["Engage", "with", "Engineer"]) {
+      const box = await header.getByText(word, { exact: true }).boundingBox();
+      words.push({
+        word,
+        // Inside the bar, and within the header's own 64 px, not spilling over the page.
+        inside: !!box && !!bar && box.x >= bar.x && box.x + box.width <= bar.x + bar.width + 0.5,
+        inHeader: !!box && box.y + box.height <= 64,
+      });
+    }
+    return words;
+  };
+  const everyWord = ["Engage", "with", "Engineer"].map((word) => ({
+    word,
+    inside: true,
+    inHeader: true,
+  }));
+  const phone = { width: 320, height: 640 };
+  const still = await visitor({ viewport: phone, reducedMotion: "reduce" });
+  await still.goto("/about");
+  expect(await allShow(still)).toEqual(everyWord);
+
+  const paused = await visitor({ viewport: phone });
+  await paused.goto("/about");
+  await paused.getByRole("button", { name: "Pause the moving title" }).click();
+  await expect(paused.locator("header").first()).toHaveAttribute("data-marquee", "paused");
+  expect(await allShow(paused)).toEqual(everyWord);
+});
+
 test("the served HTML of every route marks its own link in the sidebar, and only that", async ({
   request,
 }) => {
