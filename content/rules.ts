@@ -41,3 +41,39 @@ export function expectOwnPosts(
     else if (linkedin) first.set(linkedin, file);
   }
 }
+
+/** A piece of writing, as rendered for a page of its own. */
+type Written = { file: string; pageHtml: string };
+
+/**
+ * Every link in the writing to a page of this site (`/technical/ice-blog`) names a page
+ * the site has, and one to a part of an item's page (`/science/soap#why-it-works`) a
+ * heading on it: a mistyped path would answer 404 and send the reader to the home page
+ * (docs/product.md, "Unknown addresses"). Links to files (`/rss.xml`) are not checked.
+ * `pages` holds every page's path, with the ids an item's page gives its headings.
+ */
+export function expectKnownLinks(
+  writing: Written[],
+  pages: Map<string, Set<string> | null>,
+  problems: Problems,
+) {
+  for (const { file, pageHtml } of writing) {
+    for (const [, link = ""] of pageHtml.matchAll(/\shref="(\/(?!\/)[^"]*)"/g)) {
+      const { pathname, hash } = new URL(link.replaceAll("&amp;", "&"), "http://site");
+      if (/\.[a-z0-9]+$/i.test(pathname)) continue;
+      const page = pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname;
+      if (!pages.has(page)) {
+        problems.add(`${file}: the link ${link} leads to no page of the site; correct its path`);
+        continue;
+      }
+      const ids = pages.get(page);
+      const id = decodeURIComponent(hash.slice(1));
+      if (id && ids && !ids.has(id)) {
+        const known = [...ids].join(", ") || "none";
+        problems.add(
+          `${file}: the link ${link} names no heading of ${page} (its headings' ids: ${known})`,
+        );
+      }
+    }
+  }
+}

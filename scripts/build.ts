@@ -5,6 +5,7 @@ import { siteName } from "../app/lib/site-name.ts";
 import { listedPaths } from "../app/navigation.ts";
 import { servicePath, siteItems } from "../content/items.ts";
 import { defaultContentRoot, exitOnContentError, loadContent } from "../content/load.ts";
+import { checkSiteLinks } from "../content/site-links.ts";
 import { writeAssistantIndex } from "../server/assistant/index-file.ts";
 import { loadConfig } from "../server/config.ts";
 import {
@@ -29,7 +30,11 @@ import { ensureSpamModel } from "./spam-model.ts";
 const forBrowserTests = process.argv.includes(browserTestsFlag);
 
 // 1. Content first: a broken file stops the build with its name, before Vite runs.
-const content = exitOnContentError(loadContent, "Content error in content/");
+const content = exitOnContentError(() => {
+  const loaded = loadContent();
+  checkSiteLinks(loaded);
+  return loaded;
+}, "Content error in content/");
 
 // 2. The pages and their islands. Astro would ask the network about telemetry.
 execFileSync(

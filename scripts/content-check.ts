@@ -1,6 +1,7 @@
 import { Problems } from "../content/frontmatter.ts";
 import { exitOnContentError, loadContent } from "../content/load.ts";
 import { findSamplePassages, writingFolders } from "../content/sample-voice.ts";
+import { checkSiteLinks } from "../content/site-links.ts";
 import { collectionShortfalls, pieceShortfalls } from "./content-minimums.ts";
 
 // Every problem in one run: the content's, the editions', the collections' and the pieces' sizes.
@@ -13,6 +14,7 @@ exitOnContentError(() => {
     ({ label }) => loaded !== undefined || label !== "content",
   );
   const passages = problems.attempt(() => findSamplePassages(folders), []);
+  if (loaded) problems.attempt(() => checkSiteLinks(loaded), undefined);
   for (const shortfall of loaded
     ? [...collectionShortfalls(loaded), ...pieceShortfalls(loaded)]
     : [])
