@@ -87,8 +87,12 @@ export function searchPage(
     return index;
   };
 
+  // The words lead the page's title too, so that a tab, the history and a screen
+  // reader arriving on the answer say which search it is.
   const page = (words: string, results: string) =>
-    `${(before ?? "").replace(termsField, ` value="${escapeHtml(words)}"$&`)}${results}${after}`;
+    `${(before ?? "")
+      .replace("<title>", words ? `<title>${escapeHtml(quoted(words))}: ` : "<title>")
+      .replace(termsField, ` value="${escapeHtml(words)}"$&`)}${results}${after}`;
   const promptText = "Type a word or two, then press Search.";
   const prompt = message(promptText);
   /** The page before any search: the same for every reader. */

@@ -44,7 +44,7 @@ const pages = {
 };
 
 /** The built search page (app/pages/search.astro), cut down: the field and the placeholder. */
-const searchTemplate = `<!doctype html><html lang="en"><head><meta name="robots" content="noindex"><script>document.documentElement.classList.add("js")</script></head><body>
+const searchTemplate = `<!doctype html><html lang="en"><head><title>Search | Engage with Engineer</title><meta name="robots" content="noindex"><script>document.documentElement.classList.add("js")</script></head><body>
 <header><a href="/search" aria-label="Search">S</a></header><main><h1>Search the site</h1>
 <form action="/search" method="get" role="search"><label for="search-terms">Search the site</label><input id="search-terms" type="search" name="q" maxlength="200" data-search-terms><button type="submit">Search</button></form>
 <ewe-fragment data-part="search-results"></ewe-fragment></main></body></html>`;
@@ -63,6 +63,7 @@ function filesUnder(root: string, folder: string): Record<string, Buffer> {
 
 /** The text of the page's answer: its message and its results, without the template. */
 const resultsOf = (body: string) => body.slice(body.indexOf("</form>"), body.indexOf("</main>"));
+const titleOf = (body: string) => /<title>([^<]*)<\/title>/.exec(body)?.[1];
 const fieldOf = (body: string) => /<input id="search-terms"[^>]*>/.exec(body)?.[0] ?? "";
 const hrefsOf = (body: string) =>
   [...resultsOf(body).matchAll(/<a href="([^"]*)"/g)].map((match) => match[1]);
@@ -127,6 +128,9 @@ describe("the search page", () => {
     expect(results).toMatch(/<mark>pressure<\/mark> <mark>cooker<\/mark> cook faster\?/);
     // The words are given back in the field, to change and search again.
     expect(fieldOf(response.body)).toContain('value="pressure cooker"');
+    // And they lead the title, which a tab, the history and a screen reader say.
+    expect(titleOf(response.body)).toBe("“pressure cooker”: Search | Engage with Engineer");
+    expect(titleOf((await search("")).body)).toBe("Search | Engage with Engineer");
   });
 
   it("leads to the part of a page under a heading when most of the matches sit there", async () => {
@@ -163,6 +167,9 @@ describe("the search page", () => {
       'value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&#39;"',
     );
     expect(resultsOf(response.body)).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(titleOf(response.body)).toBe(
+      "“&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&#39;”: Search | Engage with Engineer",
+    );
     // A page's own text that looks like markup is shown as text.
     const lid = await search("?q=lid");
     expect(resultsOf(lid.body)).toContain("&lt;b&gt;");
