@@ -69,6 +69,9 @@ test("every item's page, one per article, story, science post, AI article and so
       expect(meta(html, "og:type")).toBe("article");
       expect(meta(html, "og:url")).toBe(url);
       expect(meta(html, "og:image")).toBe(`${baseURL}${item.shareImage}`);
+      // The picture's words in its order, the section above the title; a comma
+      // between them, as the titles hold colons and question marks of their own.
+      expect(meta(html, "og:image:alt")).toBe(`${item.section.name}, ${item.title}`);
       expect(meta(html, "twitter:card")).toBe("summary_large_image");
       expect(meta(html, "article:published_time")).toBe(item.published);
       expect(html).toContain('<link rel="alternate" type="application/rss+xml" href="/rss.xml"');
