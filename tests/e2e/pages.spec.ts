@@ -93,6 +93,17 @@ test.describe("home", () => {
         tile.path,
       );
     }
+    // The welcome names pages and pieces a reader will want next: each is a link to it.
+    const main = page.getByRole("main");
+    for (const [name, path] of [
+      ["2,000 bar of injection pressure", "/technical/fuel-injection-blog"],
+      ["fuel-cell stack", "/technical/fuel-cell-vehicles"],
+      ["Services page", "/services"],
+      ["Science in Everyday", "/science"],
+      ["retells stories from the Ramayana and the Mahabharata", "/mythology"],
+    ] as const) {
+      await expect(main.getByRole("link", { name, exact: true })).toHaveAttribute("href", path);
+    }
     // The timers start once the islands have hydrated.
     await hydrateUnderFakeClock(page);
     const card = page.getByTestId("quote-card");
