@@ -250,6 +250,30 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     },
 
     /**
+     * After a restore (docs/backups.md): the backup's sessions and unused links end,
+     * and its passkeys not in `kept` (the replaced database's, when it had any table
+     * of them) go. Each may have been ended or removed since the backup, a stolen
+     * laptop's, or planted in a file from elsewhere by whoever knows its secret.
+     * The names of the passkeys removed.
+     */
+    async endRestoredSignIns(kept: Set<string> | null): Promise<string[]> {
+      const at = now().toISOString();
+      await this.revoke("all");
+      await db
+        .updateTable("owner_sign_in_links")
+        .set({ used_at: at })
+        .where("used_at", "is", null)
+        .execute();
+      const removed: string[] = [];
+      for (const passkey of kept ? await passkeys.listPasskeys() : []) {
+        if (!kept?.has(passkey.id) && (await passkeys.removePasskey(passkey.id))) {
+          removed.push(passkey.name);
+        }
+      }
+      return removed;
+    },
+
+    /**
      * One line of the audit trail: what was done, from which session (null: the
      * command line), in the action's transaction when it gives one.
      */

@@ -23,6 +23,8 @@ readable by its owner only. FILE must not exist. On PostgreSQL use pg_dump.
 the database open. The database it replaces is kept beside it as
 engage.sqlite.before-restore-<time>, and calls it has cancelled since the
 backup stay cancelled; one it has deleted since is named, to cancel by hand.
+The console's sessions and links the backup holds end, and its passkeys the
+replaced database does not hold are removed: sign in again with "login".
 On PostgreSQL use pg_restore.
 
   --from FILE   the backup to restore`,

@@ -4,6 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { plural } from "../../../contract/plural.ts";
 import { keepCancelledSince, type RestoredCall, type Since } from "../../bookings/restored.ts";
 import type { Config } from "../../config.ts";
+import { createOwnerRepository } from "../../console/owner-repository.ts";
 import { migrations } from "../../db/migrations.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
 import { cookieSecretFileOf } from "../../engagement/visitor.ts";
@@ -180,6 +181,23 @@ function callsSince(databaseFile: string): Since {
   }
 }
 
+/** The ids of the passkeys a replaced database holds; null if it has no table of them. */
+function passkeysIn(databaseFile: string): Set<string> | null {
+  const db = new DatabaseSync(databaseFile, { readOnly: true });
+  try {
+    return new Set(
+      db
+        .prepare("select id from owner_passkeys")
+        .all()
+        .map((row) => String(row.id)),
+    );
+  } catch {
+    return null; // A database older than passkeys.
+  } finally {
+    db.close();
+  }
+}
+
 /** "  12  2026-12-07T04:30:00.000Z  Meera Iyer", a line per call. */
 const callLines = (calls: RestoredCall[]) =>
   calls.map((call) => `\n  ${call.id}  ${call.start}  ${call.name}`).join("");
@@ -211,6 +229,18 @@ export async function restore({ values, config, stdout, actor, store }: CommandC
   await actor.audit("restore", fromFile);
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
   if (keptAs) stdout.write(`The database it replaced is kept as ${keptAs}.\n`);
+  // Ended or removed since the backup (a stolen laptop's), or planted in a file from elsewhere.
+  const removed = await createOwnerRepository(await store()).endRestoredSignIns(
+    keptAs ? passkeysIn(keptAs) : null,
+  );
+  stdout.write(
+    "The console's sessions and sign-in links the backup holds are ended: sign in again (`login`).\n",
+  );
+  if (removed.length > 0) {
+    stdout.write(
+      `${plural(removed.length, "passkey")} the backup holds ${removed.length === 1 ? "is" : "are"} not in the database it replaced (removed since, or another site's): removed:${removed.map((name) => `\n  ${name}`).join("")}\n`,
+    );
+  }
   // Calls cancelled since the backup stay so, by what the replaced database says of them.
   const since = keptAs
     ? await keepCancelledSince((await store()).db, callsSince(keptAs), new Date())
