@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -481,6 +481,8 @@ describe("backup and restore of the SQLite database", () => {
     const inUse = await admin(adminEnv(t), "restore", "--from", out);
     expect(inUse.code).toBe(1);
     expect(inUse.stderr).toContain("is in use: stop the server first");
+    // Its copy, made beside the database before the check, is gone.
+    expect(readdirSync(t.dataDir).filter((name) => name.includes(".restoring"))).toEqual([]);
 
     const junk = path.join(scratch(), "junk.sqlite");
     writeFileSync(junk, "not a database at all, just some text that is long enough");

@@ -215,16 +215,31 @@ export async function restore({ values, config, stdout, actor, store }: CommandC
   if (!found) throw new AdminError(`There is no file ${fromFile}.`);
   if (!found.isFile()) throw new AdminError(`${fromFile} is a folder: name the backup in it.`);
   checkDatabase(fromFile, "The backup");
+  mkdirSync(path.dirname(databaseFile), { recursive: true, mode: 0o700 });
+  // Copied beside the database before it is put aside: a copy that fails (a disk too
+  // full for it) leaves it in place, where a start would otherwise make an empty one.
+  const incoming = `${databaseFile}.restoring`;
+  try {
+    copyDatabase(fromFile, incoming);
+  } catch (error) {
+    throw new AdminError(
+      `The backup could not be copied to ${path.dirname(databaseFile)}: ${(error as Error).message}; nothing was changed.`,
+    );
+  }
   let keptAs: string | null = null;
   if (existsSync(databaseFile)) {
-    assertNotInUse(databaseFile);
+    try {
+      assertNotInUse(databaseFile);
+    } catch (error) {
+      rmSync(incoming, { force: true });
+      throw error;
+    }
     keptAs = `${databaseFile}.before-restore-${new Date().toISOString().replace(/[:.]/g, "-")}`;
     renameSync(databaseFile, keptAs);
   }
   // A log left by a crashed server belongs to the old file; on the new one it would corrupt it.
   for (const suffix of ["-wal", "-shm"]) rmSync(`${databaseFile}${suffix}`, { force: true });
-  mkdirSync(path.dirname(databaseFile), { recursive: true, mode: 0o700 });
-  copyDatabase(fromFile, databaseFile);
+  renameSync(incoming, databaseFile);
   // Recorded in the database now in place, which the backup's trail continues.
   await actor.audit("restore", fromFile);
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);

@@ -1,0 +1,88 @@
+import { execFileSync } from "node:child_process";
+import {
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { commentsResponseSchema } from "../../../contract/api.ts";
+import { admin, adminEnv } from "../support/admin.ts";
+import { json, startTestApp } from "../support/test-app.ts";
+
+/*
+ * A restore onto a disk with too little room for the backup (docs/backups.md): the
+ * copy fails, and the database stays where it was, as it was. It was put aside
+ * first, so a failed copy left no database, and the next start made an empty site.
+ */
+
+const mount = mkdtempSync(path.join(os.tmpdir(), "ewe-restore-disk-"));
+execFileSync("mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", mount]);
+afterAll(() => {
+  execFileSync("umount", ["-l", mount]);
+  rmSync(mount, { recursive: true, force: true });
+});
+
+/** Fills the filesystem at `mount` but for `room` bytes. */
+function fillBut(room: number) {
+  const fd = openSync(path.join(mount, "filler"), "w");
+  try {
+    for (const size of [1 << 16, 1 << 12, 1]) {
+      const chunk = Buffer.alloc(size, 0x5a);
+      for (;;) {
+        try {
+          writeSync(fd, chunk);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error;
+          break;
+        }
+      }
+    }
+    ftruncateSync(fd, Math.max(0, fstatSync(fd).size - room));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+it("leaves the database in place when the backup does not fit on its disk", async () => {
+  const dataDir = path.join(mount, "data");
+  mkdirSync(dataDir, { mode: 0o700 });
+  let site = await startTestApp("sqlite", { dataDir });
+  await site.visitor().comment("soap", "in the database");
+  const backup = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-restore-from-")), "b.sqlite");
+  expect((await admin(adminEnv(site), "backup", "--out", backup)).code).toBe(0);
+  await site.close();
+  const database = path.join(dataDir, "engage.sqlite");
+  fillBut(statSync(backup).size / 4);
+
+  const run = await admin(adminEnv(site), "restore", "--from", backup);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(
+    new RegExp(`^The backup could not be copied to ${dataDir}: .+; nothing was changed\\.\\n$`),
+  );
+  // Neither put aside nor half-copied.
+  expect(readdirSync(dataDir).filter((name) => name.startsWith("engage."))).toEqual([
+    "engage.sqlite",
+  ]);
+
+  rmSync(path.join(mount, "filler"));
+  site = await startTestApp("sqlite", { dataDir });
+  try {
+    const { comments } = json(
+      await site.visitor().get("/api/items/science/soap/comments"),
+      commentsResponseSchema,
+    );
+    expect(comments.map((c) => c.content)).toEqual(["in the database"]);
+  } finally {
+    await site.close();
+  }
+  expect(statSync(database).size).toBeGreaterThan(0);
+});
