@@ -195,6 +195,18 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
   });
 
+  it("removes a lost key whose credential id is as long as WebAuthn allows", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const lost = new SoftPasskey({ idBytes: 1023 });
+    await register(owner, lost, "Security key");
+    const thief = (await passkeySignIn(t, lost)).browser;
+    expect((await thief.get("/api/admin/session")).statusCode).toBe(200);
+    expect((await owner.delete(`/api/admin/passkeys/${lost.id}`)).statusCode).toBe(204);
+    expect((await thief.get("/api/admin/session")).statusCode).toBe(401);
+    expect((await passkeySignIn(t, lost)).status).toBe(401);
+  });
+
   it("opens one session for a link or a passkey's answer sent twice at once", async () => {
     const login = await admin(adminEnv(t), "login");
     const token = linkToken(login.stdout);

@@ -142,7 +142,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
   app.delete(
     "/passkeys/:id",
     route("Remove a passkey", noContent, {
-      params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/) }),
+      params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,1364}$/) }),
     }),
     async (request) => {
       const { id } = request.params;

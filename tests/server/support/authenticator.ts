@@ -15,12 +15,14 @@ export type Ceremony = { origin?: string; rpId?: string };
  * relying party a test names, so the server's checks meet real signatures.
  */
 export class SoftPasskey {
-  readonly #id = randomBytes(16);
+  readonly #id: Buffer;
   readonly #keys = generateKeyPairSync("ec", { namedCurve: "P-256" });
   /** The count the next answer carries; a key that keeps none stays at 0. */
   counter: number;
-  constructor({ counter = 1 }: { counter?: number } = {}) {
+  /** `idBytes`: its credential id's length, up to WebAuthn's 1,023 bytes. */
+  constructor({ counter = 1, idBytes = 16 }: { counter?: number; idBytes?: number } = {}) {
     this.counter = counter;
+    this.#id = randomBytes(idBytes);
   }
 
   get id(): string {
