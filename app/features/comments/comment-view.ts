@@ -68,9 +68,11 @@ export function CommentHeader({
           )
         : null,
     ),
+    // On a phone the time has a line of its own: the served page's ("10:21 AM UTC") is
+    // longer than the live one's, and beside the name only one of them might fit.
     h(
       "span",
-      { className: "text-xs text-slate-400" },
+      { className: "basis-full text-xs text-slate-400 sm:basis-auto" },
       h("time", { dateTime: comment.createdAt }, formatCommentTime(comment.createdAt)),
       // An edit keeps the time it was first written; the mark says it changed since.
       comment.updatedAt !== comment.createdAt
