@@ -345,6 +345,7 @@ export const errorCodes = [
   "invalid_json",
   "not_found",
   "forbidden",
+  "sign_in_again",
   "unauthorized",
   "conflict",
   "cross_origin",

@@ -2,7 +2,16 @@ import { useId, useLayoutEffect, useState } from "react";
 import { ApiError, fieldProblems } from "../lib/api-client.ts";
 import { errorMessage } from "./console-api.ts";
 
-type Refusal<F extends string> = { problems: Partial<Record<F, string>>; rest: string | null };
+type Refusal<F extends string> = {
+  problems: Partial<Record<F, string>>;
+  rest: string | null;
+  /** The refusal asks for a recent sign-in: a link leads to it, and back here. */
+  signInAgain?: boolean;
+};
+
+/** The sign-in page, which comes back to this screen once signed in. */
+export const signInAgainHref = () =>
+  `/admin/sign-in?then=${encodeURIComponent(window.location.pathname)}`;
 
 /**
  * What a console form shows of the server's refusals, in one place:
@@ -11,7 +20,8 @@ type Refusal<F extends string> = { problems: Partial<Record<F, string>>; rest: s
  * describing it, and moves the focus to the first; what names none of them
  * (a conflict, a lost connection) is said under the form, `problem`. Editing
  * a marked field clears its mark. `field(name)` goes on each Input (or
- * control marked as Input marks it).
+ * control marked as Input marks it). A refusal for want of a recent sign-in
+ * (`sign_in_again`) carries a link to sign in again, which returns here.
  */
 export function useRefusal<F extends string>(fields: readonly F[]) {
   const id = useId();
@@ -28,7 +38,11 @@ export function useRefusal<F extends string>(fields: readonly F[]) {
   };
   const refused = (error: unknown) => {
     const named = error instanceof ApiError && error.code !== "network_error";
-    show(named ? fieldProblems(error, fields) : { problems: {}, rest: errorMessage(error) });
+    show(
+      named
+        ? { ...fieldProblems(error, fields), signInAgain: error.code === "sign_in_again" }
+        : { problems: {}, rest: errorMessage(error) },
+    );
   };
   return {
     refused,
@@ -45,6 +59,14 @@ export function useRefusal<F extends string>(fields: readonly F[]) {
     problem: shown.rest ? (
       <p role="alert" className="w-full text-sm wrap-anywhere text-red-300">
         {shown.rest}
+        {shown.signInAgain ? (
+          <>
+            {" "}
+            <a href={signInAgainHref()} className="font-medium text-accent underline">
+              Sign in again
+            </a>
+          </>
+        ) : null}
       </p>
     ) : null,
   };

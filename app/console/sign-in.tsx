@@ -12,6 +12,23 @@ function tokenOfLink(): string | null {
   return match?.[1] ?? null;
 }
 
+/** Where a sign-in leads, kept for the tab: a link pasted into it drops the query. */
+const afterSignInKey = "ewe_after_sign_in";
+
+/**
+ * Where a sign-in leads: the console's screen that asked for it (`?then=`,
+ * a refusal's "Sign in again"), or the Overview. Only a screen's path, never
+ * another site.
+ */
+function afterSignIn(): string {
+  const asked =
+    new URLSearchParams(window.location.search).get("then") ??
+    sessionStorage.getItem(afterSignInKey) ??
+    "";
+  sessionStorage.removeItem(afterSignInKey);
+  return /^\/admin(\/[a-z]+)?$/.test(asked) ? asked : "/admin";
+}
+
 const panel = "mx-auto mt-16 w-[min(92vw,28rem)] rounded-2xl border border-line bg-panel p-6";
 
 /**
@@ -22,6 +39,10 @@ const panel = "mx-auto mt-16 w-[min(92vw,28rem)] rounded-2xl border border-line 
  */
 export function SignIn() {
   const [token, setToken] = useState(tokenOfLink);
+  useEffect(() => {
+    const then = new URLSearchParams(window.location.search).get("then");
+    if (then) sessionStorage.setItem(afterSignInKey, then);
+  }, []);
   // A link pasted into a tab already on this page changes only the fragment.
   useEffect(() => {
     const follow = () => setToken(tokenOfLink());
@@ -59,8 +80,9 @@ export function SignIn() {
   const withLink = (linkToken: string) =>
     run(async () => {
       await api("POST /admin/sign-in", { body: { token: linkToken } });
+      const next = afterSignIn();
       history.replaceState(null, "", "/admin/sign-in");
-      window.location.assign("/admin");
+      window.location.assign(next);
     });
 
   const withPasskey = () =>
@@ -72,7 +94,7 @@ export function SignIn() {
       // WebAuthn's JSON, as the contract has it: the server's library checks it.
       const credential = response as unknown as Record<string, unknown>;
       await api("POST /admin/passkey-sign-in", { body: { response: credential } });
-      window.location.assign("/admin");
+      window.location.assign(afterSignIn());
     });
 
   const mailLink = (event: FormEvent) => {

@@ -26,6 +26,11 @@ export const ownerRules = {
   sessionMaxMs: 30 * 24 * 60 * 60 * 1000,
   /** A session's last activity is written at most this often. */
   touchEveryMs: 60 * 1000,
+  /**
+   * What gives or keeps access (a passkey, the calendar feed's address) needs a
+   * sign-in this recent (docs/decisions/062-fresh-sign-in.md).
+   */
+  freshSignInMs: 10 * 60 * 1000,
 } as const;
 
 export type Clock = () => Date;
@@ -52,6 +57,8 @@ export type SessionCheck = {
   lastSeenAt: string;
   /** True when this request moved the idle deadline: the cookie is sent again. */
   touched: boolean;
+  /** True when the session signed in within `ownerRules.freshSignInMs`. */
+  fresh: boolean;
 };
 
 export type OwnerRepository = ReturnType<typeof createOwnerRepository>;
@@ -213,6 +220,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
         createdAt: toIso(row.created_at),
         lastSeenAt,
         touched,
+        fresh: at.getTime() - new Date(toIso(row.created_at)).getTime() < ownerRules.freshSignInMs,
       };
     },
 

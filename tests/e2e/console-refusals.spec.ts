@@ -1,7 +1,16 @@
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import type { Locator, Page } from "@playwright/test";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
-import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
+import {
+  type OwnSite,
+  ownerCli,
+  ownerPage,
+  signInWith,
+  startOwnSite,
+  withAuthenticator,
+} from "./support/own-site.ts";
 
 /*
  * The console's forms when the server refuses what the browser let through
@@ -69,18 +78,7 @@ test("the reply form marks a reply the server refuses", async ({ visitor }) => {
 
 test("the passkey's name is marked when the server refuses it", async ({ visitor }) => {
   const page = await ownerPage(visitor, own, "/admin/security");
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  await withAuthenticator(page);
   const name = page.getByLabel("Passkey name");
   // Within the field's 60 characters, but with a text-direction character in it.
   await name.fill("Work \u202Elaptop");
@@ -91,6 +89,43 @@ test("the passkey's name is marked when the server refuses it", async ({ visitor
     "Passkey names cannot contain control, direction or invisible characters.",
   );
   await expect(page.getByRole("button", { name: /^Remove the passkey/ })).toHaveCount(0);
+});
+
+test("adding a passkey 10 minutes after signing in asks to sign in again, and then adds it", async ({
+  visitor,
+}) => {
+  const page = await visitor();
+  await signInWith(page, ownerCli(own, "login").trim());
+  // This session (the newest) signed in 11 minutes ago: a laptop left open since.
+  const db = new DatabaseSync(path.join(own.dataDir, "engage.sqlite"));
+  db.prepare(
+    "update owner_sessions set created_at = ? where created_at = (select max(created_at) from owner_sessions)",
+  ).run(new Date(Date.now() - 11 * 60_000).toISOString());
+  db.close();
+  await page.getByRole("link", { name: "Sign-in and passkeys" }).click();
+  await withAuthenticator(page);
+  await page.getByLabel("Passkey name").fill("Work laptop");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  const passkeys = page.getByRole("region", { name: "Passkeys" });
+  await expect(passkeys.getByRole("alert")).toHaveText(
+    "Adding a passkey needs a sign-in within the last 10 minutes: sign in again (with a passkey or a new link) to confirm it is you, then try again. Sign in again",
+  );
+  await expect(passkeys.getByRole("button", { name: /^Remove the passkey/ })).toHaveCount(0);
+
+  await passkeys.getByRole("link", { name: "Sign in again" }).click();
+  await expect(page.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
+  // The command line's link, pasted into this tab, leads back to this screen.
+  await page.goto(ownerCli(own, "login").trim());
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Sign-in and passkeys", level: 1 })).toBeVisible();
+  await page.getByLabel("Passkey name").fill("Work laptop");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(
+    passkeys.getByRole("button", { name: "Remove the passkey Work laptop" }),
+  ).toBeVisible();
+  await expect(passkeys.getByRole("alert")).toHaveCount(0);
+  await passkeys.getByRole("button", { name: "Remove the passkey Work laptop" }).click();
+  await expect(passkeys.getByText("No passkey yet.")).toBeVisible();
 });
 
 test("the weekly hours mark the day the server refuses, not the form", async ({ visitor }) => {

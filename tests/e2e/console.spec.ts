@@ -13,7 +13,14 @@ import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { holdRead } from "./support/held-read.ts";
 import { liveDiscussion, openDiscussion } from "./support/items.ts";
-import { type OwnSite, ownerCli, ownerPage, signInWith, startOwnSite } from "./support/own-site.ts";
+import {
+  type OwnSite,
+  ownerCli,
+  ownerPage,
+  signInWith,
+  startOwnSite,
+  withAuthenticator,
+} from "./support/own-site.ts";
 import { refuseWrite } from "./support/refused-write.ts";
 
 /*
@@ -806,18 +813,7 @@ test("charts render from the seeded history, the Overview is axe clean, and docs
 test("a passkey registered in the console signs in from Chromium's virtual authenticator", async ({
   page,
 }) => {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  await withAuthenticator(page);
   await signInWith(page, cliLink());
   await page.getByRole("link", { name: "Sign-in and passkeys" }).click();
   // Sessions are named by browser and device, not by an id.

@@ -83,6 +83,52 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     expect(json(await owner.get("/api/admin/session"), whoAmIResponseSchema).passkeys).toEqual([]);
   });
 
+  it("gives a passkey or a calendar feed only to a session signed in within 10 minutes", async () => {
+    // Signed in 10 minutes ago (in the site's time; the command line's link is made now).
+    offsetMs = -(10 * minute + 1000);
+    const owner = new Owner(t);
+    await owner.signIn();
+    // A copy of the cookie, taken from a laptop left open: the owner's session itself.
+    const copy = new Owner(t);
+    copy.cookie = owner.cookie;
+    const key = new SoftPasskey();
+    offsetMs = -2 * minute;
+    const { challenge } = await challengeFor(copy, "/api/admin/passkeys/options");
+    offsetMs = 0;
+    const refusals = [
+      ["/api/admin/passkeys/options", {}, "Adding a passkey"],
+      [
+        "/api/admin/passkeys",
+        { name: "Mine now", response: key.register(challenge) },
+        "Adding a passkey",
+      ],
+      ["/api/admin/bookings/feed", {}, "A new calendar feed address"],
+    ] as const;
+    for (const [url, body, what] of refusals) {
+      const refused = await copy.post(url, body);
+      expect(refused.statusCode, url).toBe(403);
+      expect(json(refused, errorResponseSchema).error).toEqual({
+        code: "sign_in_again",
+        message: `${what} needs a sign-in within the last 10 minutes: sign in again (with a passkey or a new link) to confirm it is you, then try again.`,
+      });
+    }
+    expect(json(await copy.get("/api/admin/session"), whoAmIResponseSchema).passkeys).toEqual([]);
+    const audit = await admin(adminEnv(t), "audit", "--json");
+    expect(audit.stdout).not.toContain("bookings feed new");
+
+    // The owner signs in again (a new link, or a passkey): that session may.
+    expect((await owner.signIn()).statusCode).toBe(200);
+    await register(owner, key, "Phone");
+    expect((await owner.post("/api/admin/bookings/feed")).statusCode).toBe(200);
+    expect((await copy.post("/api/admin/passkeys/options")).statusCode).toBe(403);
+    // So may a session its passkey opens, as fresh as any.
+    const { browser, status } = await passkeySignIn(t, key);
+    expect(status).toBe(200);
+    expect((await browser.post("/api/admin/passkeys/options")).statusCode).toBe(200);
+    await owner.delete(`/api/admin/passkeys/${key.id}`);
+    await owner.delete("/api/admin/bookings/feed");
+  });
+
   it("refuses a passkey's answer replayed, answered late, or made for another site", async () => {
     const owner = new Owner(t);
     await owner.signIn();

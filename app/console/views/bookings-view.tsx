@@ -1,9 +1,8 @@
 import { useEffect, useReducer, useState } from "react";
-import { toast } from "sonner";
 import type { Booking } from "../../../contract/bookings.ts";
 import { limits } from "../../../contract/limits.ts";
 import { momentLabel, zoneName } from "../../../contract/time-zones.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { consoleApi, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
 import {
@@ -113,11 +112,14 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
 /** The secret address of the owner's calendar feed: shown once, when made. */
 function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise<void> }) {
   const [url, setUrl] = useState<string | null>(null);
-  const make = () =>
-    consoleApi("POST /admin/bookings/feed")
+  const refusal = useRefusal([]);
+  const make = () => {
+    refusal.clear();
+    return consoleApi("POST /admin/bookings/feed")
       .then(({ url }) => setUrl(url))
       .then(changed)
-      .catch((error) => toast.error(errorMessage(error)));
+      .catch(refusal.refused);
+  };
   return (
     <div className="space-y-3 text-sm">
       <p className="text-slate-300">
@@ -155,6 +157,7 @@ function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise
             }}
           />
         ) : null}
+        {refusal.problem}
       </div>
     </div>
   );

@@ -32,7 +32,8 @@ signed in (link or passkey), when, and its last request. A session ends after
     summary: "end one console session, or all of them",
     help: `Ends the console session ID (see "sessions list") at once: its next request
 is refused and the browser is sent to sign in again. --all ends every session,
-for example after losing a laptop. Exit code 3 when no open session has ID.
+for example after losing a laptop. Passkeys stay: remove the lost device's under
+"Sign-in and passkeys" in the console. Exit code 3 when no open session has ID.
 
   --all   end every session`,
   },

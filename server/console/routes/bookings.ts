@@ -13,7 +13,7 @@ import {
 } from "../../../contract/bookings.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
-import { type ConsoleContext, noContent, route } from "./context.ts";
+import { type ConsoleContext, noContent, requireFreshSignIn, route } from "./context.ts";
 
 /**
  * Booked calls (docs/product.md, "Book a call"): upcoming and past calls,
@@ -88,7 +88,11 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
       "A new secret address of the calendar feed; the one before stops working",
       feedResponseSchema,
     ),
-    async (request) => ({ url: (await actions.newFeed(actor(request))).url }),
+    async (request) => {
+      // The address reads every call, names and addresses, for as long as it stands.
+      requireFreshSignIn(context.sessionOf(request), "A new calendar feed address");
+      return { url: (await actions.newFeed(actor(request))).url };
+    },
   );
 
   app.delete(

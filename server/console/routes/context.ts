@@ -116,6 +116,21 @@ export function refuseIpHost(siteUrl: string): void {
   if (problem) throw new ApiError(409, "conflict", problem);
 }
 
+/**
+ * An action that gives or keeps access, refused from a session that did not
+ * sign in within the last 10 minutes (docs/decisions/062-fresh-sign-in.md):
+ * a stolen cookie cannot outlive its session by it. `what` names the action.
+ */
+export function requireFreshSignIn(session: SessionCheck, what: string): void {
+  if (!session.fresh) {
+    throw new ApiError(
+      403,
+      "sign_in_again",
+      `${what} needs a sign-in within the last 10 minutes: sign in again (with a passkey or a new link) to confirm it is you, then try again.`,
+    );
+  }
+}
+
 export const signedOut = () =>
   new ApiError(401, "unauthorized", "Sign in to the console first (/admin/sign-in).");
 

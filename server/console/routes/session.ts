@@ -13,7 +13,16 @@ import { revokeSessions } from "../owner-actions.ts";
 import { clearOwnerCookie } from "../owner-session.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { webauthn } from "../webauthn.ts";
-import { type ConsoleContext, noContent, refuseIpHost, route, signedOut } from "./context.ts";
+import {
+  type ConsoleContext,
+  noContent,
+  refuseIpHost,
+  requireFreshSignIn,
+  route,
+  signedOut,
+} from "./context.ts";
+
+const addingAPasskey = "Adding a passkey";
 
 /** The signed-in session: who am I, signing out, the open sessions, and the passkeys. */
 export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
@@ -70,6 +79,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     async (request) => {
       const session = sessionOf(request);
       refuseIpHost(config.siteUrl);
+      requireFreshSignIn(session, addingAPasskey);
       const existing = await owner.storedPasskeys();
       const options = await (await webauthn()).generateRegistrationOptions({
         rpName: "Engage with Engineer console",
@@ -97,6 +107,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     ),
     async (request, reply) => {
       const session = sessionOf(request);
+      requireFreshSignIn(session, addingAPasskey);
       const refused = () =>
         new ApiError(400, "validation_failed", "The passkey could not be registered; try again.");
       let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;

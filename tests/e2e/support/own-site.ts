@@ -184,3 +184,19 @@ export async function postTo(
   expect(response.status(), await response.text()).toBe(201);
   return commentResponseSchema.parse(await response.json()).comment;
 }
+
+/** Chromium's virtual authenticator on `page`, which answers WebAuthn by itself. */
+export async function withAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+}
