@@ -6,9 +6,9 @@ import { expect, it } from "vitest";
 import { whoAmIResponseSchema } from "../../contract/console.ts";
 import { newToken, tokenDigest } from "../../server/lib/tokens.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { Owner } from "./support/owner.ts";
+import { linkToken, Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
-import { json, startTestApp } from "./support/test-app.ts";
+import { json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * A backup holds the console's sessions, sign-in links and passkeys as they were
@@ -27,6 +27,13 @@ const passkey = (id: string, name: string) => [
   "[]",
   new Date().toISOString(),
 ];
+
+/** The owner signs in with a new link: the passkeys' names the console lists. */
+async function passkeysSignedInAnew(site: TestApp) {
+  const me = new Owner(site);
+  expect((await me.signIn()).statusCode).toBe(200);
+  return json(await me.get("/api/admin/session"), whoAmIResponseSchema).passkeys.map((k) => k.name);
+}
 
 it("ends every session and link a backup holds, and drops the passkeys removed since", async () => {
   const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-restore-")), "data");
@@ -81,11 +88,54 @@ it("ends every session and link a backup holds, and drops the passkeys removed s
     tamperer.cookie = `ewe_owner=${planted}`;
     expect((await tamperer.get("/api/admin/session")).statusCode).toBe(401);
     expect((await tamperer.post("/api/admin/sign-in", { token: link })).statusCode).toBe(410);
-    const me = new Owner(site);
-    expect((await me.signIn()).statusCode).toBe(200);
-    const { passkeys } = json(await me.get("/api/admin/session"), whoAmIResponseSchema);
-    expect(passkeys.map((key) => key.name)).toEqual(["Phone"]);
+    expect(await passkeysSignedInAnew(site)).toEqual(["Phone"]);
   } finally {
     await site.close();
+  }
+});
+
+it("into a new data folder ends the backup's sessions and links, and names the passkeys it keeps", async () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), "ewe-restore-new-"));
+  const site = await startTestApp("sqlite", { dataDir: path.join(root, "old"), env });
+  const laptop = new Owner(site);
+  let link: string;
+  const backup = path.join(root, "backup.sqlite");
+  try {
+    expect((await laptop.signIn()).statusCode).toBe(200);
+    const insert =
+      "insert into owner_passkeys (id, name, public_key, counter, transports, created_at) values (?, ?, ?, ?, ?, ?)";
+    await runSql(site, insert, passkey("phone-key", "Phone"));
+    // A link handed out and not yet used when the backup is taken.
+    const login = await admin(adminEnv(site), "login");
+    link = linkToken(login.stdout);
+    expect((await admin(adminEnv(site), "backup", "--out", backup)).code).toBe(0);
+  } finally {
+    await site.close();
+  }
+
+  // The old machine is gone: the backup goes into a new, empty data folder.
+  const dataDir = path.join(root, "new");
+  const into = { ...adminEnv(site), DATA_DIR: dataDir };
+  const run = await admin(into, "restore", "--from", backup);
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).not.toContain("kept as");
+  expect(run.stdout).toContain(
+    "The console's sessions and sign-in links the backup holds are ended: sign in again (`login`).",
+  );
+  expect(run.stdout).toMatch(
+    /\n1 passkey the backup holds is kept with nothing to check it against: once signed in, remove under "Sign-in and passkeys" any you removed since the backup or do not know:\n {2}Phone {2}added \d{4}-\d\d-\d\dT[\d:.]+Z\n/,
+  );
+
+  const restored = await startTestApp("sqlite", { dataDir, env });
+  try {
+    const thief = new Owner(restored);
+    thief.cookie = laptop.cookie;
+    expect((await thief.get("/api/admin/session")).statusCode).toBe(401);
+    expect((await new Owner(restored).post("/api/admin/sign-in", { token: link })).statusCode).toBe(
+      410,
+    );
+    expect(await passkeysSignedInAnew(restored)).toEqual(["Phone"]);
+  } finally {
+    await restored.close();
   }
 });

@@ -25,6 +25,8 @@ engage.sqlite.before-restore-<time>, and calls it has cancelled since the
 backup stay cancelled; one it has deleted since is named, to cancel by hand.
 The console's sessions and links the backup holds end, and its passkeys the
 replaced database does not hold are removed: sign in again with "login".
+Into a new DATA_DIR, with no database to compare, its passkeys are kept and
+named, to remove in the console any removed since the backup.
 On PostgreSQL use pg_restore.
 
   --from FILE   the backup to restore`,

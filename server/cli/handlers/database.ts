@@ -245,15 +245,22 @@ export async function restore({ values, config, stdout, actor, store }: CommandC
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
   if (keptAs) stdout.write(`The database it replaced is kept as ${keptAs}.\n`);
   // Ended or removed since the backup (a stolen laptop's), or planted in a file from elsewhere.
-  const removed = await createOwnerRepository(await store()).endRestoredSignIns(
-    keptAs ? passkeysIn(keptAs) : null,
-  );
+  const owner = createOwnerRepository(await store());
+  const replacedPasskeys = keptAs ? passkeysIn(keptAs) : null;
+  const removed = await owner.endRestoredSignIns(replacedPasskeys);
   stdout.write(
     "The console's sessions and sign-in links the backup holds are ended: sign in again (`login`).\n",
   );
   if (removed.length > 0) {
     stdout.write(
       `${plural(removed.length, "passkey")} the backup holds ${removed.length === 1 ? "is" : "are"} not in the database it replaced (removed since, or another site's): removed:${removed.map((name) => `\n  ${name}`).join("")}\n`,
+    );
+  }
+  // Into a new DATA_DIR nothing says which passkeys were removed since: each is named, to check.
+  const unchecked = replacedPasskeys === null ? await owner.listPasskeys() : [];
+  if (unchecked.length > 0) {
+    stdout.write(
+      `${plural(unchecked.length, "passkey")} the backup holds ${unchecked.length === 1 ? "is" : "are"} kept with nothing to check ${unchecked.length === 1 ? "it" : "them"} against: once signed in, remove under "Sign-in and passkeys" any you removed since the backup or do not know:${unchecked.map((p) => `\n  ${p.name}  added ${p.createdAt}${p.lastUsedAt ? `, last used ${p.lastUsedAt}` : ""}`).join("")}\n`,
     );
   }
   // Calls cancelled since the backup stay so, by what the replaced database says of them.
