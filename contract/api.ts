@@ -349,7 +349,6 @@ export const errorCodes = [
   "unauthorized",
   "conflict",
   "cross_origin",
-  "already_subscribed",
   "unknown_token",
   "token_expired",
   "token_used",

@@ -39,7 +39,7 @@ export function assertNoHoneypot(website: string | null | undefined): void {
 /**
  * The rules every way of subscribing shares, once the form's own checks
  * passed: the caps on confirmation mails per IP address and per network, one mail per mailbox (every
- * spelling of its address) per 24 hours, confirmed addresses answered "already subscribed".
+ * spelling of its address) per 24 hours; a confirmed address is answered as any other.
  */
 export async function requestSubscription(
   { engagement, newsletter }: { engagement: Engagement; newsletter: NewsletterDeps },
@@ -51,9 +51,6 @@ export async function requestSubscription(
     sender: newsletter.senderOf(ip),
     maxPerIpPerHour: newsletter.confirmationsPerIpPerHour,
   });
-  if (outcome === "already_subscribed") {
-    throw new ApiError(409, "already_subscribed", "This email address is already subscribed.");
-  }
   if (outcome === "ip_limited" || outcome === "network_limited") {
     reply.header("retry-after", "3600");
     const from = outcome === "ip_limited" ? "your connection" : "your network";

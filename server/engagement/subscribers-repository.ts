@@ -34,11 +34,10 @@ const confirmationRules = {
 } as const;
 
 type SubscribeOutcome =
-  /** A pending address; its confirmation mail is queued in the outbox. */
+  /** A pending address's confirmation mail, or a confirmed one's notice, is queued in the outbox. */
   | "confirmation_queued"
   /** Its mailbox, in any spelling, had a confirmation mail in the last 24 h: nothing stored or sent. */
   | "confirmation_recent"
-  | "already_subscribed"
   /** The IP address, or its network, caused its hourly share of confirmation mails: nothing stored or sent. */
   | SenderLimited;
 
@@ -58,6 +57,9 @@ async function rememberSeed(trx: Transaction<Database>, seed: string) {
 /** The payload that marks a confirmation mail as `newsletter reconfirm`'s: counted, and worded as such. */
 export const reconfirmation = JSON.stringify({ reconfirm: true });
 
+/** The payload that marks a confirmation mail as the notice to a subscribed address: no link. */
+export const alreadySubscribed = JSON.stringify({ already: true });
+
 /**
  * A new confirmation link for a pending address, and its mail in the outbox,
  * in the caller's transaction: the mail is queued exactly when the link is.
@@ -69,12 +71,16 @@ async function queueConfirmation(
   payload: string | null = null,
 ): Promise<void> {
   const nowText = now.toISOString();
-  const token = newToken();
   await trx
     .updateTable("subscribers")
     .set({ confirmation_sent_at: nowText })
     .where("id", "=", subscriber.id)
     .execute();
+  if (payload === alreadySubscribed) {
+    await enqueue(trx, nowText, [{ kind: "confirmation", email: subscriber.email, payload }]);
+    return;
+  }
+  const token = newToken();
   await trx
     .insertInto("confirmation_tokens")
     .values({
@@ -122,8 +128,11 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
      * The first step of the double opt-in (docs/product.md, "Newsletter"). A
      * new address becomes pending with a fresh unsubscribe link's seed; a
      * pending one gets a new confirmation link unless its mailbox, in any
-     * spelling (lib/mailbox.ts), had one in the last 24 hours. The mail is
-     * queued in the same transaction: an answered request is never a lost mail.
+     * spelling (lib/mailbox.ts), had one in the last 24 hours. A confirmed one
+     * is answered the same, under the same limits, and its mailbox is told
+     * instead that it is subscribed already: the answer tells nobody whether
+     * an address is on the list. The mail is queued in the same transaction:
+     * an answered request is never a lost mail.
      */
     async subscribe(
       email: string,
@@ -139,10 +148,9 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
           const now = new Date();
           const existing = await trx
             .selectFrom("subscribers")
-            .select(["id", "status"])
+            .select(["id", "status", "email"])
             .where(sql<string>`lower(email)`, "=", sql<string>`lower(${email})`)
             .executeTakeFirst();
-          if (existing?.status === "confirmed") return "already_subscribed";
           // One confirmation mail a day to a mailbox, to whichever spelling asked.
           const since = new Date(now.getTime() - confirmationRules.resendAfterMs).toISOString();
           const mailedToday = await trx
@@ -170,7 +178,14 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
                 .returning("id")
                 .executeTakeFirstOrThrow()
             ).id;
-          await queueConfirmation(trx, { id: subscriberId, email }, now);
+          // A subscribed address is told so at the spelling it subscribed with.
+          const listed = existing?.status === "confirmed" ? existing : undefined;
+          await queueConfirmation(
+            trx,
+            { id: subscriberId, email: listed?.email ?? email },
+            now,
+            listed && alreadySubscribed,
+          );
           await recordConfirmationRequest(trx, sender, nowText);
           return "confirmation_queued";
         });

@@ -1,5 +1,5 @@
 import { escapeHtml } from "../../contract/html.ts";
-import { linkMail, oneLine, tokenLink } from "../outbox/mail-layout.ts";
+import { laidOut, linkMail, oneLine, paragraph, tokenLink } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 
 /** The newsletter's mails: the confirmation, and an edition addressed to one subscriber. */
@@ -17,6 +17,24 @@ export function confirmationMail(
     link: tokenLink(siteUrl, "/newsletter/confirm", token),
     footer:
       "The link works once, for 48 hours. If you did not ask for this, ignore this mail: nothing will be sent to you.",
+  });
+}
+
+/**
+ * What a subscribed address is sent when someone asks to subscribe it again:
+ * the form answers as for any address, so this mail is where its reader learns
+ * that nothing needs doing. It holds no link: nothing is to be done.
+ */
+export function alreadySubscribedMail(to: string, siteUrl: string): OutgoingMail {
+  const text = `Nothing has changed and there is nothing to do: the newsletter keeps coming. Every edition ends with a link to unsubscribe.`;
+  return laidOut({
+    to,
+    subject: "You are already subscribed to Engage with Engineer",
+    lead: `Someone, hopefully you, asked on ${new URL(siteUrl).host} to subscribe this address to the Engage with Engineer newsletter. It is subscribed already.`,
+    html: paragraph(escapeHtml(text)),
+    text,
+    footer: "If you did not ask for this, ignore this mail: nothing changes.",
+    headers: { "Auto-Submitted": "auto-generated" },
   });
 }
 

@@ -1,14 +1,19 @@
 import type { Config } from "../config.ts";
 import { createSpentFormTokens } from "../db/spent-form-tokens.ts";
 import type { Store } from "../db/store.ts";
-import { reconfirmation } from "../engagement/subscribers-repository.ts";
+import { alreadySubscribed, reconfirmation } from "../engagement/subscribers-repository.ts";
 import { createWriterKeys } from "../engagement/writer-keys.ts";
 import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
 import { standingLinks } from "../lib/tokens.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { clickKeyOf, withTrackedLinks } from "./clicks.ts";
 import { createEditionsRepository } from "./editions-repository.ts";
-import { confirmationMail, editionMail, reconfirmationMail } from "./messages.ts";
+import {
+  alreadySubscribedMail,
+  confirmationMail,
+  editionMail,
+  reconfirmationMail,
+} from "./messages.ts";
 
 /**
  * The newsletter of one server instance: the mails it hands the outbox,
@@ -38,6 +43,7 @@ export function createNewsletter(
   const composers: { confirmation: ComposeMail; edition: ComposeMail } = {
     async confirmation(row) {
       if (!row.email) return { outcome: "failed", reason: "no recipient" };
+      if (row.payload === alreadySubscribed) return alreadySubscribedMail(row.email, siteUrl);
       if (!row.token) return { outcome: "failed", reason: "no confirmation token" };
       // `newsletter reconfirm`'s request to an imported address is worded as such; one the
       // reader asked for through the form is the ordinary one, imported or not.

@@ -6,6 +6,7 @@ import { formTokenFor } from "../support/newsletter.ts";
 import { freePort } from "../support/postgres.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { expect, test } from "./support/fixtures.ts";
+import { newsletterHydrated } from "./support/islands.ts";
 import { confirmationLink } from "./support/newsletter.ts";
 import { siteEnv } from "./support/site.ts";
 
@@ -63,6 +64,15 @@ test("the mailed link confirms only when the reader presses Confirm, and only on
   await page.goto(link);
   await expect(page.getByRole("alert")).toHaveText(/already been used: the subscription/);
   await expect(page.getByRole("button", { name: "Confirm" })).toHaveCount(0);
+
+  // Subscribed, the footer's form answers as for anyone: it tells nobody who is on the list.
+  await page.goto(`${server.url}/about`);
+  await newsletterHydrated(page);
+  await page.getByRole("textbox", { name: "Email address" }).fill(email.toUpperCase());
+  await page.getByRole("button", { name: "Subscribe" }).click();
+  await expect(page.getByRole("status")).toHaveText(/Thank you.*Check your inbox/, {
+    timeout: 6_000,
+  });
 });
 
 test("opening the link alone confirms nothing", async ({ page, request }, testInfo) => {
@@ -100,5 +110,16 @@ test.describe("with JavaScript off", () => {
     await page.goto(link);
     await page.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("heading", { name: "Already confirmed" })).toBeVisible();
+
+    // Subscribed, the form's two steps lead to the same thanks as for anyone.
+    await page.goto(`${server.url}/about`);
+    await page.getByRole("textbox", { name: "Email address" }).fill(email);
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await expect(page.getByRole("heading", { name: "One more step" })).toBeVisible();
+    const answered = Date.now();
+    await expect.poll(() => Date.now() - answered, { intervals: [250] }).toBeGreaterThan(2100);
+    await page.getByRole("main").getByRole("button", { name: "Subscribe" }).click();
+    await expect(page).toHaveURL(/\/newsletter\/thanks$/);
+    await expect(page.getByRole("status")).toHaveText(/Check your inbox/);
   });
 });

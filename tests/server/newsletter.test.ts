@@ -131,10 +131,46 @@ describe.each(backends)("the newsletter on %s", (backend) => {
       code: "token_used",
       message: "This confirmation link has already been used.",
     });
+  });
 
-    const already = await requestSubscription(t, "CONFIRM@example.com", freshIp());
-    expect(already.statusCode).toBe(409);
-    expect(json(already, errorResponseSchema).error.code).toBe("already_subscribed");
+  it("answers a subscribed address as any other, and tells its mailbox instead, once a day", async () => {
+    const email = "on-the-list@example.com";
+    await confirm(tokenOfMail(await subscribeAndReceive(email)));
+    // The day's confirmation mail is behind it: the next request may mail the mailbox.
+    const dayAgo = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    await runSql(t, "update subscribers set confirmation_sent_at = ? where email = ?", [
+      dayAgo,
+      email,
+    ]);
+    const fresh = await requestSubscription(t, "never-seen@example.com", freshIp());
+    const listed = await requestSubscription(t, "On-The-List@example.com", freshIp());
+    expect([listed.statusCode, listed.body]).toEqual([fresh.statusCode, fresh.body]);
+    expect(listed.statusCode).toBe(202);
+
+    const notice = "You are already subscribed to Engage with Engineer";
+    const noticeOf = () => smtp.to(email).find((mail) => header(mail, "Subject") === notice);
+    await smtp.waitFor(() => noticeOf() !== undefined);
+    expect(noticeOf()?.parsed.text).toContain("there is nothing to do");
+    expect(noticeOf()?.parsed.text).not.toMatch(/token=/);
+    expect(await states()).toContainEqual(expect.objectContaining({ email, status: "confirmed" }));
+
+    // The form without JavaScript leads to the same page as for a new address.
+    const ticket = t.formTicket(email);
+    const form = await t.app.inject({
+      method: "POST",
+      url: `/api/newsletter/continue?ticket=${ticket}`,
+      remoteAddress: freshIp(),
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: "",
+    });
+    expect([form.statusCode, form.headers.location]).toEqual([303, "/newsletter/thanks"]);
+    // At most one mail a day to the mailbox: the second request queued nothing.
+    const rows = await runSql(
+      t,
+      "select count(*) as n from outbox where kind = 'confirmation' and lower(email) = ?",
+      [email],
+    );
+    expect(Number(rows[0]?.n)).toBe(2);
   });
 
   it("confirms and unsubscribes without JavaScript, by the page's button posting back to the link", async () => {

@@ -27,17 +27,25 @@ describe.each(backends)("subscribers on %s", (backend) => {
     expect(response.body).not.toContain("reader@example.com");
   });
 
-  it("answers 409 already_subscribed for the same address in any case", async () => {
+  it("answers a confirmed address, in any case, as it answers a new one", async () => {
     await confirmedSubscriber(t, "Twice@Example.com");
+    const fresh = await subscribe("first-time@example.com");
     const again = await subscribe("twice@example.COM");
-    expect(again.statusCode).toBe(409);
-    expect(json(again, errorResponseSchema).error.code).toBe("already_subscribed");
+    expect([again.statusCode, again.body]).toEqual([fresh.statusCode, fresh.body]);
+    expect(json(again)).toEqual({ pending: true });
+    const rows = await runSql(t, "select status from subscribers where lower(email) = ?", [
+      "twice@example.com",
+    ]);
+    expect(rows).toEqual([{ status: "confirmed" }]);
   });
 
   it("trims the address before storing it", async () => {
     await confirmedSubscriber(t, "  padded@example.com ");
-    const again = await subscribe("padded@example.com");
-    expect(again.statusCode).toBe(409);
+    expect((await subscribe("padded@example.com")).statusCode).toBe(202);
+    const rows = await runSql(t, "select email, status from subscribers where email like ?", [
+      "%padded@example.com%",
+    ]);
+    expect(rows).toEqual([{ email: "padded@example.com", status: "confirmed" }]);
   });
 
   it("forgets an address never confirmed, its link and its mails' records, a week after its confirmation mail", async () => {
@@ -125,7 +133,11 @@ describe.each(backends)("subscribers on %s", (backend) => {
 
   it("accepts an apostrophe, which is legal in an address, and stores it as given", async () => {
     await confirmedSubscriber(t, "o'brien@example.com");
-    expect((await subscribe("O'Brien@example.com")).statusCode).toBe(409);
+    expect((await subscribe("O'Brien@example.com")).statusCode).toBe(202);
+    const rows = await runSql(t, "select email from subscribers where lower(email) = ?", [
+      "o'brien@example.com",
+    ]);
+    expect(rows).toEqual([{ email: "o'brien@example.com" }]);
   });
 
   it("accepts a 254-character address", async () => {

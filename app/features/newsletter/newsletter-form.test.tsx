@@ -68,23 +68,20 @@ describe("NewsletterForm", () => {
     const user = userEvent.setup();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     answer = async () =>
-      Response.json(
-        { error: { code: "already_subscribed", message: "Already subscribed." } },
-        { status: 409 },
-      );
+      Response.json({ error: { code: "rate_limited", message: "Too many." } }, { status: 429 });
     render(<NewsletterForm />);
     await user.type(input(), "reader@example.com");
     await user.click(screen.getByRole("button", { name: "Subscribe" }));
     // After the form's 2 s minimum time to fill.
     const failed = await screen.findByRole(
       "button",
-      { name: "Already subscribed or error occurred" },
+      { name: "Not subscribed: an error occurred" },
       { timeout: 5000 },
     );
     expect(failed).toHaveClass("btn-error");
     expect(logged).toHaveBeenCalledOnce();
     // Said aloud, and the field the reader is to correct holds the focus, marked.
-    expect(screen.getByRole("alert")).toHaveTextContent("Already subscribed or error occurred");
+    expect(screen.getByRole("alert")).toHaveTextContent("Not subscribed: an error occurred");
     expect(input()).toHaveFocus();
     expect(input()).toBeInvalid();
     await user.type(input(), "x");

@@ -121,14 +121,14 @@ export function NewsletterForm() {
         {status === "submitting"
           ? "Subscribing..."
           : failed
-            ? "Already subscribed or error occurred"
+            ? "Not subscribed: an error occurred"
             : "Subscribe"}
       </button>
       {/* The button's new words are not announced on their own: a screen reader hears this,
           or the server's own message, which all see. */}
       {failed ? (
         <p role="alert" className={said ? "text-sm text-slate-100 sm:basis-full" : "sr-only"}>
-          {said ?? "Already subscribed or error occurred"}
+          {said ?? "Not subscribed: an error occurred"}
         </p>
       ) : null}
     </form>

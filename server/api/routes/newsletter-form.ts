@@ -8,7 +8,6 @@ import type { RouteDeps } from "./deps.ts";
 /** The built pages the form's answers lead to (app/pages/newsletter/). */
 const resultPage = {
   thanks: "/newsletter/thanks",
-  already: "/newsletter/already",
   invalid: "/newsletter/invalid",
   later: "/newsletter/later",
   refused: "/newsletter/refused",
@@ -17,7 +16,6 @@ const resultPage = {
 } as const;
 
 const pageOf: Partial<Record<ApiError["code"], string>> = {
-  already_subscribed: resultPage.already,
   rate_limited: resultPage.later,
   honeypot_filled: resultPage.refused,
   too_fast: resultPage.tooFast,

@@ -13,7 +13,7 @@ import { loadConfig } from "../../../server/config.ts";
 import { sqliteFileOf } from "../../../server/db/store-config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
 import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
-import { createFormTokens } from "../../../server/lib/form-token.ts";
+import { createFormTickets, createFormTokens } from "../../../server/lib/form-token.ts";
 import { type AddressKey, suppressionKey } from "../../../server/lib/mailbox.ts";
 import { type StandingLinks, standingLinks } from "../../../server/lib/tokens.ts";
 import { createCommentFormTokens } from "../../../server/moderation/defences.ts";
@@ -135,6 +135,8 @@ export type TestApp = {
   visitor(options?: { ip?: string }): Visitor;
   /** A newsletter form token as the page would hold it after a person filled the form. */
   formToken(): string;
+  /** The newsletter form's sealed address without JavaScript, as a person's second step sends it. */
+  formTicket(email: string): string;
   /** A comment form token as the page holds it once a person has had time to write. */
   commentToken(): string;
   /** The digest the site keeps a suppressed address under (server/outbox/suppressions.ts). */
@@ -249,6 +251,8 @@ export async function startTestApp(
       }),
     commentToken,
     formToken: () => formTokens.issue(Date.now() - 5000),
+    formTicket: (email) =>
+      createFormTickets(resolveCookieSecret(config)).seal(email, Date.now() - 60_000),
     addressKey: suppressionKey(resolveCookieSecret(config)),
     links: standingLinks(resolveCookieSecret(config)),
     async close() {
