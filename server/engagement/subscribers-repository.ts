@@ -1,7 +1,6 @@
 import { sql, type Transaction } from "kysely";
 import type { ConsoleSubscriber } from "../../contract/console.ts";
 import {
-  forgetConfirmationRequests,
   hourShareSent,
   recordConfirmationRequest,
   type Sender,
@@ -19,6 +18,7 @@ import { newSeed, newToken, type StandingLinks, tokenDigest } from "../lib/token
 import { keepWithoutAddress } from "../outbox/erased-copies.ts";
 import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
 import { reconfirmableSubscribers } from "./imported-subscribers.ts";
+import { forgetLeft, pruneUnconfirmed } from "./subscribers-retention.ts";
 
 type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
 type SubscriberKeys = { addressKey: AddressKey; links: StandingLinks };
@@ -365,36 +365,10 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
       }
     },
 
-    /**
-     * Forgets what the double opt-in no longer needs: the per-IP record after
-     * an hour, links a week after they expired, and addresses never confirmed,
-     * with their confirmation mails' records: whoever typed one, its mailbox
-     * never agreed.
-     */
+    /** The hourly pruning (./subscribers-retention.ts): the unconfirmed, then readers who left. */
     async prune(): Promise<void> {
-      const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
-      await forgetConfirmationRequests(db);
-      // Kept a while past their expiry, so a late click still hears "expired" or "used".
-      await db
-        .deleteFrom("confirmation_tokens")
-        .where("expires_at", "<=", ago(confirmationRules.forgetPendingAfterMs))
-        .execute();
-      for (;;) {
-        const stale = await db
-          .selectFrom("subscribers")
-          .select(["id", "email"])
-          .where("status", "=", "pending")
-          .where("confirmation_sent_at", "<=", ago(confirmationRules.forgetPendingAfterMs))
-          .limit(500)
-          .execute();
-        if (stale.length === 0) return;
-        const ids = stale.map((row) => row.id);
-        await db.transaction().execute(async (trx) => {
-          await forget(trx, { kinds: ["confirmation"], addresses: stale.map((row) => row.email) });
-          await trx.deleteFrom("confirmation_tokens").where("subscriber_id", "in", ids).execute();
-          await trx.deleteFrom("subscribers").where("id", "in", ids).execute();
-        });
-      }
+      await pruneUnconfirmed(db, confirmationRules.forgetPendingAfterMs);
+      await forgetLeft(db, addressKey);
     },
   };
 }

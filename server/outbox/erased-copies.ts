@@ -10,18 +10,23 @@ import { deleted } from "./queue.ts";
  * its mailbox is held under (`heldAddress`, lib/mailbox.ts), by which no
  * edition is queued for that mailbox twice. One still queued is cancelled;
  * their mail files, without SMTP_URL, are deleted. How many.
+ *
+ * `sentBefore`: only the copies sent (or queued, if never sent) by then, which
+ * keep their link's seed, the one thing the edition's count of readers who
+ * unsubscribed joins on (a reader who left, once late reports are over).
  */
 export async function keepWithoutAddress(
   writer: Db,
   address: string,
   emailHash: string,
+  sentBefore?: string,
 ): Promise<number> {
   const rows = await writer
     .updateTable("outbox")
     .set({
       email: null,
       email_hash: emailHash,
-      token: null,
+      ...(sentBefore === undefined ? { token: null } : {}),
       last_error: null,
       status: sql<
         OutboxTable["status"]
@@ -29,6 +34,9 @@ export async function keepWithoutAddress(
     })
     .where("kind", "=", "edition")
     .where(sql<string>`lower(email)`, "=", address.trim().toLowerCase())
+    .$if(sentBefore !== undefined, (query) =>
+      query.where(sql<string>`coalesce(sent_at, created_at)`, "<=", sentBefore as string),
+    )
     .returning("id")
     .execute();
   return deleted(writer, rows);

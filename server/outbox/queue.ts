@@ -110,6 +110,7 @@ export async function enqueueEach(
 /** Which queued or sent messages to forget: of these kinds, with one of these tokens, payloads or recipients. */
 type Forgotten = {
   kinds: readonly OutboxKind[];
+  ids?: readonly number[];
   tokens?: readonly string[];
   /** Recipients, in any letter case (an address erased on request). */
   addresses?: readonly string[];
@@ -127,13 +128,15 @@ export const anyStatus = (eb: Where) => eb("status", "in", Object.keys(states) a
 
 /** Deletes the messages about something deleted: deleted means the outbox too. How many. */
 export async function forget(writer: Db, match: Forgotten): Promise<number> {
-  const { kinds, tokens = [], addresses = [], payloads = [], payloadsLike = [], statuses } = match;
+  const { kinds, ids = [], tokens = [], addresses = [], payloads = [], payloadsLike = [] } = match;
+  const { statuses } = match;
   if (kinds.length === 0) return 0;
   const chunk = <T>(values: readonly T[], size: number) =>
     Array.from({ length: Math.ceil(values.length / size) }, (_, i) =>
       values.slice(i * size, i * size + size),
     );
   const matches: ExpressionOrFactory<Database, "outbox", SqlBool>[] = [
+    ...chunk(ids, 500).map((part) => (eb: Where) => eb("id", "in", part)),
     ...chunk(tokens, 500).map((part) => (eb: Where) => eb("token", "in", part)),
     ...chunk(addresses, 500).map(
       (part) => (eb: Where) =>
