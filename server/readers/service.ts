@@ -59,6 +59,14 @@ const maxPending = 500_000;
 const userAgentMax = 512;
 
 /**
+ * Pages opened from a link in a mail the site sent (a subscription's confirmation,
+ * unsubscribing): no one reads them, and a visit begun there would give the
+ * subscription confirmed on it to that page and the mail, not to the writing
+ * the reader subscribed from.
+ */
+const mailLinkPages = new Set(["/newsletter/confirm", "/unsubscribe"]);
+
+/**
  * isbot's answer by user agent, for the few thousand agents last seen: its
  * pattern is long, and every view would run it on the same few hundred
  * browsers' agents. Held in memory only, with nothing about who sent them.
@@ -278,6 +286,7 @@ export function createReaders({
      * was counted: at once, or (the day's salt still being read) a promise.
      */
     view(request: ReaderRequest, report: ViewReport): boolean | Promise<boolean> {
+      if (mailLinkPages.has(report.path)) return false;
       const now = clock().getTime();
       const userAgent = countable(request, now);
       if (!userAgent) return false;

@@ -10,6 +10,8 @@ import { createFormTokens } from "../../server/lib/form-token.ts";
 import { createReadersRepository } from "../../server/readers/repository.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { outboxFiles } from "../support/newsletter.ts";
+import { requestSubscription, tokenFromOutboxFolder } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
@@ -25,6 +27,8 @@ const clientFiles = {
   "science/index.html": page("Science"),
   "science/pressure-cooker/index.html": page("Pressure cooker"),
   "services/index.html": page("Services"),
+  "newsletter/confirm/index.html": page("Confirm your subscription"),
+  "unsubscribe/index.html": page("Unsubscribe from the newsletter"),
 };
 const tokens = createFormTokens(cookieSecret, { purpose: "enquiry form timing", minimumMs: 0 });
 
@@ -391,6 +395,38 @@ describe.each(backends)("readers on %s", (backend) => {
     ).toEqual([{ status: "spam" }]);
     await t.app.readers.flush();
     expect(await comments()).toBe(before + 1);
+  });
+
+  it("counts no view of a page opened from the site's mails: a subscription confirmed there is no conversion of that page or of the newsletter", async () => {
+    const reader: Browser = { ip: "192.0.2.70", userAgent: chrome };
+    const email = "nina@example.org";
+    const seen = new Set(outboxFiles(t.dataDir));
+    expect((await requestSubscription(t, email, reader.ip)).statusCode).toBe(202);
+    const token = await tokenFromOutboxFolder(t, email, seen);
+    // The next morning, before reading anything that day, Nina opens the link in her web mail.
+    await view(t, reader, "/newsletter/confirm", { referrer: "https://mail.google.com/" });
+    const confirmed = await t.app.inject({
+      method: "POST",
+      url: "/api/subscribers/confirm",
+      remoteAddress: reader.ip,
+      headers: { origin: siteUrl, "user-agent": reader.userAgent },
+      payload: { token },
+    });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    await view(t, reader, "/unsubscribe", { referrer: "https://mail.google.com/" });
+    await t.app.readers.flush();
+    expect(
+      await runSql(
+        t,
+        "select entry_path, source, count from reader_conversion_days where kind = 'subscription'",
+      ),
+    ).toEqual([{ entry_path: "", source: "", count: 1 }]);
+    const report = await readersCli(t);
+    expect(report.pages.map((each) => each.value)).not.toContain("/newsletter/confirm");
+    expect(report.pages.map((each) => each.value)).not.toContain("/unsubscribe");
+    expect(report.conversions.byEntryPage).toContainEqual(
+      expect.objectContaining({ value: "(not counted)", subscription: 1 }),
+    );
   });
 });
 
