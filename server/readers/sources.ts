@@ -140,6 +140,8 @@ export function originOf(
   if (tagged) return { source: namedSource(tagged), medium, campaign };
   const host = referrerHost(referrer, siteHost);
   if (!host) return { source: "Direct", medium, campaign };
+  // Before the search engines: Gmail's is mail.google.com, no search.
+  if (webMail.test(host)) return { source: "Newsletter", medium: medium || "email", campaign };
   for (const [pattern, name] of searchEngines) {
     if (pattern.test(host)) return { source: name, medium: medium || "search", campaign };
   }
@@ -148,7 +150,6 @@ export function originOf(
   }
   if (mastodon.test(host)) return { source: "Mastodon", medium: medium || "social", campaign };
   if (fediverse.test(host)) return { source: "Fediverse", medium: medium || "social", campaign };
-  if (webMail.test(host)) return { source: "Newsletter", medium: medium || "email", campaign };
   return { source: host.slice(0, utmLength), medium: medium || "referral", campaign };
 }
 

@@ -428,6 +428,22 @@ describe.each(backends)("readers on %s", (backend) => {
       expect.objectContaining({ value: "(not counted)", subscription: 1 }),
     );
   });
+
+  it("names a reader from Gmail's web mail as from the newsletter, and one from Google's search as from Google", async () => {
+    const visitorsBy = async () =>
+      new Map((await readersCli(t)).sources.map((each) => [each.value, each.visitors]));
+    const before = await visitorsBy();
+    await view(t, { ip: "192.0.2.80", userAgent: chrome }, "/science/pressure-cooker", {
+      referrer: "https://mail.google.com/",
+    });
+    await view(t, { ip: "192.0.2.81", userAgent: chrome }, "/science/pressure-cooker", {
+      referrer: "https://www.google.com/",
+    });
+    await t.app.readers.flush();
+    const after = await visitorsBy();
+    expect(after.get("Newsletter")).toBe((before.get("Newsletter") ?? 0) + 1);
+    expect(after.get("Google")).toBe((before.get("Google") ?? 0) + 1);
+  });
 });
 
 describe.each(backends)("a flood of made-up sources on %s", (backend) => {
