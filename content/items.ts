@@ -2,6 +2,7 @@ import { ContentError } from "./frontmatter.ts";
 import type { SiteContent } from "./load.ts";
 import { clip, firstParagraph } from "./markdown.ts";
 import type { IconName, Image, Link } from "./schema.ts";
+import { sections } from "./sections.ts";
 
 /*
  * Every piece of writing that has a page of its own (technical articles, growth
@@ -11,13 +12,7 @@ import type { IconName, Image, Link } from "./schema.ts";
  * (docs/decisions/013-item-pages-and-feeds.md).
  */
 
-export const sections = [
-  { id: "technical", name: "Technical" },
-  { id: "non-technical", name: "Non Technical" },
-  { id: "mythology", name: "Mythological Inspirations" },
-  { id: "mechfusion-ai", name: "MechFusionAI" },
-  { id: "science", name: "Science in Everyday" },
-] as const;
+export { sections };
 
 type SectionId = (typeof sections)[number]["id"];
 export type Section = (typeof sections)[number];

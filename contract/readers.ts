@@ -45,8 +45,11 @@ const figureSchema = z.object({
   value: z.string(),
   views: z.number().int(),
   visitors: z.number().int(),
-  /** Pages: visitors who read it to its end or for 30 s; else 0. */
-  engaged: z.number().int(),
+  /**
+   * An article's or post's page: its visitors who read it to its end or for 30 s;
+   * null for another page, which sends no such read; 0 for the other tables.
+   */
+  engaged: z.number().int().nullable(),
 });
 export type ReaderFigure = z.infer<typeof figureSchema>;
 
@@ -95,7 +98,8 @@ export const readerItemSchema = z.object({
       day: daySchema,
       views: z.number().int(),
       visitors: z.number().int(),
-      engaged: z.number().int(),
+      /** As a figure's. */
+      engaged: z.number().int().nullable(),
     }),
   ),
   conversions: conversionCountsSchema.nullable(),

@@ -1,3 +1,4 @@
+import { isItemPath } from "../../content/sections.ts";
 import {
   type ConversionCounts,
   conversionKinds,
@@ -61,8 +62,12 @@ const lastDays = (from: string, to: string) => {
 /** Rows shown per table; the CSV holds them all. */
 const shown = 50;
 
+/** A row's engaged reads: none (null) for a page other than an article's or post's, which sends none. */
+const engagedOf = (dimension: Dimension, value: string, engaged: number) =>
+  dimension === "page" && !isItemPath(value) ? null : engaged;
+
 function figuresOf(rows: DayRow[], dimension: Dimension): ReaderFigure[] {
-  const by = new Map<string, ReaderFigure>();
+  const by = new Map<string, ReaderFigure & { engaged: number }>();
   for (const row of rows) {
     if (row.dimension !== dimension) continue;
     const figure = by.get(row.value) ?? { value: row.value, views: 0, visitors: 0, engaged: 0 };
@@ -71,9 +76,9 @@ function figuresOf(rows: DayRow[], dimension: Dimension): ReaderFigure[] {
     figure.engaged += row.engaged;
     by.set(row.value, figure);
   }
-  return [...by.values()].sort(
-    (a, b) => b.visitors - a.visitors || b.views - a.views || a.value.localeCompare(b.value),
-  );
+  return [...by.values()]
+    .sort((a, b) => b.visitors - a.visitors || b.views - a.views || a.value.localeCompare(b.value))
+    .map((figure) => ({ ...figure, engaged: engagedOf(dimension, figure.value, figure.engaged) }));
 }
 
 function conversionsBy(rows: ConversionRow[], key: "entryPath" | "source"): ConversionCounts[] {
@@ -166,7 +171,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
           day,
           views: row?.views ?? 0,
           visitors: row?.visitors ?? 0,
-          engaged: row?.engaged ?? 0,
+          engaged: engagedOf(dimension, value, row?.engaged ?? 0),
         });
       }
       const key = dimension === "page" ? "entryPath" : dimension === "source" ? "source" : null;
@@ -188,7 +193,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
           figure.value,
           String(figure.visitors),
           String(figure.views),
-          ...(engaged ? [String(figure.engaged)] : []),
+          ...(engaged ? [figure.engaged === null ? "" : String(figure.engaged)] : []),
         ]),
         [],
       ];

@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { isbot } from "isbot";
+import { isItemPath } from "../../content/sections.ts";
 import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
 import { networkFactor } from "../lib/address-limit.ts";
@@ -309,8 +310,12 @@ export function createReaders({
       });
     },
 
-    /** An engaged read of an article: its end reached, or 30 s in view (at once, or a promise). */
+    /**
+     * An engaged read of an article or post: its end reached, or 30 s in view (at
+     * once, or a promise). Other pages send none, and none sent for them is counted.
+     */
     read(request: ReaderRequest, path: string): boolean | Promise<boolean> {
+      if (!isItemPath(path)) return false;
       const now = clock().getTime();
       const userAgent = countable(request, now);
       if (!userAgent) return false;

@@ -129,6 +129,11 @@ test("two readers, their sources and the enquiry one sent are counted, and the o
   await page.click();
   await expect(page).toHaveAttribute("aria-expanded", "true");
   await expect(owner.getByRole("table", { name: `${article}, day by day` })).toBeVisible();
+  // A page other than an article sends no read to the end: its share is not measured, not 0%.
+  const services = owner
+    .getByRole("region", { name: "Top pages" })
+    .getByRole("row", { name: /^\/services\b/ });
+  await expect(services.getByRole("cell").last()).toHaveText(/–$/);
   expect(await seriousViolations(owner, "main")).toEqual([]);
   // Days before the site was read: the conversions say nothing was counted then.
   await owner.getByRole("combobox", { name: "Period" }).selectOption("range");

@@ -8,9 +8,9 @@ import { readersReportSchema } from "../../contract/readers.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { createReadersRepository } from "../../server/readers/repository.ts";
+import { outboxFiles } from "../support/newsletter.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { outboxFiles } from "../support/newsletter.ts";
 import { requestSubscription, tokenFromOutboxFolder } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
@@ -113,6 +113,13 @@ async function readersCli(t: Pick<TestApp, "databaseUrl" | "dataDir">, since = "
   return readersReportSchema.parse(JSON.parse(run.stdout));
 }
 
+/** Today's figures on the console's screen, by the app's clock (the command line reads the real time). */
+async function todayOnScreen(t: TestApp) {
+  const owner = new Owner(t);
+  await owner.signIn();
+  return json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+}
+
 describe.each(backends)("readers on %s", (backend) => {
   let t: TestApp;
   const clock = movableClock();
@@ -207,8 +214,14 @@ describe.each(backends)("readers on %s", (backend) => {
     expect(report.views).toBe(4);
     expect(report.pages).toEqual([
       { value: "/science/pressure-cooker", views: 2, visitors: 2, engaged: 1 },
-      { value: "/science", views: 1, visitors: 1, engaged: 0 },
-      { value: "/services", views: 1, visitors: 1, engaged: 0 },
+      // A list page sends no engaged read: none, not none of its readers.
+      { value: "/science", views: 1, visitors: 1, engaged: null },
+      { value: "/services", views: 1, visitors: 1, engaged: null },
+    ]);
+    expect(tableAfter("Pages").rows.map((row) => row.split(/ {2,}/))).toEqual([
+      ["/science/pressure-cooker", "2", "2", "50%"],
+      ["/science", "1", "1", "-"],
+      ["/services", "1", "1", "-"],
     ]);
     expect(report.sources.map((s) => [s.value, s.visitors, s.views])).toEqual([
       ["LinkedIn", 1, 2],
@@ -421,7 +434,7 @@ describe.each(backends)("readers on %s", (backend) => {
         "select entry_path, source, count from reader_conversion_days where kind = 'subscription'",
       ),
     ).toEqual([{ entry_path: "", source: "", count: 1 }]);
-    const report = await readersCli(t);
+    const report = await todayOnScreen(t);
     expect(report.pages.map((each) => each.value)).not.toContain("/newsletter/confirm");
     expect(report.pages.map((each) => each.value)).not.toContain("/unsubscribe");
     expect(report.conversions.byEntryPage).toContainEqual(
@@ -431,7 +444,7 @@ describe.each(backends)("readers on %s", (backend) => {
 
   it("names a reader from Gmail's web mail as from the newsletter, and one from Google's search as from Google", async () => {
     const visitorsBy = async () =>
-      new Map((await readersCli(t)).sources.map((each) => [each.value, each.visitors]));
+      new Map((await todayOnScreen(t)).sources.map((each) => [each.value, each.visitors]));
     const before = await visitorsBy();
     await view(t, { ip: "192.0.2.80", userAgent: chrome }, "/science/pressure-cooker", {
       referrer: "https://mail.google.com/",
@@ -581,8 +594,8 @@ describe.each(backends)("one attacker's beacons on %s", (backend) => {
     await owner.signIn();
     const today = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
     expect(today.pages).toEqual([
-      { value: "/science", views: 3, visitors: 1, engaged: 0 },
-      { value: "/", views: 1, visitors: 1, engaged: 0 },
+      { value: "/science", views: 3, visitors: 1, engaged: null },
+      { value: "/", views: 1, visitors: 1, engaged: null },
     ]);
     expect(today.views).toBe(4);
   });
@@ -670,7 +683,7 @@ describe("a period longer than the days listed one by one", () => {
     const item = JSON.parse(
       (await owner.get(`/api/admin/readers/item?${range}&dimension=page&value=%2Fservices`)).body,
     );
-    expect(item.days.at(-1)).toEqual({ day: today, views: 1, visitors: 1, engaged: 0 });
+    expect(item.days.at(-1)).toEqual({ day: today, views: 1, visitors: 1, engaged: null });
     const csv = (await owner.get(`/api/admin/readers/export?${range}`)).body;
     expect(csv).toContain(`\r\n${today},1,1\r\n`);
     const cli = await readersCli(t, from);
@@ -765,7 +778,7 @@ describe("a page taken off the site", () => {
       await owner.signIn();
       const today = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
       expect(today.pages).toEqual([
-        { value: "/science", views: 1, visitors: 1, engaged: 0 },
+        { value: "/science", views: 1, visitors: 1, engaged: null },
         { value: "/science/pressure-cooker", views: 1, visitors: 1, engaged: 0 },
       ]);
     } finally {
@@ -1319,9 +1332,9 @@ describe("the beacon over HTTP, answered before Fastify", () => {
     const report = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
     expect(report.visitors).toBe(2);
     expect(report.pages).toEqual([
-      { value: "/science", views: 1, visitors: 1, engaged: 0 },
+      { value: "/science", views: 1, visitors: 1, engaged: null },
       { value: "/science/pressure-cooker", views: 1, visitors: 1, engaged: 1 },
-      { value: "/services", views: 1, visitors: 1, engaged: 0 },
+      { value: "/services", views: 1, visitors: 1, engaged: null },
     ]);
     expect(report.sources.map((source) => [source.value, source.views])).toEqual([
       ["LinkedIn", 2],

@@ -26,8 +26,9 @@ const kindLabels: Record<(typeof conversionKinds)[number], string> = {
   question: "Questions",
 };
 
-const percent = (part: number, whole: number) =>
-  whole > 0 ? `${Math.round((100 * part) / whole)}%` : "–";
+/** A share of the visitors; "–" for none, or for a page that is not an article or post (null). */
+const percent = (part: number | null, whole: number) =>
+  part !== null && whole > 0 ? `${Math.round((100 * part) / whole)}%` : "–";
 
 /** One row's own figures, read when the owner opens it. */
 function ItemFigures({
@@ -53,7 +54,12 @@ function ItemFigures({
             head={["Day", "Visitors", "Views", ...(page ? ["Engaged reads"] : [])]}
             rows={item.days
               .filter((day) => day.views > 0 || day.visitors > 0)
-              .map((day) => [day.day, day.visitors, day.views, ...(page ? [day.engaged] : [])])}
+              .map((day) => [
+                day.day,
+                day.visitors,
+                day.views,
+                ...(page ? [day.engaged ?? "–"] : []),
+              ])}
           />
           {item.conversions ? (
             <p className="text-sm text-slate-300">
@@ -118,6 +124,12 @@ function FigureTable({
           open === value ? <ItemFigures query={query} dimension={dimension} value={value} /> : null
         }
       />
+      {page ? (
+        <p className="mt-3 text-sm text-slate-400">
+          Read to the end or 30 s: of an article's or post's visitors, the share who reached its end
+          or kept it in view for 30 seconds. Other pages are not measured so (–).
+        </p>
+      ) : null}
     </Panel>
   );
 }

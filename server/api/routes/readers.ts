@@ -48,8 +48,7 @@ function count(
     const { r, q, z: timeZone } = beacon.query;
     return readers.view(request, { path, referrer: r, query: q, timeZone });
   }
-  // Articles and posts have a page of their own, a section's path and theirs.
-  return /^\/[^/]+\/[^/]+$/.test(path) && readers.read(request, path);
+  return readers.read(request, path);
 }
 
 /**

@@ -25,7 +25,9 @@ export async function readers({ values, stdout, config, store }: CommandContext)
   const report = await createReadersReport(counter).full(period);
   if (printedJson({ values, stdout }, report)) return;
   const share = (figure: ReaderFigure) =>
-    figure.visitors ? `${Math.round((100 * figure.engaged) / figure.visitors)}%` : "-";
+    figure.visitors && figure.engaged !== null
+      ? `${Math.round((100 * figure.engaged) / figure.visitors)}%`
+      : "-";
   /** A table under its title, or the title and "none". */
   const titled = (title: string, header: string[], rows: (string | number)[][]) =>
     rows.length === 0 ? `${title}: none\n` : `${title}\n${formatTable(header, rows, { names: 1 })}`;
