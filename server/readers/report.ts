@@ -184,6 +184,9 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
     /**
      * The period as CSV, one table after another (a blank line between), every
      * row; cells a spreadsheet would run as a formula start with a ' (server/lib/csv.ts).
+     * It begins with a byte-order mark: without one, Excel reads the file in the
+     * system's legacy code page, and a campaign or source named in another
+     * alphabet than English's arrives garbled.
      */
     async csv(period: Period): Promise<string> {
       const all = await full(period);
@@ -206,7 +209,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
         ]),
         [],
       ];
-      return toCsv([
+      return `\uFEFF${toCsv([
         ["from", all.from, "to", all.to],
         ["visitors", String(all.visitors), "views", String(all.views)],
         [],
@@ -220,7 +223,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
         ...table("device", all.devices, false),
         ...conversionTable("entry page", all.conversions.byEntryPage),
         ...conversionTable("source of the visit", all.conversions.bySource),
-      ]);
+      ])}`;
     },
   };
 }

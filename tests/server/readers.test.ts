@@ -457,6 +457,19 @@ describe.each(backends)("readers on %s", (backend) => {
     expect(after.get("Newsletter")).toBe((before.get("Newsletter") ?? 0) + 1);
     expect(after.get("Google")).toBe((before.get("Google") ?? 0) + 1);
   });
+
+  it("writes a CSV a spreadsheet reads as UTF-8, so a campaign in another alphabet arrives whole", async () => {
+    await view(t, { ip: "192.0.2.41", userAgent: chrome }, "/services", {
+      query: "?utm_source=linkedin&utm_campaign=दीवाली",
+    });
+    await t.app.readers.flush();
+    const owner = new Owner(t);
+    await owner.signIn();
+    const csv = await owner.get("/api/admin/readers/export?period=day");
+    // Without the byte-order mark, Excel reads the file in the system's legacy code page.
+    expect(csv.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    expect(csv.body).toContain("\r\nदीवाली (LinkedIn),1,");
+  });
 });
 
 describe.each(backends)("a flood of made-up sources on %s", (backend) => {
