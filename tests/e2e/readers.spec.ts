@@ -116,6 +116,9 @@ test("two readers, their sources and the enquiry one sent are counted, and the o
   await expect(sources.getByRole("button", { name: "Newsletter" })).toBeVisible();
   const byPage = owner.getByRole("region", { name: "Conversions by entry page" });
   await expect(byPage.getByRole("row", { name: /^\/science\b/ })).toContainText("1");
+  // What the owner needs to read the conversions: whose they are, and what "(not counted)" is.
+  await expect(byPage).toContainText("credited to the page and source the reader's visit began");
+  await expect(byPage).toContainText("(not counted): no visit of theirs was counted that day");
   // At 1280 px its six columns fit the panel: nothing to scroll inside it.
   expect(owner.viewportSize()?.width).toBe(1280);
   const byPageTable = byPage.getByRole("table", { name: /^Entry page by kind of conversion/ });

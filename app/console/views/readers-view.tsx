@@ -138,10 +138,12 @@ function ConversionTable({
   title,
   heading,
   rows,
+  note,
 }: {
   title: string;
   heading: string;
   rows: ConversionCounts[];
+  note?: string;
 }) {
   return (
     <Panel title={title}>
@@ -166,6 +168,7 @@ function ConversionTable({
           />
         </section>
       )}
+      {note ? <p className="mt-3 text-sm text-slate-400">{note}</p> : null}
     </Panel>
   );
 }
@@ -233,6 +236,7 @@ export function ReadersView() {
               title="Conversions by entry page"
               heading="Entry page"
               rows={report.conversions.byEntryPage}
+              note="Each is credited to the page and source the reader's visit began with that day. (not counted): no visit of theirs was counted that day, as with JavaScript off or a confirmation link opened on another day or device."
             />
             <ConversionTable
               title="Conversions by source"
