@@ -35,7 +35,7 @@ function daysOf({ period, from, to }: Period, now: Date): { from: string; to: st
   return { from: addDays(today, -back), to: today };
 }
 
-/** `--since 7d`, `--since 24h`, `--since 2026-11-01`: the command line's period. */
+/** `--since 7d`, `--since 4w`, `--since 2026-11-01`: the command line's period. */
 export function sinceToPeriod(since: string, now: Date): Period | null {
   const today = dayOf(now);
   const relative = /^(\d{1,4})([dw])$/.exec(since.trim());
