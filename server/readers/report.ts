@@ -1,4 +1,5 @@
 import { isItemPath } from "../../content/sections.ts";
+import { labelOf } from "../../contract/reader-kinds.ts";
 import {
   type ConversionCounts,
   conversionKinds,
@@ -190,10 +191,11 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
      */
     async csv(period: Period): Promise<string> {
       const all = await full(period);
-      const table = (title: string, figures: ReaderFigure[], engaged: boolean) => [
+      // Each row named as the screen names it: a country by its name, a device in words.
+      const table = (title: ReaderDimension, figures: ReaderFigure[], engaged: boolean) => [
         [title, "visitors", "views", ...(engaged ? ["engaged reads"] : [])],
         ...figures.map((figure) => [
-          figure.value,
+          labelOf(title, figure.value),
           String(figure.visitors),
           String(figure.views),
           ...(engaged ? [figure.engaged === null ? "" : String(figure.engaged)] : []),

@@ -243,6 +243,10 @@ describe.each(backends)("readers on %s", (backend) => {
     // The console's screen reads the same.
     const owner = new Owner(t);
     await owner.signIn();
+    // So does its CSV, a country by its name and a device in words, as on the screen.
+    const csv = (await owner.get("/api/admin/readers/export?period=day")).body;
+    expect(csv).toContain("\r\ncountry,visitors,views\r\nUnited Kingdom,1,2\r\nIndia,1,2\r\n");
+    expect(csv).toContain("\r\ndevice,visitors,views\r\nDesktop,1,2\r\nMobile,1,2\r\n");
     const screen = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
     // The command line reads the real time; the server, the test's clock.
     expect(screen).toEqual({ ...report, readingNow: 2 });
