@@ -211,7 +211,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
         ]),
         [],
       ];
-      return `\uFEFF${toCsv([
+      return toCsv([
         ["from", all.from, "to", all.to],
         ["visitors", String(all.visitors), "views", String(all.views)],
         [],
@@ -225,7 +225,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
         ...table("device", all.devices, false),
         ...conversionTable("entry page", all.conversions.byEntryPage),
         ...conversionTable("source of the visit", all.conversions.bySource),
-      ])}`;
+      ]);
     },
   };
 }

@@ -346,7 +346,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers["content-type"]).toBe("text/csv; charset=utf-8");
     expect(csv.headers["content-disposition"]).toMatch(/^attachment; filename="subscribers-/);
-    expect(csv.body.startsWith("email,subscribed_at,unsubscribe_url\r\n")).toBe(true);
+    expect(csv.body.startsWith("\uFEFFemail,subscribed_at,unsubscribe_url\r\n")).toBe(true);
     expect(csv.body).toContain("'+formula@example.com,");
     expect(csv.body).not.toContain("waiting@example.com");
 

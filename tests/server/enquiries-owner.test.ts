@@ -233,6 +233,8 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     const id = await idOf(risky.email);
     const csv = await me.get("/api/admin/enquiries/export");
     expect(csv.headers["content-type"]).toMatch(/^text\/csv/);
+    // Led by the byte-order mark, so a spreadsheet reads a name in any alphabet whole.
+    expect(csv.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect(csv.body).toContain(`"'=HYPERLINK(""https://evil.example"")"`);
     expect(csv.body).toContain(',\'@SUM(1),"Soon;=SUM(1+1)",');
     expect(csv.body).not.toMatch(/,=HYPERLINK/);

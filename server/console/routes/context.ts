@@ -104,10 +104,12 @@ export const csvDownload = <const P extends object = Record<never, never>>(
 
 /** Answers with `csv` as a file to save, named `name`.csv. */
 export function sendCsv(reply: FastifyReply, name: string, csv: string) {
+  // Led by UTF-8's byte-order mark: without it Excel reads the file in the system's
+  // legacy code page, and a name or campaign in another alphabet arrives garbled.
   return reply
     .type("text/csv; charset=utf-8")
     .header("content-disposition", `attachment; filename="${name}.csv"`)
-    .send(csv);
+    .send(`\uFEFF${csv}`);
 }
 
 /** Browsers refuse an IP address as a passkey's host: say so before they do, in words. */
