@@ -18,3 +18,19 @@ export async function revokeSessions(
   );
   return which !== "all" && ended === 0 ? "not_found" : ended;
 }
+
+/**
+ * Removes a passkey, from the console's passkeys or the command line, and ends
+ * the sessions it opened (OwnerRepository.removePasskey), with one line of the
+ * audit trail; false when no passkey has the id.
+ */
+export function removePasskey(
+  owner: OwnerRepository,
+  by: OwnerActor,
+  id: string,
+): Promise<boolean> {
+  return by.act(
+    (trx) => owner.removePasskey(id, trx),
+    (removed) => removed && ["passkey remove", id],
+  );
+}

@@ -47,6 +47,7 @@ describe("the command line's help and messages", () => {
     ["comments", ["comments list", "comments pending", "comments approve", "comments reject"]],
     ["visitor", ["visitor ban", "visitor unban", "visitor bans", "visitor purge"]],
     ["sessions", ["sessions list", "sessions revoke"]],
+    ["passkeys", ["passkeys list", "passkeys remove"]],
   ])("explains the group %s with --help, help, or the group's name alone", async (group, names) => {
     const flag = await admin(env, group, "--help");
     expect(flag.code).toBe(0);

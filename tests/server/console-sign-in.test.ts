@@ -253,6 +253,48 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     expect((await passkeySignIn(t, lost)).status).toBe(401);
   });
 
+  it("lists and removes a passkey from the command line, without the console", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const lost = new SoftPasskey();
+    await register(owner, lost, "Old tablet");
+    const thief = (await passkeySignIn(t, lost)).browser;
+    const listed = async () =>
+      (
+        JSON.parse((await admin(adminEnv(t), "passkeys", "list", "--json")).stdout) as {
+          id: string;
+          name: string;
+          lastUsedAt: string | null;
+        }[]
+      ).find((p) => p.id === lost.id);
+    const table = await admin(adminEnv(t), "passkeys", "list");
+    expect(table.code).toBe(0);
+    expect(table.stdout.split("\n")[0]).toBe("id\tname\tcreated_at\tlast_used_at");
+    expect(table.stdout).toContain(`${lost.id}\tOld tablet\t`);
+    expect((await listed())?.lastUsedAt).not.toBeNull();
+
+    const wrong = await admin(adminEnv(t), "passkeys", "remove", "no-such-key");
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toContain("No passkey has the id no-such-key");
+    expect(await listed()).toBeDefined();
+    expect((await thief.get("/api/admin/session")).statusCode).toBe(200);
+    expect((await admin(adminEnv(t), "passkeys", "remove")).code).toBe(2);
+
+    const removed = await admin(adminEnv(t), "passkeys", "remove", lost.id);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`Removed the passkey ${lost.id}`);
+    expect(await listed()).toBeUndefined();
+    expect((await thief.get("/api/admin/session")).statusCode).toBe(401);
+    expect((await passkeySignIn(t, lost)).status).toBe(401);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+    const [line] = JSON.parse((await admin(adminEnv(t), "audit", "--json")).stdout) as {
+      action: string;
+      object: string | null;
+      sessionId: string | null;
+    }[];
+    expect(line).toMatchObject({ action: "passkey remove", object: lost.id, sessionId: null });
+  });
+
   it("opens one session for a link or a passkey's answer sent twice at once", async () => {
     const login = await admin(adminEnv(t), "login");
     const token = linkToken(login.stdout);

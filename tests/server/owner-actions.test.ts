@@ -311,6 +311,21 @@ describe("the audit trail of the owner's actions, from the console and from the 
       cli: (id) => ["sessions", "revoke", id],
     },
     {
+      action: "passkey remove",
+      async prepare() {
+        sent += 1;
+        const id = `lost-key-${sent}`;
+        await runSql(
+          t,
+          "insert into owner_passkeys (id, name, public_key, counter, transports, created_at) values (?, 'Laptop', 'AAAA', 0, '[]', ?)",
+          [id, new Date().toISOString()],
+        );
+        return { subject: id, object: id };
+      },
+      console: (o, id) => o.delete(`/api/admin/passkeys/${id}`),
+      cli: (id) => ["passkeys", "remove", id],
+    },
+    {
       action: "question delete",
       async prepare() {
         sent += 1;

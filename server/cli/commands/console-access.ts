@@ -3,7 +3,7 @@ import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/console-access.ts");
 
-/** The console from the command line: a sign-in link, its sessions, and the audit trail. */
+/** The console from the command line: a sign-in link, its sessions and passkeys, and the audit trail. */
 export const consoleAccessCommands = group(handlers, [
   {
     name: "login",
@@ -32,10 +32,30 @@ signed in (link or passkey), when, and its last request. A session ends after
     summary: "end one console session, or all of them",
     help: `Ends the console session ID (see "sessions list") at once: its next request
 is refused and the browser is sent to sign in again. --all ends every session,
-for example after losing a laptop. Passkeys stay: remove the lost device's under
-"Sign-in and passkeys" in the console. Exit code 3 when no open session has ID.
+for example after losing a laptop. Passkeys stay: remove the lost device's with
+"passkeys remove". Exit code 3 when no open session has ID.
 
   --all   end every session`,
+  },
+  {
+    name: "passkeys list",
+    usage: "[--json]",
+    summary: "the passkeys that can sign in to the console",
+    help: `Lists the passkeys registered in the console, oldest first, tab-separated: id,
+the name given when it was added, when it was added, and when it last signed
+in ("never" when it has not). A passkey you do not know is someone's way in:
+remove it ("passkeys remove").
+
+  --json   one JSON array instead, for scripts`,
+  },
+  {
+    name: "passkeys remove",
+    usage: "ID",
+    summary: "remove a passkey, and end the sessions it opened",
+    help: `Removes the passkey ID (see "passkeys list"), as "Remove" under "Sign-in and
+passkeys" in the console does: it signs in no more, and the console sessions
+it opened end at once. Recorded in the audit trail ("audit"). Exit code 3
+when no passkey has ID.`,
   },
   {
     name: "audit",

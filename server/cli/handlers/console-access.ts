@@ -1,5 +1,5 @@
 import { plural } from "../../../contract/plural.ts";
-import { revokeSessions } from "../../console/owner-actions.ts";
+import { removePasskey, revokeSessions } from "../../console/owner-actions.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
 import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
 import { formatTable, listed, printedJson } from "../table.ts";
@@ -38,6 +38,19 @@ export const sessionsRevoke = ownerAction(
     revokeSessions(createOwnerRepository(await store()), actor, id === undefined ? "all" : { id }),
   (_id, ended) => `Ended ${plural(ended, "session")}.\n`,
   (id) => `No open session has the id ${id}.`,
+);
+
+export const passkeysList = listed(
+  async ({ store }) => createOwnerRepository(await store()).listPasskeys(),
+  ["id", "name", "created_at", "last_used_at"],
+  (p) => [p.id, p.name, p.createdAt, p.lastUsedAt ?? "never"],
+);
+
+export const passkeysRemove = ownerAction(
+  ({ positionals: [id] }) => id ?? "",
+  async ({ store, actor }, id) => removePasskey(createOwnerRepository(await store()), actor, id),
+  (id) => `Removed the passkey ${id}; the console sessions it opened have ended.\n`,
+  (id) => `No passkey has the id ${id}; "passkeys list" shows them.`,
 );
 
 export const audit = listed(

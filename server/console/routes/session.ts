@@ -9,7 +9,7 @@ import {
   whoAmIResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
-import { revokeSessions } from "../owner-actions.ts";
+import { removePasskey, revokeSessions } from "../owner-actions.ts";
 import { clearOwnerCookie } from "../owner-session.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { webauthn } from "../webauthn.ts";
@@ -156,12 +156,9 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,1364}$/) }),
     }),
     async (request) => {
-      const { id } = request.params;
-      const removed = await actor(request).act(
-        (trx) => owner.removePasskey(id, trx),
-        (done) => done && ["passkey remove", id],
-      );
-      if (!removed) throw notFound("No such passkey.");
+      if (!(await removePasskey(owner, actor(request), request.params.id))) {
+        throw notFound("No such passkey.");
+      }
     },
   );
 };
