@@ -65,6 +65,19 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     offsetMs = 0;
   });
 
+  it("ends the browser's earlier session when it signs in again, so a copy of its cookie stops working", async () => {
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    // Someone copied the cookie; the owner, back later, signs in again in the same browser.
+    const copy = new Owner(t);
+    copy.cookie = owner.cookie;
+    expect((await copy.get("/api/admin/session")).statusCode).toBe(200);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    expect(owner.cookie).not.toBe(copy.cookie);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+    expect((await copy.get("/api/admin/session")).statusCode).toBe(401);
+  });
+
   it("registers a passkey only with the challenge of the session that asked for it", async () => {
     const owner = new Owner(t);
     await owner.signIn();
@@ -120,7 +133,8 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     expect((await owner.signIn()).statusCode).toBe(200);
     await register(owner, key, "Phone");
     expect((await owner.post("/api/admin/bookings/feed")).statusCode).toBe(200);
-    expect((await copy.post("/api/admin/passkeys/options")).statusCode).toBe(403);
+    // The copy was of the session that browser had before: it ended with the new sign-in.
+    expect((await copy.post("/api/admin/passkeys/options")).statusCode).toBe(401);
     // So may a session its passkey opens, as fresh as any.
     const { browser, status } = await passkeySignIn(t, key);
     expect(status).toBe(200);

@@ -14,6 +14,7 @@ import { ApiError } from "../../api/errors.ts";
 import { networkFactor } from "../../lib/address-limit.ts";
 import { addressScope, networkOf } from "../../lib/address-scope.ts";
 import { deviceLabel } from "../device-label.ts";
+import { ownerSessionOf } from "../owner-session.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { signInLinkMail } from "../sign-in-mail.ts";
 import { webauthn } from "../webauthn.ts";
@@ -66,7 +67,8 @@ const linkRefusals = {
 
 /** Signing in: by a one-time link's token, a mailed link, or a passkey. No session needed. */
 export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, owner, mailer, rpID, expectedOrigin, setSessionCookie, challenges } = context;
+  const { config, owner, mailer, rpID, expectedOrigin, setSessionCookie, challenges, cookieName } =
+    context;
   const { siteUrl } = config;
 
   let linkMailing: Promise<void> = Promise.resolve();
@@ -100,10 +102,15 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   /** Opens the session: its cookie, its line in the audit trail, and the answer. */
   async function signedIn(
+    request: FastifyRequest,
     reply: FastifyReply,
     { sessionId, token }: { sessionId: string; token: string },
     method: "link" | "passkey",
   ) {
+    // The browser's earlier session ends: a copy of its cookie (never fresh, decision 062)
+    // would otherwise stand until it idled out.
+    const earlier = await ownerSessionOf(request, owner, cookieName);
+    if (earlier && earlier.id !== sessionId) await owner.revoke({ id: earlier.id });
     setSessionCookie(reply, token);
     await owner.audit(sessionId, "sign-in", method);
     const session = (await owner.listSessions(sessionId)).find((s) => s.current);
@@ -134,7 +141,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         deviceLabel(request.headers["user-agent"]),
       );
       if (typeof outcome === "string") throw failed(request, linkRefusals[outcome]());
-      return signedIn(reply, outcome, "link");
+      return signedIn(request, reply, outcome, "link");
     },
   );
 
@@ -249,7 +256,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         challenge,
       });
       if (!opened) throw refused();
-      return signedIn(reply, opened, "passkey");
+      return signedIn(request, reply, opened, "passkey");
     },
   );
 };
