@@ -65,31 +65,21 @@ function groups(questions: string[]): QuestionsResponse["unanswered"] {
   }[] = [];
   /** Each word, with the groups (by their place in `found`, in order) whose words hold it. */
   const holding = new Map<string, number[]>();
-  // The words each group shares with the question at hand: counted afresh for each question
-  // (its `asked`), and the group's count is stale where another question's number stands.
-  let shared = new Int32Array(64);
-  let askedOf = new Int32Array(64);
-  let asked = 0;
   for (const question of questions) {
     const words = new Set(
       [...termsOf(question.slice(0, groupingCharsMax))].slice(0, groupingWordsMax),
     );
     if (words.size === 0) continue;
-    asked += 1;
-    if (shared.length < found.length) {
-      shared = new Int32Array(found.length * 2);
-      askedOf = new Int32Array(found.length * 2);
+    /** The words each group holding one of the question's shares with it, by its place. */
+    const shared = new Map<number, number>();
+    for (const word of words) {
+      for (const at of holding.get(word) ?? []) shared.set(at, (shared.get(at) ?? 0) + 1);
     }
     let joined: number | undefined;
-    for (const word of words) {
-      for (const at of holding.get(word) ?? []) {
-        const count = askedOf[at] === asked ? (shared[at] ?? 0) + 1 : 1;
-        shared[at] = count;
-        askedOf[at] = asked;
-        const size = found[at]?.words.size ?? 0;
-        if (count * 2 >= Math.min(words.size, size) && (joined === undefined || at < joined)) {
-          joined = at;
-        }
+    for (const [at, count] of shared) {
+      const size = found[at]?.words.size ?? 0;
+      if (count * 2 >= Math.min(words.size, size) && (joined === undefined || at < joined)) {
+        joined = at;
       }
     }
     const group = joined === undefined ? undefined : found[joined];
