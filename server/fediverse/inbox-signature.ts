@@ -202,9 +202,8 @@ export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
         held.delete(url);
         return loaded;
       } catch (error) {
-        if ((error as { response?: unknown }).response instanceof Response) {
-          if ((error as { response: Response }).response.status === 410) gone.add(url);
-        }
+        // Fedify's FetchError carries the answer that refused the document.
+        if ((error as { response?: Response }).response?.status === 410) gone.add(url);
         throw error;
       }
     };
