@@ -1,21 +1,11 @@
 import { execFileSync } from "node:child_process";
-import {
-  closeSync,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { commentsResponseSchema } from "../../../contract/api.ts";
 import { admin, adminEnv } from "../support/admin.ts";
+import { fillDisk } from "../support/full-disk.ts";
 import { json, startTestApp } from "../support/test-app.ts";
 
 /*
@@ -32,25 +22,7 @@ afterAll(() => {
 });
 
 /** Fills the filesystem at `mount` but for `room` bytes. */
-function fillBut(room: number) {
-  const fd = openSync(path.join(mount, "filler"), "w");
-  try {
-    for (const size of [1 << 16, 1 << 12, 1]) {
-      const chunk = Buffer.alloc(size, 0x5a);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error;
-          break;
-        }
-      }
-    }
-    ftruncateSync(fd, Math.max(0, fstatSync(fd).size - room));
-  } finally {
-    closeSync(fd);
-  }
-}
+const fillBut = (room: number) => fillDisk(path.join(mount, "filler"), room);
 
 it("leaves the database in place when the backup does not fit on its disk", async () => {
   const dataDir = path.join(mount, "data");

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import { slotsResponseSchema } from "../../../contract/bookings.ts";
 import { createFormTickets, createFormTokens } from "../../../server/lib/form-token.ts";
+import { fillDisk } from "../support/full-disk.ts";
 import { runSql } from "../support/sql.ts";
 import {
   type Backend,
@@ -58,22 +59,7 @@ function fullDisk(): Fault {
   return {
     dataDir,
     async break() {
-      const fd = openSync(filler, "w");
-      try {
-        for (const size of [1 << 16, 1 << 12, 1]) {
-          const chunk = Buffer.alloc(size, 0x5a);
-          for (;;) {
-            try {
-              writeSync(fd, chunk);
-            } catch (error) {
-              if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error;
-              break;
-            }
-          }
-        }
-      } finally {
-        closeSync(fd);
-      }
+      fillDisk(filler);
     },
     async mend() {
       rmSync(filler);
