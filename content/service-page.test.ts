@@ -49,6 +49,17 @@ describe("service pages", () => {
     );
   });
 
+  it.each([
+    ["A first call {{first call}}", "A free first call"],
+    ["A first call {{first call}}", "A 30-minute first call"],
+    ["A first call {{first call}}", "A first call of half an hour"],
+  ])("fail the content check with a call's terms written by hand (%j as %j)", (token, hand) => {
+    edit("services/vba-tools.md", (source) => source.replace(token, hand));
+    expect(() => loadContent(copy.root)).toThrow(
+      /services\/vba-tools.md: ".*" gives a call's length or price by hand \(".*"\); write \{\{first call\}\}/,
+    );
+  });
+
   it("fail the content check with a section left empty", () => {
     edit("services/vba-tools.md", (source) =>
       source.replace(/\n## Example\n[\s\S]*?\n## /, "\n## Example\n\n## "),

@@ -34,6 +34,29 @@ export const firstCallHole = '<ewe-fragment data-part="first-call"></ewe-fragmen
 export const withFirstCall = (html: string, hole = firstCallHole) =>
   hole ? html.replaceAll(firstCallToken, hole) : html.replaceAll(` ${firstCallToken}`, "");
 
+/** A call's length or price in words: "30 minutes", "a 30-minute call", "half an hour", "free". */
+const callTerms =
+  /\b\d+[-\s]?(?:min|mins|minutes?|hours?)\b|\bhalf[-\s]an[-\s]hour\b|\bfree\b(?!\s+to\b)/i;
+
+/**
+ * Refuses a sentence of a service page that speaks of a call with its length or price
+ * written by hand ("a free 30-minute call"): the owner sets them in the console, and
+ * the page would go on saying the old ones. The sentence takes `{{first call}}` instead.
+ */
+function refuseHandWrittenCallTerms(file: string, body: string) {
+  for (const sentence of withoutSampleVoiceMarkers(body).split(/(?<=[.!?:])\s+|\n{2,}/)) {
+    const terms =
+      /\bcalls?\b/i.test(sentence) && !sentence.includes(firstCallToken)
+        ? sentence.match(callTerms)
+        : null;
+    if (terms) {
+      throw new ContentError(
+        `${file}: "${sentence.trim()}" gives a call's length or price by hand ("${terms[0]}"); write ${firstCallToken}, which the page fills from the console's Bookings hours`,
+      );
+    }
+  }
+}
+
 /** Paths below /services/ that are pages of their own, never a service's id. */
 const takenPaths = new Set(["ask", "enquiry", "enquiry-sent"]);
 
@@ -46,6 +69,7 @@ export function serviceQuestions(file: string, id: string, body: string): Servic
       `${file}: id "${id}" is taken by the page /services/${id}; choose another`,
     );
   }
+  refuseHandWrittenCallTerms(file, body);
   const source = withoutSampleVoiceMarkers(body).split("\n");
   const tokens = contentMarkdown.parse(source.join("\n"), {});
   // The body's own blocks, not those inside a quote or a list: each heading's depth and words.
