@@ -208,6 +208,44 @@ export function createCommentsRepository(
       return toComment(result.row, null);
     },
 
+    /**
+     * A Fediverse writer's account as their server now describes it (its Update):
+     * their name, handle and picture on each of their replies here; open pages hear
+     * of the published ones. The posts whose replies changed.
+     */
+    async renameRemoteWriter(
+      actorId: string,
+      writer: { handle: string; name: string; avatar: string | null },
+    ): Promise<string[]> {
+      const result = await db.transaction().execute(async (trx) => {
+        const replies = await trx
+          .updateTable("fediverse_replies")
+          .set(writer)
+          .where("actor_id", "=", actorId)
+          .returning("comment_id")
+          .execute();
+        if (replies.length === 0) return { rows: [], recorded: [] };
+        const rows = await trx
+          .updateTable("science_comments")
+          .set({ user_name: writer.name })
+          .where(
+            "id",
+            "in",
+            replies.map((reply) => reply.comment_id),
+          )
+          .where("deleted_at", "is", null)
+          .returning(columns)
+          .execute();
+        const recorded: LiveEvent[] = [];
+        for (const row of rows) {
+          if (row.status === "published") recorded.push(await shown(trx, row, "updated"));
+        }
+        return { rows, recorded };
+      });
+      for (const event of result.recorded) bus.committed(event);
+      return [...new Set(result.rows.map((row) => row.post_id))];
+    },
+
     /** Deletes a comment written by this visitor. */
     async remove(input: { id: number; visitorId: string }): Promise<true | CommentRefusal> {
       const removed = await removeMatching(input, { byWriter: true });

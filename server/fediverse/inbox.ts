@@ -1,6 +1,7 @@
 import type { Context, Federation, InboxContext, KvStore } from "@fedify/fedify";
 import {
   Accept,
+  type Actor,
   Announce,
   Article,
   Create,
@@ -25,6 +26,7 @@ import type { Logger } from "./logging.ts";
 import { handleOf, noteMarkdown, remoteName } from "./note-text.ts";
 import { writerPicture } from "./pictures.ts";
 import { answerFollow } from "./publishing.ts";
+import { remoteAccounts } from "./remote-accounts.ts";
 import { type FediverseRepository, visitorOfActor } from "./repository.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
 import { takenBack } from "./taken-back.ts";
@@ -37,19 +39,22 @@ import { takenBack } from "./taken-back.ts";
  * that takes comments, or to a comment in its discussion, becomes a comment
  * through the same defences as the site's own form: bans, rules, the spam
  * filter and moderation. Its writer's later Update edits it and Delete
- * removes it.
+ * removes it; an Update of the account itself renames its replies and follow.
  */
 
 /** The comment functions the inbox uses (server/comments' repository). */
 type InboxComments = Pick<
   CommentsRepository,
-  "add" | "update" | "remove" | "removeAllBy" | "getForOwner"
+  "add" | "update" | "remove" | "removeAllBy" | "getForOwner" | "renameRemoteWriter"
 >;
 
 export type InboxDeps = {
   repository: FediverseRepository;
   comments: InboxComments;
-  defences: Pick<CommentDefences, "judgeNew" | "recordScreening" | "judgeEdit" | "screenEdit">;
+  defences: Pick<
+    CommentDefences,
+    "judgeNew" | "recordScreening" | "judgeEdit" | "screenEdit" | "nameRefusal"
+  >;
   /** Whether a science post of this id takes comments. */
   commentable: (postId: string) => boolean;
   /** Replies' pictures. */
@@ -84,6 +89,7 @@ const text = (value: unknown): string | null =>
 export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
   const { repository, comments, defences, log } = deps;
   const undone = takenBack(deps.kv);
+  const { renameAccount, forgetAccount, removeReply } = remoteAccounts(deps);
   const site = new URL(deps.siteUrl);
 
   /** The values in the address of our own Article or Note that `id` is, or null. */
@@ -179,7 +185,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     const actor = await activity.getActor(ctx);
     if (!actor || !isActor(actor)) return;
     const handle = handleOf(actor);
-    let userName = remoteName(text(actor.name), handle);
+    let userName = remoteName(actor.name, handle);
     const content = markdownOf(ctx, note);
     if (content === null) return;
     const visitorId = visitorOfActor(actorId.href);
@@ -261,28 +267,6 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     if (edited) deps.changed(`/science/${edited.postId}`);
   }
 
-  /**
-   * An account deleted on its server: everything of it here goes (its
-   * replies, follow, likes, boosts, what Fedify cached of it); the owner's
-   * blocks and bans stay, being the owner's.
-   */
-  async function forgetAccount(actorId: string) {
-    const replies = await repository.repliesByActor(actorId);
-    const { answers } = await repository.forgetActor(actorId);
-    // Its inbox went with it: the owner's answers to it are taken back from followers' servers.
-    await deps.answersErased(answers, null);
-    for (const reply of replies) await removeReply(reply.comment_id, actorId);
-    await deps.forgetCached(actorId);
-    log.info({ actor: actorId }, "a deleted Fediverse account was forgotten");
-  }
-
-  async function removeReply(commentId: number, actorId: string) {
-    const comment = await comments.getForOwner(commentId);
-    await comments.remove({ id: commentId, visitorId: visitorOfActor(actorId) });
-    await repository.forgetReply(commentId);
-    if (comment) deps.changed(`/science/${comment.postId}`);
-  }
-
   federation
     .setInboxListeners(paths.inbox, paths.sharedInbox)
     .on(Follow, async (ctx, follow) => {
@@ -299,7 +283,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       await repository.follow({
         actorId: follower.id.href,
         handle: handleOf(follower),
-        name: remoteName(text(follower.name), "") || null,
+        name: remoteName(follower.name, "") || null,
         inbox: follower.inboxId.href,
         sharedInbox: follower.endpoints?.sharedInbox?.href ?? null,
         followId: follow.id.href,
@@ -340,9 +324,16 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       if (object instanceof Note) await receiveNote(ctx, create, object);
     })
     .on(Update, async (ctx, update) => {
-      if (await blocked(update.actorId)) return;
+      const actorId = update.actorId;
+      if (await blocked(actorId)) return;
+      // Its account: what Fedify cached of it is old now, and never read for the new one.
+      const itself = actorId !== null && update.objectId?.href === actorId.href;
+      if (itself) await deps.kv.forgetDocument(actorId.href);
       const object = await update.getObject(ctx);
       if (object instanceof Note) await editNote(ctx, update, object);
+      else if (itself && isActor(object) && object.id?.href === actorId.href) {
+        await renameAccount(ctx, object as Actor & { id: URL });
+      }
     })
     .on(Delete, async (_ctx, deletion) => {
       const actorId = deletion.actorId;

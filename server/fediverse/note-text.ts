@@ -107,8 +107,8 @@ export function remoteLine(text: string, max: number): string {
  * character; `fallback` when nothing of it shows (blank characters such as
  * U+3164).
  */
-export function remoteName(name: string | null | undefined, fallback: string): string {
-  const line = remoteLine((name ?? "").replace(/:[a-z0-9_]+:/gi, ""), limits.userNameMax);
+export function remoteName(name: { toString(): string } | null | undefined, fallback: string) {
+  const line = remoteLine(String(name ?? "").replace(/:[a-z0-9_]+:/gi, ""), limits.userNameMax);
   return hasVisibleCharacter(line) ? line : remoteLine(fallback, limits.userNameMax);
 }
 

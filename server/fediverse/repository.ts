@@ -68,6 +68,15 @@ export function createFediverseRepository(store: Store) {
         .execute();
     },
 
+    /** A follower's handle and name as their server now gives them; nothing for others. */
+    async renameFollower(actorId: string, { handle, name }: { handle: string; name: string }) {
+      await db
+        .updateTable("fediverse_followers")
+        .set({ handle, name: name || null })
+        .where("actor_id", "=", actorId)
+        .execute();
+    },
+
     /** Removes a follower; with `followId`, only if that Follow is the one recorded. */
     async unfollow(actorId: string, followId?: string, within = db): Promise<boolean> {
       let query = within.deleteFrom("fediverse_followers").where("actor_id", "=", actorId);

@@ -110,6 +110,9 @@ export function createCommentDefences({
     /** What the limits on confirmation mails count a writer asking for reply mails by. */
     senderOf: keys.senderOf,
 
+    /** Why a name is not a commenter's to take (the owner's, or the badge's), or null. */
+    nameRefusal,
+
     /** A writer the owner banned; checked before anything else, and for reactions too. */
     async bannedRefusal(visitorId: string | null, ip: string): Promise<Refusal | null> {
       return (await moderation.isBanned({ visitorId, ipHash: keys.addressHash(ip) }))

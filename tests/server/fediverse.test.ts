@@ -106,6 +106,7 @@ async function remoteServer() {
     lu: () => ["image/png", png],
     max: () => ["image/png", png],
     nia: () => ["image/png", png],
+    oma: () => ["image/png", png],
     the_author_desk: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
@@ -779,6 +780,92 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       ]),
     ).toEqual([]);
     expect((await comments()).length).toBe(2);
+  });
+
+  it("takes an account's new name, handle and picture from its Update, on its reply and its follow, and from no one else", {
+    timeout: 240_000,
+  }, async () => {
+    const oma = remote.actor("oma");
+    const host = new URL(remote.base).host;
+    const note = `${oma}/statuses/1`;
+    const sent = async (by: string, activity: Record<string, unknown>) =>
+      expect((await t.app.inject(await remote.signed(by, activity))).statusCode).toBe(202);
+    await sent("oma", {
+      id: `${note}/activity`,
+      type: "Create",
+      actor: oma,
+      object: {
+        id: note,
+        type: "Note",
+        attributedTo: oma,
+        inReplyTo: `${siteUrl}/fediverse/items/science/soap`,
+        content: "<p>oma rinses in cold water.</p>",
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+      },
+    });
+    await sent("oma", { id: `${oma}#follows/1`, type: "Follow", actor: oma, object: actorUrl });
+    const omas = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
+        (comment) => comment.content.startsWith("oma"),
+      );
+    const followers = async () => (await admin(adminEnv(t), "fediverse", "followers")).stdout;
+    await waitFor(
+      async () => (await omas()) !== undefined && (await followers()).includes("@oma"),
+      {
+        timeoutMs: 120_000,
+        what: "oma's reply under the post, and oma following",
+      },
+    );
+    const before = await omas();
+    expect(before).toMatchObject({ userName: "Oma Rao", remote: { handle: `@oma@${host}` } });
+
+    /** The account as its server describes it after a change, in an Update signed by `by`. */
+    const update = (by: string, n: number, person: Record<string, unknown>) =>
+      sent(by, {
+        id: `${remote.actor(by)}#updates/${n}`,
+        type: "Update",
+        actor: remote.actor(by),
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+        object: {
+          id: oma,
+          type: "Person",
+          inbox: `${oma}/inbox`,
+          icon: { type: "Image", mediaType: "image/png", url: `${remote.base}/pictures/oma` },
+          ...person,
+        },
+      });
+    const handled = (n: number) => async () =>
+      (await runSql(t, "select message from fediverse_queue")).every(
+        (row) => !String(row.message).includes(`#updates/${n}`),
+      );
+    // Another account's Update of oma's account changes nothing.
+    await update("bo", 1, { name: "Bo's puppet", preferredUsername: "puppet" });
+    await waitFor(handled(1), { timeoutMs: 120_000, what: "bo's Update handled" });
+    expect(await omas()).toEqual(before);
+
+    await update("oma", 2, { name: "Oma Menon", preferredUsername: "oma_m" });
+    const renamed = async () => (await omas())?.userName === "Oma Menon";
+    await waitFor(renamed, { timeoutMs: 120_000, what: "oma's reply under her new name" });
+    const after = await omas();
+    expect(after?.remote).toEqual({ ...before?.remote, handle: `@oma_m@${host}` });
+    expect((await get(after?.remote?.avatar ?? "")).rawPayload.equals(png)).toBe(true);
+    expect((await followers()).split("\n").find((line) => line.includes("@oma_m"))).toContain(
+      "Oma Menon",
+    );
+    // Open pages heard of it, with the writer as the list has it.
+    const events = (await runSql(t, "select data from events where topic = ?", ["science:soap"]))
+      .map((row) => commentEventSchema.parse(JSON.parse(String(row.data))))
+      .filter((event) => event.commentId === after?.id && event.action === "updated");
+    expect(events.at(-1)).toMatchObject({
+      comment: { userName: "Oma Menon", remote: after?.remote },
+    });
+
+    // A name that reads as the owner's badge goes by the handle, as a reply's would on arrival.
+    await update("oma", 3, { name: "Author", preferredUsername: "oma_m" });
+    await waitFor(async () => (await omas())?.userName === `@oma_m@${host}`, {
+      timeoutMs: 120_000,
+      what: "oma's reply under her handle",
+    });
   });
 
   it("forgets an account deleted on its server whose key it no longer holds, and takes nothing else so signed", {
