@@ -265,6 +265,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "055-events-by-comment.ts",
     "dc6034f348f7c9deb5cf24be7a1613ca6e2b788d3ab6eba599e59f3aeb349d76",
   ],
+  [
+    "056_outbox_by_age",
+    "056-outbox-by-age.ts",
+    "af5a0c9c98c84f06ac401f9b4bdadb67e61ee651c77cebb387820759d0032562",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -49,6 +49,7 @@ import { ownerSessionPasskeys } from "./migrations/052-owner-session-passkeys.ts
 import { networksCounted } from "./migrations/053-networks-counted.ts";
 import { standingLinksSeeded } from "./migrations/054-standing-links-seeded.ts";
 import { eventsByComment } from "./migrations/055-events-by-comment.ts";
+import { outboxByAge } from "./migrations/056-outbox-by-age.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -120,5 +121,6 @@ export function migrations(
     "053_networks_counted": networksCounted(),
     "054_standing_links_seeded": standingLinksSeeded(),
     "055_events_by_comment": eventsByComment(kind),
+    "056_outbox_by_age": outboxByAge(),
   };
 }

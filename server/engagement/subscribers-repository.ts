@@ -18,10 +18,15 @@ import { newSeed, newToken, type StandingLinks, tokenDigest } from "../lib/token
 import { keepWithoutAddress } from "../outbox/erased-copies.ts";
 import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
 import { reconfirmableSubscribers } from "./imported-subscribers.ts";
-import { forgetLeft, pruneUnconfirmed } from "./subscribers-retention.ts";
+import { forgetOnLeaving, hourlyForgetting, pruneUnconfirmed } from "./subscribers-retention.ts";
 
 type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
-type SubscriberKeys = { addressKey: AddressKey; links: StandingLinks };
+type SubscriberKeys = {
+  addressKey: AddressKey;
+  links: StandingLinks;
+  /** The time a leaving and the hourly pruning go by (the tests move it). */
+  clock?: () => Date;
+};
 
 /** docs/product.md, "Newsletter": the double opt-in's periods. */
 const confirmationRules = {
@@ -105,8 +110,15 @@ async function unsubscribeAddress(trx: Transaction<Database>, email: string): Pr
 }
 
 /** `links` makes a subscription's unsubscribe link from the seed the database keeps (lib/tokens.ts). */
-export function createSubscribersRepository(store: Store, { addressKey, links }: SubscriberKeys) {
+export function createSubscribersRepository(
+  store: Store,
+  { addressKey, links, clock = () => new Date() }: SubscriberKeys,
+) {
   const { db } = store;
+  const forgetLeft = hourlyForgetting(db, addressKey);
+  /** A reader's leaving: their mails past late reports forgotten in its transaction. */
+  const left = (trx: Transaction<Database>, email: string) =>
+    forgetOnLeaving(trx, addressKey, [email], clock());
   /** A confirmation link's token, with its subscriber. */
   const confirmation = (reader: typeof db, token: string) =>
     reader
@@ -239,10 +251,11 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
         const removed = await trx
           .deleteFrom("subscribers")
           .where("unsubscribe_token", "in", seeds)
-          .returning("unsubscribe_token")
+          .returning(["unsubscribe_token", "email"])
           .executeTakeFirst();
         if (removed) {
           await rememberSeed(trx, removed.unsubscribe_token);
+          await left(trx, removed.email);
           return "unsubscribed";
         }
         const used = await trx
@@ -308,10 +321,14 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
     /**
      * Unsubscribes an address in any letter case, as its own link would (a
      * complaint does): the record of the mails sent to it stays, with what
-     * they drew. False when it was not subscribed.
+     * they drew, until late reports are over. False when it was not subscribed.
      */
     unsubscribeAddress: (email: string) =>
-      db.transaction().execute((trx) => unsubscribeAddress(trx, email)),
+      db.transaction().execute(async (trx) => {
+        const removed = await unsubscribeAddress(trx, email);
+        if (removed) await left(trx, email);
+        return removed;
+      }),
 
     /** Confirmed subscribers. */
     async count(): Promise<number> {
@@ -367,8 +384,8 @@ export function createSubscribersRepository(store: Store, { addressKey, links }:
 
     /** The hourly pruning (./subscribers-retention.ts): the unconfirmed, then readers who left. */
     async prune(): Promise<void> {
-      await pruneUnconfirmed(db, confirmationRules.forgetPendingAfterMs);
-      await forgetLeft(db, addressKey);
+      await pruneUnconfirmed(db, addressKey, confirmationRules.forgetPendingAfterMs, clock());
+      await forgetLeft(clock());
     },
   };
 }

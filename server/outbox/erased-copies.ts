@@ -4,6 +4,12 @@ import type { Db } from "../db/store.ts";
 import { deleted } from "./queue.ts";
 
 /**
+ * When a message went, or was queued while it has not: how old it is for a late
+ * report about it. The index outbox_by_age holds it for the rows with an address.
+ */
+export const mailedAt = sql<string>`coalesce(sent_at, created_at)`;
+
+/**
  * An erased address's copies of the editions, kept as a record without it
  * (an edition's figures count them): each to `address`, in any letter case,
  * keeps instead of the address, its link and the server's answer the digest
@@ -34,9 +40,7 @@ export async function keepWithoutAddress(
     })
     .where("kind", "=", "edition")
     .where(sql<string>`lower(email)`, "=", address.trim().toLowerCase())
-    .$if(sentBefore !== undefined, (query) =>
-      query.where(sql<string>`coalesce(sent_at, created_at)`, "<=", sentBefore as string),
-    )
+    .$if(sentBefore !== undefined, (query) => query.where(mailedAt, "<=", sentBefore as string))
     .returning("id")
     .execute();
   return deleted(writer, rows);

@@ -10,6 +10,7 @@ import { commentShapes } from "../../server/comments/rows.ts";
 import { createInsightsRepository } from "../../server/console/insights-repository.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import type { Db, Store } from "../../server/db/store.ts";
+import { hourlyForgetting } from "../../server/engagement/subscribers-retention.ts";
 import { createVisitorDataRepository } from "../../server/engagement/visitor-data-repository.ts";
 import { createEnquiriesRepository } from "../../server/enquiries/repository.ts";
 import { createEventJournal } from "../../server/events/journal.ts";
@@ -230,6 +231,24 @@ describe.each(backends)("lookups by index on %s", (backend) => {
     expect(listed[0]).toHaveLength(50);
     expect(listed[0]).toEqual(listed[0]?.toSorted().reverse());
     expect(Date.parse(listed[0]?.[0] ?? "")).toBeGreaterThan(Date.now() - 2 * 3600_000);
+  });
+
+  it("reads, in each hourly pass after the first, only the mails that turned 30 days old since, by their time's index", async () => {
+    const start = Date.now();
+    const plans = await plansOf("outbox", async (recorded) => {
+      const pass = hourlyForgetting(recorded.db, standIn);
+      expect(await pass(new Date(start))).toBe(0);
+      expect(await pass(new Date(start + 3_600_000))).toBe(0);
+    });
+    expect(plans).toHaveLength(2);
+    // The second between the first's 30 days ago and its own: a seek, not every mail kept.
+    expect(plans[1]).toMatch(
+      /coalesce\(sent_at, created_at\) > .*coalesce\(sent_at, created_at\) <=|coalesce\(sent_at, created_at\) <= .*coalesce\(sent_at, created_at\) >/,
+    );
+    for (const plan of plans) {
+      expect(plan).toContain("outbox_by_age");
+      expect(plan).not.toMatch(/SCAN outbox(?! USING)|Seq Scan on outbox/);
+    }
   });
 
   it("finds a reply mail's stop link's token among the outbox's rows by its index", async () => {
