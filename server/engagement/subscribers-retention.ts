@@ -136,6 +136,29 @@ export async function forgetOnLeaving(
 }
 
 /**
+ * `forgetOnLeaving` for those of `emails` no subscriber holds, in any letter case: the
+ * mails an import brings (server/portability/), which may be older than the hourly
+ * pass's last. How many rows.
+ */
+export async function forgetUnheld(
+  trx: Db,
+  addressKey: AddressKey,
+  emails: readonly string[],
+  now = new Date(),
+): Promise<number> {
+  const addresses = [...new Set(emails.map((email) => email.trim().toLowerCase()))];
+  if (addresses.length === 0) return 0;
+  const held = await trx
+    .selectFrom("subscribers")
+    .select(sql<string>`lower(email)`.as("email"))
+    .where(sql<string>`lower(email)`, "in", addresses)
+    .execute();
+  const holders = new Set(held.map((row) => row.email));
+  const left = addresses.filter((email) => !holders.has(email));
+  return forgetOnLeaving(trx, addressKey, left, now);
+}
+
+/**
  * Forgets what the double opt-in no longer needs: the per-IP record after an hour,
  * links `forgetPendingAfterMs` after they expired, and addresses never confirmed that
  * long after their last confirmation mail, with those mails' records: whoever typed

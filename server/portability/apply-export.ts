@@ -1,6 +1,7 @@
 import { sql, type Transaction } from "kysely";
 import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { forgetUnheld } from "../engagement/subscribers-retention.ts";
 import { type EventJournal, fediverseBlocksTopic } from "../events/journal.ts";
 import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { nowIso } from "../lib/time.ts";
@@ -244,8 +245,12 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
   if (run.problems.length > 0 || toWrite.length === 0) return;
   for (const batch of batchesOf(toWrite)) {
     // The outbox's rows go in through its module, the table's one writer.
-    if (table.name === "outbox") await restore(trx, batch as never);
-    else
+    if (table.name === "outbox") {
+      await restore(trx, batch as never);
+      // Mails 30 days old to readers who left: forgotten now, the hourly pass reads only newer.
+      const emails = batch.flatMap((row) => (typeof row.email === "string" ? [row.email] : []));
+      await forgetUnheld(trx, run.addressKey, emails);
+    } else
       await trx
         .insertInto(table.name)
         .values(

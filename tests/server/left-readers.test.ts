@@ -10,6 +10,7 @@ import { withMailFiles } from "../../server/outbox/mail-files.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber, editionFile, requestSubscription } from "./support/newsletter.ts";
+import { exportFile } from "./support/signed-export.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -275,4 +276,54 @@ describe.each(backends)("a reader who left, on %s", (backend) => {
     );
   });
 
+  it("forgets, as an import brings them, the mails past late reports to readers who left", async () => {
+    const gone = `imported-gone.${backend}@example.com`;
+    const listed = `imported-listed.${backend}@example.com`;
+    const old = new Date(Date.now() - lateReportsMs - dayMs).toISOString();
+    const copy = (id: number, email: string) => ({
+      id,
+      kind: "edition",
+      edition_id: 9001,
+      email,
+      email_hash: null,
+      token: null,
+      status: "sent",
+      attempts: 1,
+      next_attempt_at: old,
+      last_error: null,
+      created_at: old,
+      sent_at: old,
+      feedback: null,
+    });
+    const slug = `imported-${backend}`;
+    const file = exportFile({
+      subscribers: [
+        {
+          id: 9001,
+          email: listed,
+          unsubscribe_token: "0123456789abcdef0123456789abcdef",
+          created_at: old,
+          status: "confirmed",
+          confirmed_at: old,
+          confirmation_sent_at: old,
+        },
+      ],
+      editions: [
+        {
+          id: 9001,
+          slug,
+          subject: "An old edition",
+          html: "<p>Old.</p>",
+          text: "Old.",
+          created_at: old,
+        },
+      ],
+      outbox: [copy(9001, gone), copy(9002, listed)],
+    });
+    const imported = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(imported.code, imported.stdout + imported.stderr).toBe(0);
+    // The server's pass read past that time long ago: the import forgot it itself.
+    await expectForgotten(gone, slug);
+    expect(await mailsTo(listed)).toEqual([{ kind: "edition", slug }]);
+  });
 });
