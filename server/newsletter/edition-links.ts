@@ -110,7 +110,15 @@ export function editionLinkProblems(
       problems.push(`${what} is not a web address (${url.protocol}).`);
       continue;
     }
-    if (url.origin !== site.origin) continue;
+    if (url.origin !== site.origin) {
+      // A mail program that shows it asks that server, which learns who opened the edition.
+      if (kind === "image") {
+        problems.push(
+          `${what} is loaded from ${url.host}: each reader's mail program would tell that site when they open the edition, and many show it only once asked. Put it in the site's own files (public/) and link it from there.`,
+        );
+      }
+      continue;
+    }
     if (!built) {
       if (!unbuiltSaid) {
         problems.push(

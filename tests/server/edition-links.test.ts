@@ -108,6 +108,18 @@ describe("an edition rendered for the mail", () => {
     ]);
   });
 
+  it("names an image loaded from another site, which would learn who opens the edition", () => {
+    const clientRoot = fakeBuiltSite(site);
+    const { links } = renderEdition(
+      "Elsewhere",
+      "![A gauge](https://images.example.net/gauge.png)\n\n[A page elsewhere](https://example.org/page)\n",
+      "https://engage.example",
+    );
+    expect(editionLinkProblems(links, { siteUrl: "https://engage.example", clientRoot })).toEqual([
+      "The image https://images.example.net/gauge.png is loaded from images.example.net: each reader's mail program would tell that site when they open the edition, and many show it only once asked. Put it in the site's own files (public/) and link it from there.",
+    ]);
+  });
+
   it("says so once when there is no built site to check against", () => {
     const { links } = renderEdition("Lost", broken, "https://engage.example");
     const problems = editionLinkProblems(links, {
