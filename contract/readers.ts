@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { readerDimensions } from "./reader-kinds.ts";
+import { zoneName } from "./time-zones.ts";
 
 /*
  * Readers (docs/product.md, "Readers"): the page's beacon, and the owner's
@@ -22,7 +23,9 @@ export const readBeaconSchema = z.object({
 
 export { type ConversionKind, conversionKinds, type ReaderDimension } from "./reader-kinds.ts";
 
-export const daySchema = z.iso.date().describe("a UTC day, YYYY-MM-DD");
+export const daySchema = z.iso
+  .date()
+  .describe("a day from the owner's midnight, in the owner's zone, YYYY-MM-DD");
 
 const periodShape = {
   period: z.enum(["day", "week", "month", "range"]).default("week"),
@@ -64,9 +67,18 @@ const conversionCountsSchema = z.object({
 });
 export type ConversionCounts = z.infer<typeof conversionCountsSchema>;
 
+/** Rolled-up days in a row that were counted in one zone. */
+const zoneRunSchema = z.object({ from: daySchema, to: daySchema, zone: z.string() });
+
 export const readersReportSchema = z.object({
   from: daySchema,
   to: daySchema,
+  /** The day in progress: the owner's date, or a later day still running after a move west. */
+  today: daySchema,
+  /** The owner's zone (the Bookings hours'), whose midnights begin the days. */
+  zone: z.string(),
+  /** The period's days that were counted in another zone (UTC's, before days were the owner's). */
+  otherZones: z.array(zoneRunSchema),
   /** Readers with a view in the last 30 minutes. */
   readingNow: z.number().int(),
   views: z.number().int(),
@@ -115,3 +127,15 @@ export type ReaderEndpoints = {
     response: ReaderItem;
   };
 };
+
+/**
+ * Which zone a period's days run in, as the screen and the command line say it: "days from midnight in Asia / Kolkata", and the days
+ * counted in another zone ("…, but 2026-11-01 to 2026-12-05 in UTC").
+ */
+export function zoneNote({ zone, otherZones }: Pick<ReadersReport, "zone" | "otherZones">): string {
+  const others = otherZones.map(
+    (run) => `${run.from === run.to ? run.from : `${run.from} to ${run.to}`} in ${zoneName(run.zone)}`,
+  );
+  const before = others.length > 0 ? `, but ${others.join(", ")}` : "";
+  return `days from midnight in ${zoneName(zone)}${before}`;
+}

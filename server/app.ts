@@ -291,6 +291,7 @@ export async function buildApp({
     await app.register(editionClicks, {
       editions: newsletter.editions,
       key: clickKeyOf(cookieSecret),
+      siteUrl: config.siteUrl,
     });
     await app.register(providerWebhooks, {
       health: listHealth,

@@ -14,6 +14,7 @@ import {
   linkTokens,
   type StoredBooking,
 } from "./repository.ts";
+import { ownerZoneIn } from "./settings-repository.ts";
 
 /**
  * Booking a call (docs/product.md, "Book a call"): the free times, the checks
@@ -56,7 +57,7 @@ export function createBookings(
   const links = linkTokens(deps.cookieSecret);
 
   const ownerZoneOf = (availability: Availability) =>
-    availability.timeZone ?? config.bookingTimeZone;
+    ownerZoneIn(availability, config.bookingTimeZone);
   const dayLimit = (availability: Availability) => ({
     zone: ownerZoneOf(availability),
     max: availability.dailyMax,

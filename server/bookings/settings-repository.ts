@@ -10,6 +10,14 @@ import { jsonOf } from "../lib/json.ts";
 /** Thrown to roll back a booking or a move checked against hours that are no longer the owner's. */
 const hoursChanged = new Error("the owner's hours changed");
 
+/**
+ * The owner's zone, as bookings and readers' days read it: the one set in the
+ * console's Bookings hours, else `fallback` (BOOKING_TIMEZONE, else the
+ * profile's, else UTC: config.bookingTimeZone).
+ */
+export const ownerZoneIn = (availability: Pick<Availability, "timeZone">, fallback: string) =>
+  availability.timeZone ?? fallback;
+
 /* The booking settings' one row: when calls can be booked, and the calendar feed's token. */
 export function createBookingSettings({ db, kind }: Store, clock: () => Date) {
   const settings = (within: Db = db) =>

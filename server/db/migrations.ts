@@ -50,6 +50,7 @@ import { networksCounted } from "./migrations/053-networks-counted.ts";
 import { standingLinksSeeded } from "./migrations/054-standing-links-seeded.ts";
 import { eventsByComment } from "./migrations/055-events-by-comment.ts";
 import { outboxByAge } from "./migrations/056-outbox-by-age.ts";
+import { readerDayZones } from "./migrations/057-reader-day-zones.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -122,5 +123,6 @@ export function migrations(
     "054_standing_links_seeded": standingLinksSeeded(),
     "055_events_by_comment": eventsByComment(kind),
     "056_outbox_by_age": outboxByAge(),
+    "057_reader_day_zones": readerDayZones(),
   };
 }

@@ -4,7 +4,8 @@ import type { Timestamp } from "./columns.ts";
 /**
  * Readership without cookies (server/readers/): `reader` is the day's hash of
  * the site, the IP address and the user agent with a salt deleted when the
- * day is over; days are UTC dates, "2026-12-01".
+ * day is over; days are the owner's dates, "2026-12-01", in the owner's zone
+ * (docs/decisions/063-readers-days-in-the-owners-zone.md; UTC's before).
  */
 
 export type ReaderTables = {
@@ -42,5 +43,6 @@ export type ReaderTables = {
     source: string;
     count: number;
   };
-  reader_rollups: { day: string; rolled_at: Timestamp };
+  /** The zone the day was counted in (docs/decisions/063-readers-days-in-the-owners-zone.md). */
+  reader_rollups: { day: string; rolled_at: Timestamp; zone: Generated<string> };
 };

@@ -15,6 +15,8 @@ import type { EditionsRepository } from "./editions-repository.ts";
  * counter is the only thing written. The signature (an HMAC with a key of the
  * site's) means a changed address is refused, and the target is read from the
  * database, never from the address: the redirect can lead nowhere else.
+ * A link to the site's own pages is sent on marked as the newsletter's
+ * (markedAsEdition), which the Readers screen counts by.
  */
 
 type TrackedLink = { position: number; url: string };
@@ -43,10 +45,34 @@ export function withTrackedLinks(
   return { html, text };
 }
 
+/**
+ * A link to the site's own pages as an edition's click sends the reader on, marked as
+ * the newsletter's for the Readers screen (docs/product.md, "Readers"): utm_source=newsletter,
+ * utm_medium=email and the edition's slug as utm_campaign, after its own query. A link
+ * that names its own utm_source (the owner's) and a link elsewhere are sent as written.
+ */
+export function markedAsEdition(url: string, siteUrl: string, slug: string): string {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return url;
+  }
+  if (target.origin !== new URL(siteUrl).origin || target.searchParams.has("utm_source")) return url;
+  const mark = new URLSearchParams({
+    utm_source: "newsletter",
+    utm_medium: "email",
+    ...(slug ? { utm_campaign: slug } : {}),
+  });
+  target.search = target.search ? `${target.search}&${mark}` : `?${mark}`;
+  return target.href;
+}
+
 export const editionClicks: FastifyPluginAsync<{
   editions: Pick<EditionsRepository, "click">;
   key: string;
-}> = async (app, { editions, key }) => {
+  siteUrl: string;
+}> = async (app, { editions, key, siteUrl }) => {
   const send = linkPages(app, {
     note: "Engage with Engineer · newsletter",
     mail: "the newsletter's mail",
@@ -64,12 +90,12 @@ export const editionClicks: FastifyPluginAsync<{
       position >= 0 &&
       sameSecret(String(params.signature ?? ""), signature(key, editionId, position));
     // Mail scanners and link previews follow links too: they are sent on, not counted.
-    const url = valid
+    const link = valid
       ? await editions.click(editionId, position, {
           count: !isbot(request.headers["user-agent"] ?? ""),
         })
       : null;
-    if (!url) {
+    if (!link) {
       return send(reply, 404, {
         title: "This link is not known",
         body: paragraph(
@@ -77,6 +103,8 @@ export const editionClicks: FastifyPluginAsync<{
         ),
       });
     }
-    return reply.header("cache-control", "no-store").redirect(url, 302);
+    return reply
+      .header("cache-control", "no-store")
+      .redirect(markedAsEdition(link.url, siteUrl, link.slug), 302);
   });
 };

@@ -257,10 +257,14 @@ export function createEditionsRepository(store: Store, fillDigests: () => Promis
     },
 
     /**
-     * A click on an edition's link: its address, after one more is counted
-     * (unless `count` is false); null when the edition has no such link.
+     * A click on an edition's link: its address and the edition's slug, after one
+     * more is counted (unless `count` is false); null when the edition has no such link.
      */
-    async click(editionId: number, position: number, { count }: { count: boolean }) {
+    async click(
+      editionId: number,
+      position: number,
+      { count }: { count: boolean },
+    ): Promise<{ url: string; slug: string } | null> {
       const link = count
         ? await db
             .updateTable("edition_links")
@@ -275,7 +279,13 @@ export function createEditionsRepository(store: Store, fillDigests: () => Promis
             .where("edition_id", "=", editionId)
             .where("position", "=", position)
             .executeTakeFirst();
-      return link?.url ?? null;
+      if (!link) return null;
+      const edition = await db
+        .selectFrom("editions")
+        .select("slug")
+        .where("id", "=", editionId)
+        .executeTakeFirst();
+      return { url: link.url, slug: edition?.slug ?? "" };
     },
 
     async progress(): Promise<EditionProgress[]> {

@@ -11,7 +11,7 @@ import {
 } from "../../contract/readers.ts";
 import { toCsv } from "../lib/csv.ts";
 import { type ConversionRow, type DayRow, type Dimension, unattributed } from "./day-figures.ts";
-import { addDays, dayOf, readingNowMs } from "./repository.ts";
+import { addDays, readingNowMs } from "./repository.ts";
 import type { Readers } from "./service.ts";
 
 /**
@@ -23,9 +23,11 @@ import type { Readers } from "./service.ts";
 
 type Period = { period: "day" | "week" | "month" | "range"; from?: string; to?: string };
 
-/** The days a period covers, ending today (UTC): a day is today, a week the last 7 days. */
-function daysOf({ period, from, to }: Period, now: Date): { from: string; to: string } {
-  const today = dayOf(now);
+/**
+ * The days a period covers, ending today (the day in progress in the owner's zone): a
+ * day is today, a week the last 7 days.
+ */
+function daysOf({ period, from, to }: Period, today: string): { from: string; to: string } {
   if (period === "range" && from && to) {
     // No day after today has figures: a range is read to today at the latest (the screen's
     // fields stop there too), so no loop over its days runs on towards the year 10000.
@@ -36,9 +38,8 @@ function daysOf({ period, from, to }: Period, now: Date): { from: string; to: st
   return { from: addDays(today, -back), to: today };
 }
 
-/** `--since 7d`, `--since 4w`, `--since 2026-11-01`: the command line's period. */
-export function sinceToPeriod(since: string, now: Date): Period | null {
-  const today = dayOf(now);
+/** `--since 7d`, `--since 4w`, `--since 2026-11-01`: the command line's period, to `today`. */
+export function sinceToPeriod(since: string, today: string): Period | null {
   const relative = /^(\d{1,4})([dw])$/.exec(since.trim());
   if (relative) {
     const count = Number(relative[1]) * (relative[2] === "w" ? 7 : 1);
@@ -110,8 +111,9 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
   /** Every figure of the period, every row (the CSV's); the screen shows the first 50 of each. */
   async function full(period: Period): Promise<ReadersReport> {
     const now = clock();
-    const { from, to } = daysOf(period, now);
-    const [{ rows, conversions }, readingNow] = await Promise.all([
+    const { zone, day: today } = await readers.today(now);
+    const { from, to } = daysOf(period, today);
+    const [{ rows, conversions, zones }, readingNow] = await Promise.all([
       repository.figures(from, to),
       repository.readingSince(new Date(now.getTime() - readingNowMs).toISOString()),
     ]);
@@ -124,6 +126,9 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
     return {
       from,
       to,
+      today,
+      zone,
+      otherZones: zones.filter((run) => run.zone !== zone),
       readingNow,
       views: totals[0]?.views ?? 0,
       visitors: totals[0]?.visitors ?? 0,
@@ -162,7 +167,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
 
     /** One row's own figures: day by day over the period, and its conversions. */
     async item(period: Period, dimension: ReaderDimension, value: string): Promise<ReaderItem> {
-      const { from, to } = daysOf(period, clock());
+      const { from, to } = daysOf(period, (await readers.today(clock())).day);
       const { rows, conversions } = await repository.figures(from, to);
       const mine = rows.filter((row) => row.dimension === dimension && row.value === value);
       const days: ReaderItem["days"] = [];
@@ -213,6 +218,8 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
       ];
       return toCsv([
         ["from", all.from, "to", all.to],
+        ["days from midnight in", all.zone],
+        ...all.otherZones.map((run) => ["counted in", run.zone, "from", run.from, "to", run.to]),
         ["visitors", String(all.visitors), "views", String(all.views)],
         [],
         ["day", "visitors", "views"],

@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { sql } from "kysely";
 import type { DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { dateKey } from "../../contract/time-zones.ts";
 import { dayMs } from "../lib/time.ts";
 import {
   aggregate,
@@ -99,10 +100,24 @@ function byKey<T extends unknown[]>(rows: T[], ...key: number[]): T[] {
 /** "Reading now" is a view in the last 30 minutes. */
 export const readingNowMs = 30 * 60_000;
 
-/** A UTC day, "2026-12-01". */
-export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+/**
+ * A readers' day: the owner's date in their zone at `at`, "2026-12-01"
+ * (docs/decisions/063-readers-days-in-the-owners-zone.md).
+ */
+export const dayIn = (at: Date | number, zone: string) => dateKey(at, zone);
+/** The date `days` after `day`: calendar arithmetic, whatever the zone. */
 export const addDays = (day: string, days: number) =>
-  dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * dayMs));
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
+
+/**
+ * How far a salt's day may run ahead of the owner's date and still be the day
+ * in progress: two zones' dates differ by two days at most. Further ahead, it
+ * was made by a clock that was wrong.
+ */
+const aheadAtMost = 2;
+
+/** Rolled-up days in a row counted in one zone: "2026-11-01" to "2026-12-05" in UTC. */
+export type ZoneRun = { from: string; to: string; zone: string };
 
 export function createReadersRepository(store: Store) {
   const { db } = store;
@@ -116,13 +131,32 @@ export function createReadersRepository(store: Store) {
     return found?.day ?? null;
   }
 
+  /**
+   * The day in progress when the owner's date is `date`: that date, or the
+   * salt's day when it is later (the owner moved west, or the days were UTC's
+   * before): a day never goes back, so no view lands on a day rolled up and
+   * no day has two salts.
+   */
+  async function dayInProgress(date: string): Promise<string> {
+    const found = await db
+      .selectFrom("reader_salts")
+      .select((eb) => eb.fn.max("day").as("day"))
+      .executeTakeFirst();
+    const latest = found?.day;
+    return latest && latest > date && latest <= addDays(date, aheadAtMost) ? latest : date;
+  }
+
   return {
+    dayInProgress,
+
     /**
-     * The salt of `day`, made by the first instance that needs it; every
-     * instance then hashes with the same one. The salts of earlier days are
-     * deleted in the same go: a reader of yesterday cannot be told again.
+     * The day in progress on the owner's date `date` (dayInProgress) and its
+     * salt, made by the first instance that needs it; every instance then
+     * hashes with the same one. The salts of earlier days are deleted in the
+     * same go: a reader of yesterday cannot be told again.
      */
-    async saltOf(day: string): Promise<string> {
+    async saltOf(date: string): Promise<{ day: string; salt: string }> {
+      const day = await dayInProgress(date);
       await db
         .insertInto("reader_salts")
         .values({ day, salt: randomBytes(32).toString("base64url") })
@@ -134,7 +168,7 @@ export function createReadersRepository(store: Store) {
         .select("salt")
         .where("day", "=", day)
         .executeTakeFirstOrThrow();
-      return found.salt;
+      return { day, salt: found.salt };
     },
 
     /**
@@ -269,10 +303,11 @@ export function createReadersRepository(store: Store) {
 
     /**
      * Rolls up each finished day not rolled up yet, up to `through`, oldest
-     * first: its figures are written once, with a mark that another instance
-     * doing the same meanwhile finds taken. Returns the days rolled up.
+     * first: its figures are written once, with a mark (and the owner's zone it
+     * was counted in) that another instance doing the same meanwhile finds
+     * taken. Returns the days rolled up.
      */
-    async rollUp(through: string, at: string): Promise<string[]> {
+    async rollUp(through: string, at: string, zone: string): Promise<string[]> {
       const first = await db
         .selectFrom("reader_views")
         .select((eb) => eb.fn.min("day").as("day"))
@@ -286,7 +321,7 @@ export function createReadersRepository(store: Store) {
         const done = await db.transaction().execute(async (trx) => {
           const marked = await trx
             .insertInto("reader_rollups")
-            .values({ day: current, rolled_at: at })
+            .values({ day: current, rolled_at: at, zone })
             .onConflict((oc) => oc.column("day").doNothing())
             .returning("day")
             .execute();
@@ -324,8 +359,22 @@ export function createReadersRepository(store: Store) {
     async figures(
       from: string,
       to: string,
-    ): Promise<{ rows: DayRow[]; conversions: ConversionRow[] }> {
+    ): Promise<{ rows: DayRow[]; conversions: ConversionRow[]; zones: ZoneRun[] }> {
       const last = await lastRolled();
+      // The rolled-up days' zones, a run of days at a time (the days never rolled up are in the
+      // owner's zone of now).
+      const zones: ZoneRun[] = [];
+      for (const { day, zone } of await db
+        .selectFrom("reader_rollups")
+        .select(["day", "zone"])
+        .where("day", ">=", from)
+        .where("day", "<=", to)
+        .orderBy("day")
+        .execute()) {
+        const run = zones.at(-1);
+        if (run?.zone === zone) run.to = day;
+        else zones.push({ from: day, to: day, zone });
+      }
       const rolledTo = last && last < to ? last : to;
       const rolled =
         last && from <= rolledTo
@@ -367,6 +416,7 @@ export function createReadersRepository(store: Store) {
           conversions.map((row) => ({ ...row, count: num(row.count) })),
           raw,
         ),
+        zones,
       };
     },
 

@@ -8,12 +8,11 @@ import { networkFactor } from "../lib/address-limit.ts";
 import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { remembered } from "../lib/remembered.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
-import { dayMs } from "../lib/time.ts";
 import {
   addDays,
   type Batch,
   createReadersRepository,
-  dayOf,
+  dayIn,
   type ReadersRepository,
   readingNowMs,
   type Visit,
@@ -49,6 +48,11 @@ type ReadersOptions = {
   siteUrl: string;
   /** The console session's cookie: a browser that carries it is the owner's, never counted. */
   ownerCookie: string;
+  /**
+   * The owner's zone, whose midnights begin the days (the Bookings hours' zone,
+   * else BOOKING_TIMEZONE's…): read with each write, each roll-up and each report.
+   */
+  ownerZone?: () => Promise<string>;
   clock?: () => Date;
   /** How often an instance writes what it counted (5 s). */
   flushMs?: number;
@@ -93,6 +97,7 @@ export function createReaders({
   perMinutePerAddress = 120,
   siteUrl,
   ownerCookie,
+  ownerZone = async () => "UTC",
   clock = () => new Date(),
   flushMs = 5000,
 }: ReadersOptions) {
@@ -100,15 +105,41 @@ export function createReaders({
   const site = new URL(siteUrl);
   const siteHost = site.hostname.toLowerCase();
   let pending: Pending = { visits: [], views: [], reads: [], conversions: [] };
-  /** The day's salt, loaded once per day (and instance); `known` once it has been read. */
-  let salt: { day: string; value: Promise<string>; known?: string } | null = null;
+  /**
+   * The salt of the day in progress on the owner's date `date`, and that day, loaded
+   * once per date (and instance); `known` once it has been read.
+   */
+  type DaySalt = { day: string; salt: string };
+  let salt: { date: string; value: Promise<DaySalt>; known?: DaySalt } | null = null;
   /** Readers this instance has written a visit for today, and their engaged reads. */
   let seen = { day: "", visits: new Set<string>(), reads: new Set<string>() };
+  const seenOn = (day: string) => {
+    if (seen.day !== day) seen = { day, visits: new Set(), reads: new Set() };
+    return seen;
+  };
 
-  function saltOf(day: string): Promise<string> {
-    if (salt?.day !== day) {
-      const value = repository.saltOf(day);
-      const loading: NonNullable<typeof salt> = { day, value };
+  /** The owner's zone as last read: null until the first read, which the first view waits for. */
+  let zone: string | null = null;
+  let zoneRead: Promise<string> | null = null;
+  function readZone(): Promise<string> {
+    zoneRead ??= ownerZone().then(
+      (found) => {
+        zone = found;
+        zoneRead = null;
+        return found;
+      },
+      (error: unknown) => {
+        zoneRead = null;
+        throw error;
+      },
+    );
+    return zoneRead;
+  }
+
+  function saltOf(date: string): Promise<DaySalt> {
+    if (salt?.date !== date) {
+      const value = repository.saltOf(date);
+      const loading: NonNullable<typeof salt> = { date, value };
       salt = loading;
       value.then(
         (known) => {
@@ -177,35 +208,38 @@ export function createReaders({
     ).slice(0, 22);
 
   /**
-   * `take(reader)` once the reader's hash is known: at once when the day's
-   * salt has been read (every view but the first few of a day), so the
-   * beacon can be answered in the same turn; otherwise once it has.
+   * `take(reader, day, at)` once the reader's hash is known, with the day in
+   * progress and the time: at once when the owner's zone and the day's salt have
+   * been read (every view but the first few of a day), so the beacon can be
+   * answered in the same turn; otherwise once they have.
    */
   function withReader<T>(
     request: ReaderRequest,
     userAgent: string,
-    day: string,
-    take: (reader: string) => T,
+    now: number,
+    take: (reader: string, day: string, at: string) => T,
   ): T | Promise<T> {
-    const known = salt?.day === day ? salt.known : undefined;
-    if (known !== undefined) return take(readerWith(known, request, userAgent));
-    return saltOf(day).then((daySalt) => take(readerWith(daySalt, request, userAgent)));
+    if (zone === null) return readZone().then(() => withReader(request, userAgent, now, take));
+    const { at, date } = stamp(now, zone);
+    const known = salt?.date === date ? salt.known : undefined;
+    if (known !== undefined) return take(readerWith(known.salt, request, userAgent), known.day, at);
+    return saltOf(date).then((daySalt) =>
+      take(readerWith(daySalt.salt, request, userAgent), daySalt.day, at),
+    );
   }
 
   /**
-   * The time as a view records it, ISO 8601 in UTC, and its day. Dates made
-   * once a second: a busy second's views share them, and each adds only its
-   * milliseconds.
+   * The time as a view records it, ISO 8601 in UTC, and the owner's date then.
+   * Made once a second: a busy second's views share them, and each adds only
+   * its milliseconds.
    */
-  let second = { at: Number.NaN, iso: "", day: "" };
-  function stamp(now: number): { at: string; day: string } {
+  let second = { at: Number.NaN, zone: "", iso: "", date: "" };
+  function stamp(now: number, zone: string): { at: string; date: string } {
     const at = now - (now % 1000);
-    if (second.at !== at) {
-      const iso = new Date(at).toISOString();
-      second = { at, iso: iso.slice(0, 20), day: iso.slice(0, 10) };
-      if (seen.day !== second.day) seen = { day: second.day, visits: new Set(), reads: new Set() };
+    if (second.at !== at || second.zone !== zone) {
+      second = { at, zone, iso: new Date(at).toISOString().slice(0, 20), date: dayIn(at, zone) };
     }
-    return { at: `${second.iso}${String(now % 1000).padStart(3, "0")}Z`, day: second.day };
+    return { at: `${second.iso}${String(now % 1000).padStart(3, "0")}Z`, date: second.date };
   }
 
   /** Keeps memory bounded: a set that grew past its size is forgotten (the database dedupes). */
@@ -237,6 +271,8 @@ export function createReaders({
         batch.visits.length + batch.views.length + batch.reads.length + batch.conversions.length;
       if (size === 0) return forgetDue();
       pending = { visits: [], views: [], reads: [], conversions: [] };
+      // The owner's zone read again, for the views to come: a change shows within a write.
+      await readZone().catch(() => undefined);
       try {
         const visits: Visit[] = [];
         for (const { timeZone, ...visit } of batch.visits) {
@@ -261,21 +297,22 @@ export function createReaders({
     return writing;
   }
 
-  const retentionBefore = (now: Date) => addDays(dayOf(now), -rawDays);
-
   /**
    * The day's work: rolls up every finished day, deletes the raw rows older
    * than ANALYTICS_RAW_DAYS and salts of past days. A day is rolled up ten
-   * minutes after it ends, when every instance has written its last views.
+   * minutes after the owner's midnight that ends it, when every instance has
+   * written its last views.
    */
   async function maintain(): Promise<{ rolled: string[] }> {
     const now = clock();
-    const through = dayOf(new Date(now.getTime() - 10 * 60_000 - dayMs));
-    const rolled = await repository.rollUp(through, now.toISOString());
-    await repository.prune(retentionBefore(now));
+    const zone = await readZone();
+    const date = dayIn(now, zone);
+    const through = addDays(dayIn(now.getTime() - 10 * 60_000, zone), -1);
+    const rolled = await repository.rollUp(through, now.toISOString(), zone);
+    await repository.prune(addDays(date, -rawDays));
     // Those a stopped instance would have deleted, and missed.
     await repository.forgetReading(new Date(now.getTime() - readingNowMs).toISOString());
-    await saltOf(dayOf(now));
+    await saltOf(date);
     return { rolled };
   }
 
@@ -291,9 +328,8 @@ export function createReaders({
       const now = clock().getTime();
       const userAgent = countable(request, now);
       if (!userAgent) return false;
-      const { at, day } = stamp(now);
-      return withReader(request, userAgent, day, (reader) => {
-        if (remember(seen.visits, reader)) {
+      return withReader(request, userAgent, now, (reader, day, at) => {
+        if (remember(seenOn(day).visits, reader)) {
           const origin = originOf(report, siteHost);
           pending.visits.push({
             day,
@@ -319,9 +355,9 @@ export function createReaders({
       const now = clock().getTime();
       const userAgent = countable(request, now);
       if (!userAgent) return false;
-      const { day } = stamp(now);
-      return withReader(request, userAgent, day, (reader) => {
-        if (remember(seen.reads, `${reader} ${path}`)) pending.reads.push({ day, reader, path });
+      return withReader(request, userAgent, now, (reader, day) => {
+        if (remember(seenOn(day).reads, `${reader} ${path}`))
+          pending.reads.push({ day, reader, path });
         return true;
       });
     },
@@ -340,8 +376,10 @@ export function createReaders({
         if (!userAgent) return;
         // Its day alone: a time could match it to the enquiry or comment it counts.
         // The hash is held until the write finds the visit's entry page and source.
-        const { day } = stamp(now);
-        const reader = await withReader(request, userAgent, day, (reader) => reader);
+        const { reader, day } = await withReader(request, userAgent, now, (reader, day) => ({
+          reader,
+          day,
+        }));
         pending.conversions.push({ day, reader, kind });
       } catch {
         // Counting is never worth a reader's failed enquiry.
@@ -351,11 +389,22 @@ export function createReaders({
     /** Writes what this instance counted (the timer does it every few seconds). */
     flush,
 
+    /**
+     * The owner's zone, read afresh, and the day in progress in it at `at`: the
+     * owner's date then, or a later day still running (repository.dayInProgress).
+     */
+    async today(at: Date = clock()): Promise<{ zone: string; day: string }> {
+      const zone = await readZone();
+      return { zone, day: await repository.dayInProgress(dayIn(at, zone)) };
+    },
+
     maintain,
 
     /** Starts the timers: a write every few seconds, the roll-up and retention every hour. */
     start(log: { warn(object: unknown, message: string): void }) {
       if (!enabled) return { stop: async () => {} };
+      // Read now, so that the first view need not wait for it.
+      readZone().catch(() => undefined);
       const writer = setInterval(() => {
         flush().catch((error) => log.warn({ err: error }, "readers' counts could not be written"));
       }, flushMs);

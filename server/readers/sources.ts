@@ -48,7 +48,10 @@ const mastodon =
 /** Other Fediverse software, by the names its servers usually carry. */
 const fediverse =
   /(^|\.)(pixelfed\.[a-z.]+|lemmy\.[a-z.]+|kbin\.[a-z.]+|mbin\.[a-z.]+|misskey\.[a-z.]+|pleroma\.[a-z.]+|akkoma\.[a-z.]+|firefish\.[a-z.]+|sharkey\.[a-z.]+|friendica\.[a-z.]+|writefreely\.[a-z.]+|threads\.net|peertube\.[a-z.]+|tube\.[a-z.]+)$|^(lemmy|pixelfed|misskey|pleroma|akkoma|kbin|mbin|friendica|peertube)\./;
-/** Web mail: a link followed from a mail, most often an edition of the newsletter. */
+/**
+ * Web mail: a link followed from a mail. The site's own mails are most of them, and an
+ * edition's links say so themselves (utm_source=newsletter); the others are "Mail".
+ */
 const webMail =
   /^(mail\.google\.com|outlook\.live\.com|outlook\.office\.com|outlook\.office365\.com|mail\.yahoo\.com|mail\.proton\.me|app\.fastmail\.com|mail\.zoho\.[a-z.]+)$/;
 
@@ -97,11 +100,14 @@ function cleanTag(value: string | null | undefined): string {
     .trim();
 }
 
-/** The source a utm_source names: the names the site knows are spelt as it spells them. */
+/**
+ * The source a utm_source names: the names the site knows are spelt as it spells them.
+ * "Newsletter" is what an edition's links carry (server/newsletter/clicks.ts), and only that.
+ */
 function namedSource(tag: string): string {
   const key = tag.toLowerCase();
-  if (key === "newsletter" || key === "edition" || key === "email" || key === "mail")
-    return "Newsletter";
+  if (key === "newsletter") return "Newsletter";
+  if (key === "email" || key === "mail") return "Mail";
   if (key === "linkedin") return "LinkedIn";
   if (key === "mastodon") return "Mastodon";
   if (key === "fediverse") return "Fediverse";
@@ -123,9 +129,10 @@ function referrerHost(referrer: string, siteHost: string): string | null {
 }
 
 /**
- * Where a view came from. utm_source wins (the owner put it on the link);
- * otherwise the referrer's host, named when it is a search engine, a social
- * network, a Fediverse server or web mail; "Direct" without one.
+ * Where a view came from. utm_source wins (the owner or an edition put it on
+ * the link); otherwise the referrer's host, named when it is a search engine,
+ * a social network, a Fediverse server or web mail ("Mail": the newsletter is
+ * only what an edition marks); "Direct" without one.
  */
 export function originOf(
   { referrer, query }: { referrer: string; query: string },
@@ -141,7 +148,7 @@ export function originOf(
   const host = referrerHost(referrer, siteHost);
   if (!host) return { source: "Direct", medium, campaign };
   // Before the search engines: Gmail's is mail.google.com, no search.
-  if (webMail.test(host)) return { source: "Newsletter", medium: medium || "email", campaign };
+  if (webMail.test(host)) return { source: "Mail", medium: medium || "email", campaign };
   for (const [pattern, name] of searchEngines) {
     if (pattern.test(host)) return { source: name, medium: medium || "search", campaign };
   }

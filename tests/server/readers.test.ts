@@ -4,6 +4,7 @@ import path from "node:path";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { defaultAvailability } from "../../contract/bookings.ts";
 import { readersReportSchema } from "../../contract/readers.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
@@ -57,10 +58,16 @@ function view(
   });
 }
 
+/**
+ * The owner's zone of these tests: UTC, whose days are the clock's. The owner's own zone's
+ * days are tested in readers-zone.test.ts.
+ */
+const inUtc = { BOOKING_TIMEZONE: "UTC" };
+
 /** An app of its own, its readers' counts written when the test says (flush), not on a timer. */
 const startReadersApp = (backend: (typeof backends)[number], clock: { now: () => Date }) =>
   startTestApp(backend, {
-    env: { COOKIE_SECRET: cookieSecret },
+    env: { COOKIE_SECRET: cookieSecret, ...inUtc },
     clientFiles,
     readers: { flushMs: 3_600_000, clock: clock.now },
   });
@@ -107,7 +114,7 @@ async function tablesHolding(t: TestApp, backend: (typeof backends)[number], tex
 }
 
 async function readersCli(t: Pick<TestApp, "databaseUrl" | "dataDir">, since = "1d") {
-  const run = await admin(adminEnv(t), "readers", "--since", since, "--json");
+  const run = await admin({ ...adminEnv(t), ...inUtc }, "readers", "--since", since, "--json");
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
   return readersReportSchema.parse(JSON.parse(run.stdout));
@@ -190,7 +197,7 @@ describe.each(backends)("readers on %s", (backend) => {
 
     const report = await readersCli(t);
     // Printed for a person: each figure under the end of its heading, as numbers align.
-    const printed = await admin(adminEnv(t), "readers", "--since", "1d");
+    const printed = await admin({ ...adminEnv(t), ...inUtc }, "readers", "--since", "1d");
     const tableAfter = (title: string) => {
       const [header = "", ...rows] =
         printed.stdout.split(`${title}\n`)[1]?.split("\n\n")[0]?.split("\n") ?? [];
@@ -446,12 +453,22 @@ describe.each(backends)("readers on %s", (backend) => {
     );
   });
 
-  it("names a reader from Gmail's web mail as from the newsletter, and one from Google's search as from Google", async () => {
+  it("names a reader from Gmail's web mail as from the newsletter only by an edition's mark, else from mail, and one from Google's search as from Google", async () => {
     const visitorsBy = async () =>
       new Map((await todayOnScreen(t)).sources.map((each) => [each.value, each.visitors]));
     const before = await visitorsBy();
-    await view(t, { ip: "192.0.2.80", userAgent: chrome }, "/science/pressure-cooker", {
+    // An edition's link, as its click redirect sends the reader on (server/newsletter/clicks.ts).
+    await view(t, { ip: "192.0.2.79", userAgent: chrome }, "/science/pressure-cooker", {
       referrer: "https://mail.google.com/",
+      query: "?utm_source=newsletter&utm_medium=email&utm_campaign=december",
+    });
+    // An enquiry's acknowledgement's link to /book, and another mail's, from web mail.
+    await view(t, { ip: "192.0.2.80", userAgent: chrome }, "/services", {
+      referrer: "https://mail.google.com/",
+    });
+    await view(t, { ip: "192.0.2.82", userAgent: firefox }, "/science", {
+      referrer: "https://outlook.live.com/",
+      query: "?utm_source=email",
     });
     await view(t, { ip: "192.0.2.81", userAgent: chrome }, "/science/pressure-cooker", {
       referrer: "https://www.google.com/",
@@ -459,6 +476,7 @@ describe.each(backends)("readers on %s", (backend) => {
     await t.app.readers.flush();
     const after = await visitorsBy();
     expect(after.get("Newsletter")).toBe((before.get("Newsletter") ?? 0) + 1);
+    expect(after.get("Mail")).toBe((before.get("Mail") ?? 0) + 2);
     expect(after.get("Google")).toBe((before.get("Google") ?? 0) + 1);
   });
 
@@ -763,6 +781,235 @@ describe("enquiries either side of midnight (UTC)", () => {
     expect(csv).toContain(
       "\r\nsource of the visit,subscription,enquiry,booking,comment,question,total\r\n(not counted),0,2,0,0,0,2\r\nLinkedIn,0,1,0,0,0,1\r\n",
     );
+  });
+});
+
+/** A clock the test sets to the instant it names. */
+function settableClock(iso: string) {
+  let at = Date.parse(iso);
+  return { now: () => new Date(at), set: (next: string) => (at = Date.parse(next)) };
+}
+
+/** An app whose owner lives in `zone`, its readers' clock the test's. */
+const startZonedApp = (
+  backend: (typeof backends)[number],
+  zone: string,
+  clock: { now: () => Date },
+) =>
+  startTestApp(backend, {
+    env: { COOKIE_SECRET: cookieSecret, BOOKING_TIMEZONE: zone },
+    clientFiles,
+    readers: { flushMs: 3_600_000, clock: clock.now },
+  });
+
+/** The owner sets another zone for the Bookings hours, and so for readers' days. */
+const ownerMoves = (owner: Owner, timeZone: string) =>
+  owner.request("PUT", "/api/admin/bookings/availability", { ...defaultAvailability, timeZone });
+
+/** One reader's views at each instant (UTC), written. */
+async function viewsAt(t: TestApp, clock: ReturnType<typeof settableClock>, instants: string[]) {
+  const reader: Browser = { ip: "192.0.2.160", userAgent: chrome };
+  for (const at of instants) {
+    clock.set(at);
+    expect((await view(t, reader, "/science")).statusCode).toBe(204);
+  }
+  await t.app.readers.flush();
+}
+
+/** The days' visitors and views, as the screen, the CSV and the command line give them. */
+const dayRows = (days: { day: string; views: number; visitors: number }[]) =>
+  days.filter((day) => day.views > 0).map((day) => [day.day, day.visitors, day.views]);
+
+/*
+ * Days in the owner's zone (docs/decisions/063-readers-days-in-the-owners-zone.md): views
+ * either side of midnight UTC and of the owner's midnight, one reader throughout. The
+ * command line reads the real time: the days are in the past, and `--since` names them.
+ */
+const zoneCases = [
+  {
+    zone: "Asia/Kolkata",
+    zoneShown: "Asia / Kolkata",
+    // 23:30 and 00:30 in Kolkata, then 23:30 and 00:30 UTC (05:00 and 06:00 in Kolkata).
+    views: [
+      "2026-12-01T18:00:00Z",
+      "2026-12-01T19:00:00Z",
+      "2026-12-01T23:30:00Z",
+      "2026-12-02T00:30:00Z",
+    ],
+    days: [
+      ["2026-12-01", 1, 1],
+      ["2026-12-02", 1, 3],
+    ],
+    // Ten minutes and more after the owner's midnight that ends 2 December.
+    rolledAt: "2026-12-02T18:45:00Z",
+  },
+  {
+    zone: "America/New_York",
+    zoneShown: "America / New York",
+    // 23:30 and 00:30 UTC (18:30 and 19:30 in New York), then 23:30 and 00:30 in New York.
+    views: [
+      "2026-12-01T23:30:00Z",
+      "2026-12-02T00:30:00Z",
+      "2026-12-02T04:30:00Z",
+      "2026-12-02T05:30:00Z",
+    ],
+    days: [
+      ["2026-12-01", 1, 3],
+      ["2026-12-02", 1, 1],
+    ],
+    rolledAt: "2026-12-03T05:15:00Z",
+  },
+];
+
+describe.each(backends)("days in the owner's zone on %s", (backend) => {
+  it.each(zoneCases)(
+    "begin at midnight in $zone: the screen, the CSV, the command line and the roll-up agree, and a reader is one for the whole day",
+    async ({ zone, zoneShown, views, days, rolledAt }) => {
+      const clock = settableClock(views[0] as string);
+      const t = await startZonedApp(backend, zone, clock);
+      try {
+        await viewsAt(t, clock, views);
+        const owner = new Owner(t);
+        await owner.signIn();
+        const screen = (query: string) =>
+          owner.get(`/api/admin/readers?${query}`).then((r) => json(r, readersReportSchema));
+        const range = "period=range&from=2026-12-01&to=2026-12-02";
+
+        // "Today" is the owner's day of the last view, from the owner's midnight.
+        const today = await screen("period=day");
+        const [, lastVisitors, lastViews] = days.at(-1) ?? [];
+        expect(today).toMatchObject({
+          from: "2026-12-02",
+          to: "2026-12-02",
+          today: "2026-12-02",
+          zone,
+          otherZones: [],
+          visitors: lastVisitors,
+          views: lastViews,
+        });
+        expect(dayRows((await screen(range)).days)).toEqual(days);
+        const csv = (await owner.get(`/api/admin/readers/export?${range}`)).body;
+        expect(csv).toContain(`\r\ndays from midnight in,${zone}\r\n`);
+        for (const [day, visitors, viewsOfDay] of days)
+          expect(csv).toContain(`\r\n${day},${visitors},${viewsOfDay}\r\n`);
+        const env = { ...adminEnv(t), BOOKING_TIMEZONE: zone };
+        const cli = await admin(env, "readers", "--since", "2026-12-01", "--json");
+        expect(cli.code, cli.stderr).toBe(0);
+        expect(dayRows(readersReportSchema.parse(JSON.parse(cli.stdout)).days)).toEqual(days);
+        const printed = await admin(env, "readers", "--since", "2026-12-01");
+        expect(printed.stdout).toContain(`(days from midnight in ${zoneShown})`);
+
+        // Each day is rolled up once the owner's midnight that ends it is ten minutes past,
+        // with its zone, and reads the same.
+        clock.set(rolledAt);
+        expect((await t.app.readers.maintain()).rolled).toEqual(["2026-12-01", "2026-12-02"]);
+        expect(await runSql(t, "select day, zone from reader_rollups order by day")).toEqual([
+          { day: "2026-12-01", zone },
+          { day: "2026-12-02", zone },
+        ]);
+        expect(dayRows((await screen(range)).days)).toEqual(days);
+        // The salt is the owner's day's, and the day before's is gone.
+        expect(await runSql(t, "select day from reader_salts")).toEqual([{ day: "2026-12-03" }]);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
+  it("count a day the clocks go back as its 25 hours, one reader throughout", async () => {
+    // New York, 1 November 2026: EDT until 06:00 UTC, EST after; the day is 04:00 UTC to
+    // 05:00 UTC the next day.
+    const clock = settableClock("2026-11-01T03:30:00Z");
+    const t = await startZonedApp(backend, "America/New_York", clock);
+    try {
+      await viewsAt(t, clock, [
+        "2026-11-01T03:30:00Z", // 23:30 EDT, 31 October
+        "2026-11-01T04:30:00Z", // 00:30 EDT, 1 November
+        "2026-11-02T04:30:00Z", // 23:30 EST, 1 November, 24 hours later
+        "2026-11-02T05:30:00Z", // 00:30 EST, 2 November
+      ]);
+      const owner = new Owner(t);
+      await owner.signIn();
+      const report = json(
+        await owner.get("/api/admin/readers?period=range&from=2026-10-31&to=2026-11-02"),
+        readersReportSchema,
+      );
+      expect(dayRows(report.days)).toEqual([
+        ["2026-10-31", 1, 1],
+        ["2026-11-01", 1, 2],
+        ["2026-11-02", 1, 1],
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("never go back when the owner moves west: the day in progress runs on to the new zone's midnight, and is rolled up in it", async () => {
+    const clock = settableClock("2026-12-01T20:00:00Z");
+    const t = await startZonedApp(backend, "Asia/Kolkata", clock);
+    try {
+      const owner = new Owner(t);
+      await owner.signIn();
+      // 01:30 on 2 December in Kolkata.
+      await viewsAt(t, clock, ["2026-12-01T20:00:00Z"]);
+      expect((await ownerMoves(owner, "America/New_York")).statusCode).toBe(200);
+      // 15:30 on 1 December in New York: still 2 December's views, one reader, until New
+      // York's own midnight ends 2 December.
+      await viewsAt(t, clock, [
+        "2026-12-01T20:30:00Z",
+        "2026-12-02T05:30:00Z",
+        "2026-12-03T05:30:00Z",
+      ]);
+      clock.set("2026-12-02T20:30:00Z");
+      const report = json(
+        await owner.get("/api/admin/readers?period=range&from=2026-11-30&to=2026-12-03"),
+        readersReportSchema,
+      );
+      expect(report.zone).toBe("America/New_York");
+      expect(dayRows(report.days)).toEqual([
+        ["2026-12-02", 1, 3],
+        ["2026-12-03", 1, 1],
+      ]);
+      clock.set("2026-12-03T05:45:00Z");
+      expect((await t.app.readers.maintain()).rolled).toEqual(["2026-12-02"]);
+      expect(await runSql(t, "select zone from reader_rollups")).toEqual([
+        { zone: "America/New_York" },
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("days rolled up in UTC, before days were the owner's", () => {
+  it("keep their figures, and the screen, the CSV and the command line say they were counted in UTC", async () => {
+    const clock = settableClock("2026-12-01T12:00:00Z");
+    const t = await startZonedApp("sqlite", "UTC", clock);
+    try {
+      await viewsAt(t, clock, ["2026-12-01T12:00:00Z"]);
+      clock.set("2026-12-02T00:15:00Z");
+      expect((await t.app.readers.maintain()).rolled).toEqual(["2026-12-01"]);
+      const owner = new Owner(t);
+      await owner.signIn();
+      expect((await ownerMoves(owner, "Asia/Kolkata")).statusCode).toBe(200);
+      const range = "period=range&from=2026-12-01&to=2026-12-02";
+      const report = json(await owner.get(`/api/admin/readers?${range}`), readersReportSchema);
+      expect(report).toMatchObject({
+        zone: "Asia/Kolkata",
+        otherZones: [{ from: "2026-12-01", to: "2026-12-01", zone: "UTC" }],
+      });
+      expect(dayRows(report.days)).toEqual([["2026-12-01", 1, 1]]);
+      const csv = (await owner.get(`/api/admin/readers/export?${range}`)).body;
+      expect(csv).toContain(
+        "\r\ndays from midnight in,Asia/Kolkata\r\ncounted in,UTC,from,2026-12-01,to,2026-12-01\r\n",
+      );
+      const printed = await admin(adminEnv(t), "readers", "--since", "2026-12-01");
+      expect(printed.stdout).toContain(
+        "(days from midnight in Asia / Kolkata, but 2026-12-01 in UTC)",
+      );
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -1,10 +1,11 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { conversionKinds, labelOf } from "../../../contract/reader-kinds.ts";
-import type {
-  ConversionCounts,
-  ReaderDimension,
-  ReaderFigure,
-  ReadersQuery,
+import {
+  type ConversionCounts,
+  type ReaderDimension,
+  type ReaderFigure,
+  type ReadersQuery,
+  zoneNote,
 } from "../../../contract/readers.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Figures, Table } from "../data.tsx";
@@ -180,12 +181,22 @@ function ConversionTable({
  */
 export function ReadersView() {
   const [period, setPeriod] = useState<PeriodName>("week");
-  const today = new Date().toISOString().slice(0, 10);
-  const [from, setFrom] = useState(today);
-  const [to, setTo] = useState(today);
+  // Today as the server counts it, from the owner's midnight in the owner's zone (not this
+  // browser's): the chosen days start there, and the date fields end there.
+  const [today, setToday] = useState<string | null>(null);
+  const [chosenFrom, setFrom] = useState<string | null>(null);
+  const [chosenTo, setTo] = useState<string | null>(null);
+  const from = chosenFrom ?? today;
+  const to = chosenTo ?? today;
   const query: ReadersQuery =
-    period === "range" ? { period, from, to: to < from ? from : to } : { period };
+    period === "range" && from && to
+      ? { period, from, to: to < from ? from : to }
+      : { period: period === "range" ? "day" : period };
   const { loaded } = useConsoleData("GET /admin/readers", { query });
+  const reportedToday = loaded.state === "ready" ? loaded.data.today : null;
+  useEffect(() => {
+    if (reportedToday) setToday(reportedToday);
+  }, [reportedToday]);
   const exportUrl = `/api/admin/readers/export?${new URLSearchParams(query as Record<string, string>)}`;
 
   return (
@@ -197,7 +208,7 @@ export function ReadersView() {
           onChange={setPeriod}
           options={periods.map((each) => [each.value, each.label] as const)}
         />
-        {period === "range" ? (
+        {period === "range" && from && to && today ? (
           <>
             <Input
               label="From"
@@ -225,9 +236,9 @@ export function ReadersView() {
                 ]}
               />
               <p className="mt-3 text-sm text-slate-400">
-                {report.from === report.to ? report.from : `${report.from} to ${report.to}`} (UTC).
-                A reader is recognised for one day only, so one who reads on three days counts three
-                times. No cookie is used and no address is kept. Bots, and your own browser while
+                {report.from === report.to ? report.from : `${report.from} to ${report.to}`},{" "}
+                {zoneNote(report)} (the zone of your Bookings hours). A reader is recognised for one
+                day only, so one who reads on three days counts three times. No cookie is used and no address is kept. Bots, and your own browser while
                 signed in here, are not counted; a view reaches these figures within seconds.
               </p>
             </Panel>

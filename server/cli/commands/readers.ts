@@ -15,8 +15,9 @@ enquiries, bookings, comments, questions) by the entry page and the source of
 the visit that led to them. What the server counted in its last few seconds
 is written to the database a moment later.
 
-  --since S   the period, ending today (UTC): 1d is today, 7d (the default)
-              the last 7 days, 4w the last 28, or a first day, 2026-11-01
+  --since S   the period, ending today: 1d is today, 7d (the default)
+              the last 7 days, 4w the last 28, or a first day, 2026-11-01;
+              days run from midnight in your zone (the Bookings hours')
   --json      every row as JSON, for scripts`,
   },
 ]);

@@ -12,6 +12,7 @@ import {
 import { momentLabel } from "../../../contract/time-zones.ts";
 import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
 import { createBookingsRepository } from "../../bookings/repository.ts";
+import { ownerZoneIn } from "../../bookings/settings-repository.ts";
 import { enquiryReader } from "../../enquiries/owner-actions.ts";
 import {
   AdminError,
@@ -40,7 +41,7 @@ async function bookingsOf({ store, config }: CommandContext) {
     clock: () => new Date(),
   };
   const ownerZone = async () =>
-    (await repository.availability()).timeZone ?? config.bookingTimeZone;
+    ownerZoneIn(await repository.availability(), config.bookingTimeZone);
   return { repository, desk, ownerZone, actions: bookingActions(desk, config.siteUrl) };
 }
 

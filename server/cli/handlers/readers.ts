@@ -1,5 +1,7 @@
 import { conversionKinds, labelOf } from "../../../contract/reader-kinds.ts";
-import type { ReaderDimension, ReaderFigure } from "../../../contract/readers.ts";
+import { type ReaderDimension, type ReaderFigure, zoneNote } from "../../../contract/readers.ts";
+import { zoneName } from "../../../contract/time-zones.ts";
+import { createBookingSettings, ownerZoneIn } from "../../bookings/settings-repository.ts";
 import { createReadersReport, sinceToPeriod } from "../../readers/report.ts";
 import { createReaders } from "../../readers/service.ts";
 import { type CommandContext, usageError } from "../command.ts";
@@ -7,21 +9,24 @@ import { formatTable, printedJson } from "../table.ts";
 
 export async function readers({ values, stdout, config, store }: CommandContext) {
   const since = typeof values.since === "string" ? values.since : "7d";
-  const now = new Date();
-  const period = sinceToPeriod(since, now);
-  if (!period) {
-    // A day after today is refused too: say which day is today's.
-    throw usageError(
-      `--since takes a number of days or weeks (7d, 4w) or a first day up to today, ${now.toISOString().slice(0, 10)} (UTC), not "${since}".`,
-    );
-  }
+  const database = await store();
+  const bookings = createBookingSettings(database, () => new Date());
   const counter = createReaders({
-    store: await store(),
+    store: database,
     enabled: config.ANALYTICS,
     rawDays: config.ANALYTICS_RAW_DAYS,
     siteUrl: config.siteUrl,
     ownerCookie: "",
+    ownerZone: async () => ownerZoneIn(await bookings.availability(), config.bookingTimeZone),
   });
+  const today = await counter.today();
+  const period = sinceToPeriod(since, today.day);
+  if (!period) {
+    // A day after today is refused too: say which day is today's.
+    throw usageError(
+      `--since takes a number of days or weeks (7d, 4w) or a first day up to today, ${today.day} (${zoneName(today.zone)}), not "${since}".`,
+    );
+  }
   const report = await createReadersReport(counter).full(period);
   if (printedJson({ values, stdout }, report)) return;
   const share = (figure: ReaderFigure) =>
@@ -55,7 +60,7 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     );
   stdout.write(
     [
-      `Readers from ${report.from} to ${report.to} (UTC)${config.ANALYTICS ? "" : ", counting is off (ANALYTICS=off)"}`,
+      `Readers from ${report.from} to ${report.to} (${zoneNote(report)})${config.ANALYTICS ? "" : ", counting is off (ANALYTICS=off)"}`,
       `Visitors: ${report.visitors}   Views: ${report.views}   Reading now: ${report.readingNow}\n`,
       formatTable(
         ["day", "visitors", "views"],
