@@ -326,7 +326,6 @@ export async function startServices({
     perMinutePerAddress: config.ANALYTICS_VIEWS_PER_MINUTE_PER_IP,
     siteUrl: config.siteUrl,
     ownerCookie: ownerCookieName(config.siteUrl),
-    // Days from the owner's midnight, in the zone of the Bookings hours (decision 063).
     ownerZone: bookings.ownerZone,
     clock,
     ...readerOptions,

@@ -4,10 +4,9 @@ import { isbot } from "isbot";
 import { isItemPath } from "../../content/sections.ts";
 import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
-import { networkFactor } from "../lib/address-limit.ts";
-import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { remembered } from "../lib/remembered.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
+import { addressWindow } from "./address-window.ts";
 import {
   addDays,
   type Batch,
@@ -122,17 +121,11 @@ export function createReaders({
   let zone: string | null = null;
   let zoneRead: Promise<string> | null = null;
   function readZone(): Promise<string> {
-    zoneRead ??= ownerZone().then(
-      (found) => {
-        zone = found;
+    zoneRead ??= ownerZone()
+      .then((found) => (zone = found))
+      .finally(() => {
         zoneRead = null;
-        return found;
-      },
-      (error: unknown) => {
-        zoneRead = null;
-        throw error;
-      },
-    );
+      });
     return zoneRead;
   }
 
@@ -154,31 +147,7 @@ export function createReaders({
     return salt.value;
   }
 
-  /**
-   * Views and reads counted from one address in the current minute (an IPv6
-   * address by its /64), and from its network (an IPv6 address's /48, whose
-   * 65,536 /64s have `networkFactor` addresses' allowance together). A flood
-   * stops being counted at either limit; the addresses held are bounded too,
-   * and a new address beyond that bound waits for the next minute. Nothing of
-   * this is written anywhere.
-   */
-  let window = { minute: -1, counts: new Map<string, number>() };
-  const addressesHeld = 100_000;
-  function withinLimit(ip: string, now: number): boolean {
-    const minute = Math.floor(now / 60_000);
-    if (window.minute !== minute) window = { minute, counts: new Map() };
-    const key = addressScope(ip);
-    const count = (window.counts.get(key) ?? 0) + 1;
-    if (count > perMinutePerAddress) return false;
-    // An IPv4 address is its own network: counted once.
-    const network = key.endsWith("/64") ? networkOf(ip) : null;
-    const fromNetwork = network === null ? 0 : (window.counts.get(network) ?? 0) + 1;
-    if (fromNetwork > perMinutePerAddress * networkFactor) return false;
-    if (count === 1 && window.counts.size >= addressesHeld) return false;
-    window.counts.set(key, count);
-    if (network !== null) window.counts.set(network, fromNetwork);
-    return true;
-  }
+  const withinLimit = addressWindow(perMinutePerAddress);
 
   /**
    * Whether a request may be counted: analytics on, no Global Privacy
