@@ -134,7 +134,8 @@ export type ReaderEndpoints = {
  */
 export function zoneNote({ zone, otherZones }: Pick<ReadersReport, "zone" | "otherZones">): string {
   const others = otherZones.map(
-    (run) => `${run.from === run.to ? run.from : `${run.from} to ${run.to}`} in ${zoneName(run.zone)}`,
+    (run) =>
+      `${run.from === run.to ? run.from : `${run.from} to ${run.to}`} in ${zoneName(run.zone)}`,
   );
   const before = others.length > 0 ? `, but ${others.join(", ")}` : "";
   return `days from midnight in ${zoneName(zone)}${before}`;

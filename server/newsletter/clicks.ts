@@ -58,7 +58,8 @@ export function markedAsEdition(url: string, siteUrl: string, slug: string): str
   } catch {
     return url;
   }
-  if (target.origin !== new URL(siteUrl).origin || target.searchParams.has("utm_source")) return url;
+  if (target.origin !== new URL(siteUrl).origin || target.searchParams.has("utm_source"))
+    return url;
   const mark = new URLSearchParams({
     utm_source: "newsletter",
     utm_medium: "email",

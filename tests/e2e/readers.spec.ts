@@ -109,6 +109,10 @@ test("two readers, their sources and the enquiry one sent are counted, and the o
   await owner.getByRole("combobox", { name: "Period" }).selectOption("day");
   const summary = owner.getByRole("region", { name: "Visitors and views" });
   await expect(summary.getByRole("definition").first()).toHaveText("2");
+  // Days run from midnight where the owner lives (the sample profile's zone), and say so.
+  await expect(summary).toContainText(
+    "days from midnight in Asia / Kolkata (the zone of your Bookings hours)",
+  );
   // An owner trying the site in this browser learns why their own visits are not there.
   await expect(summary).toContainText("your own browser while signed in here, are not counted");
   const sources = owner.getByRole("region", { name: "Sources" });

@@ -238,8 +238,9 @@ export function ReadersView() {
               <p className="mt-3 text-sm text-slate-400">
                 {report.from === report.to ? report.from : `${report.from} to ${report.to}`},{" "}
                 {zoneNote(report)} (the zone of your Bookings hours). A reader is recognised for one
-                day only, so one who reads on three days counts three times. No cookie is used and no address is kept. Bots, and your own browser while
-                signed in here, are not counted; a view reaches these figures within seconds.
+                day only, so one who reads on three days counts three times. No cookie is used and
+                no address is kept. Bots, and your own browser while signed in here, are not
+                counted; a view reaches these figures within seconds.
               </p>
             </Panel>
             {/* Six columns each: the screen's width, where the figures below share it by two. */}
