@@ -9,6 +9,12 @@ import { formatTable, printedJson } from "../table.ts";
 
 export async function readers({ values, stdout, config, store }: CommandContext) {
   const since = typeof values.since === "string" ? values.since : "7d";
+  // Malformed, it is refused before the database is opened; a day after today, once it is.
+  if (!sinceToPeriod(since, "9999-12-31")) {
+    throw usageError(
+      `--since takes a number of days or weeks (7d, 4w) or a first day (2026-11-01), not "${since}".`,
+    );
+  }
   const database = await store();
   const bookings = createBookingSettings(database, () => new Date());
   const counter = createReaders({
