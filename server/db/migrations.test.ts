@@ -270,6 +270,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "056-outbox-by-age.ts",
     "af5a0c9c98c84f06ac401f9b4bdadb67e61ee651c77cebb387820759d0032562",
   ],
+  [
+    "057_reader_day_zones",
+    "057-reader-day-zones.ts",
+    "ef6c67257188940111d82c3c2cdfd2818928fe55e61b67d09d0d84cecc1ba537",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
