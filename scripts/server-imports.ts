@@ -79,10 +79,13 @@ function draw(edges: string[]): string {
     for (const name of names) lines.push(`    ${id(name)}["${label(name)}"]`);
     lines.push("  end");
   });
+  // One line per folder, to all it imports (`a --> b & c`): the edges come sorted.
+  const targets = new Map<string, string[]>();
   for (const edge of edges) {
     const [from = "", to = ""] = edge.split(" ");
-    lines.push(`  ${id(from)} --> ${id(to)}`);
+    targets.set(from, [...(targets.get(from) ?? []), id(to)]);
   }
+  for (const [from, to] of targets) lines.push(`  ${id(from)} --> ${to.join(" & ")}`);
   lines.push("```");
   return lines.join("\n");
 }
