@@ -30,6 +30,7 @@ import { createReadersReport } from "./readers/report.ts";
 import type { Readers } from "./readers/service.ts";
 import { type ServiceOptions, startServices } from "./services.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
+import { offerSent } from "./web/etag.ts";
 import type { FastPages } from "./web/fast-pages.ts";
 import { fastifyOptions, requestIdOf, trustedProxies } from "./web/http-server.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
@@ -314,6 +315,8 @@ export async function buildApp({
       root: clientRoot,
       siteUrl: config.siteUrl,
       booked: (request) => readers.attribute(request, "booking"),
+      offer: (request, reply, page, headers, current) =>
+        offerSent(fastPages, request, reply, page, { headers }, current),
     });
     await app.register(assistantPages, {
       assistant,

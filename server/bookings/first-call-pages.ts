@@ -10,6 +10,20 @@ import type { Bookings } from "./service.ts";
 /** How long the terms read are used: a change by another process shows within it. */
 const keptMs = 1000;
 
+const headers = {
+  "cache-control": "public, max-age=0, must-revalidate",
+  "content-type": "text/html; charset=utf-8",
+};
+
+/** server/web/etag.ts's `offerSent`, bound to the fast path by app.ts. */
+export type OfferSent = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: Representation,
+  headers: Record<string, string>,
+  current: () => boolean,
+) => void;
+
 /**
  * The service pages that offer a first call (content/service-page.ts, `firstCallHole`),
  * each with the call's length and whether it is free as the owner set them in the
@@ -20,7 +34,19 @@ const keptMs = 1000;
  */
 export async function firstCallPages(
   app: FastifyInstance,
-  { bookings, root }: { bookings: Pick<Bookings, "repository">; root: string },
+  {
+    bookings,
+    root,
+    offer,
+  }: {
+    bookings: Pick<Bookings, "repository">;
+    root: string;
+    /**
+     * Once a page has gone out whole, the fast path in front of Fastify may send it
+     * again while `current()` (server/web/etag.ts, `offerSent`; given by app.ts).
+     */
+    offer?: OfferSent;
+  },
 ) {
   const services = path.join(root, "services");
   /**
@@ -29,9 +55,10 @@ export async function firstCallPages(
    */
   let read: { at: number; writes: number; terms: Promise<string> } | undefined;
   const { repository } = bookings;
+  const fresh = () =>
+    read !== undefined && read.writes === repository.writes() && Date.now() - read.at < keptMs;
   const terms = () => {
-    const fresh = read && read.writes === repository.writes() && Date.now() - read.at < keptMs;
-    if (read && fresh) return read.terms;
+    if (read && fresh()) return read.terms;
     read = {
       at: Date.now(),
       writes: repository.writes(),
@@ -50,13 +77,17 @@ export async function firstCallPages(
     const show = async (request: FastifyRequest, reply: FastifyReply) => {
       const now = await terms();
       if (kept?.terms !== now) kept = { terms: now, page: representation(parts.join(now)) };
-      reply
-        .type("text/html; charset=utf-8")
-        .header("cache-control", "public, max-age=0, must-revalidate");
+      reply.headers(headers);
       return sendRepresentation(request, reply, kept.page);
     };
+    // The page kept when the terms were last read: past that second, the route reads them again.
+    const onResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      const page = kept?.page;
+      if (page) offer?.(request, reply, page, headers, () => fresh() && kept?.page === page);
+      done();
+    };
     for (const address of [`/services/${id}`, `/services/${id}/`, `/services/${id}/index.html`]) {
-      app.get(address, show);
+      app.get(address, { onResponse }, show);
     }
   }
 }

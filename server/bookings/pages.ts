@@ -31,7 +31,7 @@ import { countByAddress } from "../lib/address-limit.ts";
 import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
-import { firstCallPages } from "./first-call-pages.ts";
+import { firstCallPages, type OfferSent } from "./first-call-pages.ts";
 import {
   alert,
   bookedHtml,
@@ -73,12 +73,15 @@ export async function bookingPages(
     root,
     siteUrl,
     booked,
+    offer,
   }: {
     bookings: Bookings;
     root: string;
     siteUrl: string;
     /** Told of each call booked by the form post (readership attributes it). */
     booked: (request: FastifyRequest) => Promise<void>;
+    /** The service pages' fast path (first-call-pages.ts). */
+    offer?: OfferSent;
   },
 ) {
   const siteOrigin = new URL(siteUrl).origin;
@@ -277,7 +280,7 @@ export async function bookingPages(
     });
   });
 
-  await firstCallPages(app, { bookings, root });
+  await firstCallPages(app, { bookings, root, offer });
 
   // The reader's links from the invitation and the reminders.
   await app.register(async (scope) => {

@@ -51,6 +51,40 @@ describe.each(backends)("a service page's first call on %s", (backend) => {
     expect(await slots()).toMatchObject({ callMinutes: 45, firstCallFree: false });
   });
 
+  it("over a socket, sends the page read again as before, and the owner's change at once, another process's within a second", async () => {
+    const origin = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const read = async (encoding: string) => {
+      const response = await fetch(`${origin}/services/dfmea`, {
+        headers: { "accept-encoding": encoding },
+      });
+      const { date: _date, "x-request-id": _id, ...headers } = Object.fromEntries(response.headers);
+      return { headers, text: await response.text() };
+    };
+    // The first read goes through Fastify, the later ones through the fast path in front of it.
+    for (const encoding of ["br", "gzip", "identity"]) {
+      const [first, ...later] = [await read(encoding), await read(encoding), await read(encoding)];
+      for (const again of later) expect(again).toEqual(first);
+    }
+    const { availability } = json(await me.get("/api/admin/bookings"), bookingsResponseSchema);
+    const saved = await me.request("PUT", "/api/admin/bookings/availability", {
+      ...availability,
+      callMinutes: 40,
+      firstCallFree: true,
+    });
+    expect(saved.statusCode).toBe(200);
+    for (const encoding of ["br", "gzip", "identity"]) {
+      expect((await read(encoding)).text).toContain("(40 minutes, free)");
+    }
+    await runSql(t, "update booking_settings set availability = ? where id = 1", [
+      JSON.stringify({ ...availability, callMinutes: 50, firstCallFree: false }),
+    ]);
+    await waitFor(async () => (await read("br")).text.includes("(50 minutes)"), {
+      timeoutMs: 10_000,
+      what: "the page over a socket saying the settings written elsewhere",
+    });
+    expect((await read("br")).text).toContain("(50 minutes)");
+  });
+
   it("reads settings saved before the choice was one as free, as the pages said then", async () => {
     const { availability } = json(await me.get("/api/admin/bookings"), bookingsResponseSchema);
     const { firstCallFree: _, ...before } = availability;
