@@ -6,6 +6,7 @@ import { engagementApi } from "./api/index.ts";
 import { fastBeacon } from "./api/routes/readers.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
 import { assistantPages } from "./assistant/pages.ts";
+import { firstCallPages } from "./bookings/first-call-pages.ts";
 import { bookingPages } from "./bookings/pages.ts";
 import { replyMailRoutes } from "./comments/reply-pages.ts";
 import { createInsightsRepository } from "./console/insights-repository.ts";
@@ -315,6 +316,10 @@ export async function buildApp({
       root: clientRoot,
       siteUrl: config.siteUrl,
       booked: (request) => readers.attribute(request, "booking"),
+    });
+    await firstCallPages(app, {
+      bookings,
+      root: clientRoot,
       offer: (request, reply, page, headers, current) =>
         offerSent(fastPages, request, reply, page, { headers }, current),
     });

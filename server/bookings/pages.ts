@@ -31,7 +31,6 @@ import { countByAddress } from "../lib/address-limit.ts";
 import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
-import { firstCallPages, type OfferSent } from "./first-call-pages.ts";
 import {
   alert,
   bookedHtml,
@@ -73,15 +72,12 @@ export async function bookingPages(
     root,
     siteUrl,
     booked,
-    offer,
   }: {
     bookings: Bookings;
     root: string;
     siteUrl: string;
     /** Told of each call booked by the form post (readership attributes it). */
     booked: (request: FastifyRequest) => Promise<void>;
-    /** The service pages' fast path (first-call-pages.ts). */
-    offer?: OfferSent;
   },
 ) {
   const siteOrigin = new URL(siteUrl).origin;
@@ -279,8 +275,6 @@ export async function bookingPages(
         .send(await calendarFeed(bookings));
     });
   });
-
-  await firstCallPages(app, { bookings, root, offer });
 
   // The reader's links from the invitation and the reminders.
   await app.register(async (scope) => {
