@@ -11,6 +11,7 @@ import {
   detailsHtml,
   detailsText,
   laidOut as mail,
+  markedLink,
   messageBox,
   oneLine,
   quoted,
@@ -241,7 +242,7 @@ export function cancellationMail(
         ? "The reader cancelled this call."
         : "You cancelled this call.";
   const message = call.by === "owner" && call.message ? messageBox(call.message) : "";
-  const again = `${context.siteUrl}/book`;
+  const again = markedLink(context.siteUrl, "/book", "booking-cancellation");
   const details: [string, string][] = [
     ["When", when],
     ["About", context.serviceTitle],

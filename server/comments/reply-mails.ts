@@ -5,7 +5,14 @@ import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
 import { jsonOf } from "../lib/json.ts";
 import type { StandingLinks } from "../lib/tokens.ts";
-import { colours, layout, linkMail, oneLine, tokenLink } from "../outbox/mail-layout.ts";
+import {
+  colours,
+  layout,
+  linkMail,
+  markedLink,
+  oneLine,
+  tokenLink,
+} from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { renderComment } from "./markdown.ts";
@@ -18,9 +25,9 @@ import type { ReplyMailPayload } from "./reply-watches.ts";
  * tokens we issued.
  */
 
-/** The reply on its post's own page. */
+/** The reply on its post's own page, marked as followed from a reply mail. */
 const replyUrl = (siteUrl: string, postId: string, replyId: number) =>
-  `${siteUrl}/science/${encodeURIComponent(postId)}#comment-${replyId}`;
+  markedLink(siteUrl, `/science/${encodeURIComponent(postId)}#comment-${replyId}`, "reply");
 
 export function replyConfirmationMail(to: string, token: string, siteUrl: string): OutgoingMail {
   return linkMail({

@@ -6,6 +6,7 @@ import {
   detailsText,
   laidOut,
   mailTime,
+  markedLink,
   messageBox,
   oneLine,
   paragraph,
@@ -122,10 +123,13 @@ export function acknowledgementMail(
   ];
   const link = tokenLink(context.siteUrl, "/enquiries/delete", deletionToken);
   // The booking page, with the enquiry's service chosen (docs/product.md, "Book a call").
-  const call =
+  const call = markedLink(
+    context.siteUrl,
     enquiry.service === otherService
-      ? `${context.siteUrl}/book`
-      : `${context.siteUrl}/book?service=${encodeURIComponent(enquiry.service)}`;
+      ? "/book"
+      : `/book?service=${encodeURIComponent(enquiry.service)}`,
+    "enquiry-acknowledgement",
+  );
   return laidOut({
     to: enquiry.email,
     subject,

@@ -4,6 +4,7 @@ import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import { linkPages, paragraph } from "../lib/action-page.ts";
 import { addressSignature, keyFor, sameSecret } from "../lib/tokens.ts";
+import { markedLink } from "../outbox/mail-layout.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
 
 /**
@@ -51,23 +52,8 @@ export function withTrackedLinks(
  * utm_medium=email and the edition's slug as utm_campaign, after its own query. A link
  * that names its own utm_source (the owner's) and a link elsewhere are sent as written.
  */
-export function markedAsEdition(url: string, siteUrl: string, slug: string): string {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return url;
-  }
-  if (target.origin !== new URL(siteUrl).origin || target.searchParams.has("utm_source"))
-    return url;
-  const mark = new URLSearchParams({
-    utm_source: "newsletter",
-    utm_medium: "email",
-    ...(slug ? { utm_campaign: slug } : {}),
-  });
-  target.search = target.search ? `${target.search}&${mark}` : `?${mark}`;
-  return target.href;
-}
+export const markedAsEdition = (url: string, siteUrl: string, slug: string) =>
+  markedLink(siteUrl, url, slug, "newsletter");
 
 export const editionClicks: FastifyPluginAsync<{
   editions: Pick<EditionsRepository, "click">;

@@ -130,6 +130,32 @@ export const tokenLink = (siteUrl: string, path: string, token: string) =>
   `${siteUrl}${path}?token=${encodeURIComponent(token)}`;
 
 /**
+ * A link (an address, or a path on the site) to the site's own pages, marked with the mail
+ * it was followed from, which the Readers screen counts by (docs/product.md, "Readers"):
+ * `utm_source`, `utm_medium=email` and the campaign after its own query, before its
+ * fragment. A link elsewhere, and one that names its own utm_source (the owner's), are sent
+ * as written. The mark names a kind of mail, never its reader: a tokened link (confirm,
+ * move, cancel, unsubscribe) is not marked, as the pages it opens are not counted.
+ */
+export function markedLink(siteUrl: string, address: string, campaign: string, source = "mail") {
+  let target: URL;
+  try {
+    target = new URL(address, siteUrl);
+  } catch {
+    return address;
+  }
+  if (target.origin !== new URL(siteUrl).origin || target.searchParams.has("utm_source"))
+    return address;
+  const mark = new URLSearchParams({
+    utm_source: source,
+    utm_medium: "email",
+    ...(campaign ? { utm_campaign: campaign } : {}),
+  });
+  target.search = target.search ? `${target.search}&${mark}` : `?${mark}`;
+  return target.href;
+}
+
+/**
  * A mail whose point is one link (a confirmation): why it came, what the link
  * does, the link as a button and as text, and a closing line in both forms.
  */

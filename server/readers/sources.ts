@@ -49,8 +49,8 @@ const mastodon =
 const fediverse =
   /(^|\.)(pixelfed\.[a-z.]+|lemmy\.[a-z.]+|kbin\.[a-z.]+|mbin\.[a-z.]+|misskey\.[a-z.]+|pleroma\.[a-z.]+|akkoma\.[a-z.]+|firefish\.[a-z.]+|sharkey\.[a-z.]+|friendica\.[a-z.]+|writefreely\.[a-z.]+|threads\.net|peertube\.[a-z.]+|tube\.[a-z.]+)$|^(lemmy|pixelfed|misskey|pleroma|akkoma|kbin|mbin|friendica|peertube)\./;
 /**
- * Web mail: a link followed from a mail. The site's own mails are most of them, and an
- * edition's links say so themselves (utm_source=newsletter); the others are "Mail".
+ * Web mail: a link followed from a mail. The site's own mails are most of them, and their
+ * links to its pages say so themselves (utm_source=newsletter or mail); the others are "Mail".
  */
 const webMail =
   /^(mail\.google\.com|outlook\.live\.com|outlook\.office\.com|outlook\.office365\.com|mail\.yahoo\.com|mail\.proton\.me|app\.fastmail\.com|mail\.zoho\.[a-z.]+)$/;
@@ -102,7 +102,8 @@ function cleanTag(value: string | null | undefined): string {
 
 /**
  * The source a utm_source names: the names the site knows are spelt as it spells them.
- * "Newsletter" is what an edition's links carry (server/newsletter/clicks.ts), and only that.
+ * "Newsletter" is what an edition's links carry (server/newsletter/clicks.ts), and only that;
+ * "mail" what the site's other mails' links carry (markedLink, server/outbox/mail-layout.ts).
  */
 function namedSource(tag: string): string {
   const key = tag.toLowerCase();

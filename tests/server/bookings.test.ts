@@ -686,6 +686,10 @@ describe.each(backends)("booking a call on %s", (backend) => {
         ),
     );
     const toReader = invitation(smtp.to(sent.email)[1]);
+    // The way back to /book, marked as followed from this mail (docs/product.md, "Readers").
+    expect(smtp.to(sent.email)[1]?.parsed.text).toContain(
+      `Book another time: ${siteUrl}/book?utm_source=mail&utm_medium=email&utm_campaign=booking-cancellation`,
+    );
     const toOwner = invitation(
       smtp
         .to(owner)

@@ -9,7 +9,7 @@ import { readersReportSchema } from "../../contract/readers.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { createReadersRepository } from "../../server/readers/repository.ts";
-import { outboxFiles } from "../support/newsletter.ts";
+import { isAddressedTo, outboxFiles, outboxMails } from "../support/newsletter.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription, tokenFromOutboxFolder } from "./support/newsletter.ts";
@@ -28,6 +28,8 @@ const clientFiles = {
   "science/index.html": page("Science"),
   "science/pressure-cooker/index.html": page("Pressure cooker"),
   "services/index.html": page("Services"),
+  "book/index.html":
+    '<!doctype html><title>Book a call</title><main><ewe-fragment data-part="booking"></ewe-fragment></main>',
   "newsletter/confirm/index.html": page("Confirm your subscription"),
   "unsubscribe/index.html": page("Unsubscribe from the newsletter"),
 };
@@ -462,7 +464,7 @@ describe.each(backends)("readers on %s", (backend) => {
       referrer: "https://mail.google.com/",
       query: "?utm_source=newsletter&utm_medium=email&utm_campaign=december",
     });
-    // An enquiry's acknowledgement's link to /book, and another mail's, from web mail.
+    // Links of other mails, unmarked and marked `email`, from web mail.
     await view(t, { ip: "192.0.2.80", userAgent: chrome }, "/services", {
       referrer: "https://mail.google.com/",
     });
@@ -478,6 +480,47 @@ describe.each(backends)("readers on %s", (backend) => {
     expect(after.get("Newsletter")).toBe((before.get("Newsletter") ?? 0) + 1);
     expect(after.get("Mail")).toBe((before.get("Mail") ?? 0) + 2);
     expect(after.get("Google")).toBe((before.get("Google") ?? 0) + 1);
+  });
+
+  it("names a reader who follows a link of the site's own mail from a mail program, which sends no referrer, as from mail, the mail's kind its campaign", async () => {
+    const sender = enquiryFrom("Kavya Nair");
+    const seen = new Set(outboxFiles(t.dataDir));
+    expect((await enquire(t, { ip: "192.0.2.90", userAgent: chrome }, sender)).statusCode).toBe(
+      201,
+    );
+    // The acknowledgement's "Book a call", as the mail carries it.
+    let call: URL | undefined;
+    await expect
+      .poll(
+        async () => {
+          const mails = await outboxMails(
+            t.dataDir,
+            (mail) => isAddressedTo(mail, sender.email),
+            seen,
+          );
+          const link = /\S+\/book\?\S+/.exec(mails[0]?.text ?? "")?.[0];
+          call = link ? new URL(link) : undefined;
+          return call !== undefined;
+        },
+        { timeout: 15_000, interval: 50 },
+      )
+      .toBe(true);
+    // The mail's kind and nothing of its reader.
+    expect(Object.fromEntries(call?.searchParams ?? [])).toEqual({
+      service: "dfmea",
+      utm_source: "mail",
+      utm_medium: "email",
+      utm_campaign: "enquiry-acknowledgement",
+    });
+    await view(t, { ip: "192.0.2.91", userAgent: firefox }, call?.pathname ?? "", {
+      query: call?.search ?? "",
+    });
+    await t.app.readers.flush();
+    const report = await todayOnScreen(t);
+    expect(report.pages).toContainEqual(expect.objectContaining({ value: "/book", visitors: 1 }));
+    expect(report.campaigns.map((each) => each.value)).toContain(
+      "enquiry-acknowledgement (Mail, email)",
+    );
   });
 
   it("writes a CSV a spreadsheet reads as UTF-8, so a campaign in another alphabet arrives whole", async () => {

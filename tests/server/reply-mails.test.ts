@@ -222,7 +222,10 @@ describe.each(backends)("reply mails on %s", (backend) => {
       "About 2 % a year at room temperature, says the cell's datasheet (https://en.wikipedia.org/wiki/Self-discharge).",
     );
     expect(mail.parsed.text).not.toContain("**");
-    expect(mail.parsed.text).toContain(`${siteUrl}/science/${postId}#comment-${answer}`);
+    // The reply on the site, marked as followed from a reply mail (docs/product.md, "Readers").
+    expect(mail.parsed.text).toContain(
+      `${siteUrl}/science/${postId}?utm_source=mail&utm_medium=email&utm_campaign=reply#comment-${answer}`,
+    );
     expect(mail.parsed.html || "").toContain("<strong>2 %</strong>");
     expect(mail.parsed.html || "").toContain('href="https://en.wikipedia.org/wiki/Self-discharge"');
     const oneClick = header(mail, "List-Unsubscribe");
