@@ -88,11 +88,12 @@ export function searchPage(
   };
 
   // The words lead the page's title too, so that a tab, the history and a screen
-  // reader arriving on the answer say which search it is.
+  // reader arriving on the answer say which search it is. Each put in by a function:
+  // a string's replace reads "$`" in them as the page before, "$'" as the page after.
   const page = (words: string, results: string) =>
     `${(before ?? "")
-      .replace("<title>", words ? `<title>${escapeHtml(quoted(words))}: ` : "<title>")
-      .replace(termsField, ` value="${escapeHtml(words)}"$&`)}${results}${after}`;
+      .replace("<title>", (title) => (words ? `${title}${escapeHtml(quoted(words))}: ` : title))
+      .replace(termsField, (field) => ` value="${escapeHtml(words)}"${field}`)}${results}${after}`;
   const promptText = "Type a word or two, then press Search.";
   const prompt = message(promptText);
   /** The page before any search: the same for every reader. */

@@ -190,6 +190,22 @@ describe("the search page", () => {
     expect(fieldOf(broken.body)).toContain('value="%FF%FE%ED%A0%80"');
   });
 
+  it("gives back a search with a dollar sign as typed, in the field and the title", async () => {
+    // "$`", "$'", "$&" and "$$" say "the page before", "after", "the match" and "$" to a
+    // string's replace: the page's own markup would land in the field's value.
+    const words = "soap $` $' $& $$";
+    const response = await search(`?q=${encodeURIComponent(words)}`);
+    expect(response.statusCode).toBe(200);
+    expect(fieldOf(response.body)).toContain(
+      `value="soap $\` $&#39; $&amp; $$" data-search-terms>`,
+    );
+    expect(titleOf(response.body)).toBe(
+      "“soap $` $&#39; $&amp; $$”: Search | Engage with Engineer",
+    );
+    expect(response.body.match(/<title>/g)).toHaveLength(1);
+    expect(response.body.match(/<input /g)).toHaveLength(1);
+  });
+
   it("keeps every answer to a search out of caches and search engines", async () => {
     for (const query of ["?q=soap", "?q=", `?q=${"x".repeat(300)}`, "?q=a&q=b"]) {
       const response = await search(query);
