@@ -152,9 +152,12 @@ export function createWebmentions({
     }
     const entry = await readEntry(html, new URL(answer.url), target);
     const mode = moderation();
+    // The site trusted is the one whose page was read: a trusted site's page that
+    // redirects (an open redirect, a page moved away) passes on no trust.
     const trusted =
       mode === "off" ||
       (mode === "first" &&
+        new URL(answer.url).origin === source.origin &&
         (await db
           .selectFrom("webmentions")
           .select("id")

@@ -37,6 +37,12 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       );
       return;
     }
+    // A page of a site the owner trusts that sends its reader to another site's.
+    if (request.url?.endsWith("/away")) {
+      const elsewhere = source.replace("127.0.0.1", "localhost");
+      response.writeHead(302, { location: `${elsewhere}/linking` }).end();
+      return;
+    }
     if (request.url?.includes("/slow/") && !letGo) {
       held.push(() => response.writeHead(404).end());
       return;
@@ -114,7 +120,7 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
     expect(logged).toContain("a webmention stays as it was");
   });
 
-  it("publishes at once, when only first mentions wait, a mention from a site the owner approved before", async () => {
+  it("publishes at once, when only first mentions wait, a mention from a site the owner approved before, not one it redirects to", async () => {
     const webmentions = webmentionsOf(true, "first");
     const { db } = scratch.store;
     const received = new Date().toISOString();
@@ -126,6 +132,8 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
           { source: `${source}/approved`, status: "published" as const },
           { source: `${source}/trusted/linking`, status: "unverified" as const },
           { source: `${elsewhere}/first/linking`, status: "unverified" as const },
+          // Its words are another site's: that one has had none approved.
+          { source: `${source}/trusted/away`, status: "unverified" as const },
         ].map((row) => ({
           ...row,
           target,
@@ -139,10 +147,11 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
     const rows = await db
       .selectFrom("webmentions")
       .select(["source", "status"])
-      .where("source", "like", "%/linking")
+      .where((eb) => eb.or([eb("source", "like", "%/linking"), eb("source", "like", "%/away")]))
       .orderBy("source")
       .execute();
     expect(rows).toEqual([
+      { source: `${source}/trusted/away`, status: "pending" },
       { source: `${source}/trusted/linking`, status: "published" },
       { source: `${elsewhere}/first/linking`, status: "pending" },
     ]);
