@@ -109,6 +109,7 @@ export function createFediverse(options: FediverseOptions) {
     moderation: () => options.moderation,
     log,
     changed: (path) => options.changed?.(path),
+    blocked: senders.names,
   });
   const stopping = new AbortController();
   /** Resolves once the webmentions for what changed are sent. */

@@ -52,6 +52,16 @@ const waitingPerNetworkMax = 50;
 /** How a page is fetched: the source of a mention, or a page that may take one. */
 const pageLimits = { timeoutMs: fetchTimeoutMs, maxBytes: sourceBytesMax, maxRedirects: 3 };
 
+/**
+ * A page's address and those of the folders above it, as a block may name
+ * them: an account's pages sit under its address (`…/users/ann/statuses/1`).
+ */
+function withFolders(url: URL): string[] {
+  const parts = url.pathname.split("/").filter((part) => part !== "");
+  const folders = parts.map((_, count) => `${url.origin}/${parts.slice(0, count + 1).join("/")}`);
+  return [url.href, `${url.origin}/`, ...folders];
+}
+
 export type Webmentions = ReturnType<typeof createWebmentions>;
 
 export function createWebmentions({
@@ -63,6 +73,7 @@ export function createWebmentions({
   moderation,
   log,
   changed,
+  blocked = async () => false,
 }: {
   store: Store;
   siteUrl: string;
@@ -75,6 +86,8 @@ export function createWebmentions({
   log: Pick<Logger, "info" | "warn">;
   /** What an item shows changed. */
   changed: (itemPath: string) => void;
+  /** Whether any of these addresses names a blocked account or server (blocks.ts). */
+  blocked?: (addresses: readonly string[]) => Promise<boolean>;
 }) {
   const { db } = store;
   const site = new URL(siteUrl);
@@ -144,6 +157,10 @@ export function createWebmentions({
       return forget(row.id, row.path, `its source answered ${answer.status}`);
     }
     if (answer.status !== 200) return unreachable(row, `its source answered ${answer.status}`);
+    // A page of a server or an account the owner blocked, or one it redirects to, is not read.
+    if (await blocked([source, new URL(answer.url)].flatMap(withFolders))) {
+      return forget(row.id, row.path, "its source is blocked");
+    }
     const type = String(answer.headers["content-type"] ?? "").toLowerCase();
     const html = answer.body.toString("utf8");
     const links = type.includes("html") ? linksOf(html, answer.url) : [];
@@ -151,6 +168,9 @@ export function createWebmentions({
       return forget(row.id, row.path, "its source does not link to the item");
     }
     const entry = await readEntry(html, new URL(answer.url), target);
+    if (entry.authorUrl && (await blocked(withFolders(new URL(entry.authorUrl))))) {
+      return forget(row.id, row.path, "its author is blocked");
+    }
     const mode = moderation();
     // The site trusted is the one whose page was read: a trusted site's page that
     // redirects (an open redirect, a page moved away) passes on no trust.

@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,8 +26,8 @@ import {
  * would be. A block from the command line, or brought in by an import, holds at
  * the running server's inbox at once. A blocked account's Follow is never
  * answered; a follower blocked later is told once and removed. One key may post
- * 60 activities a minute. On PostgreSQL, a block made through one instance holds
- * on another.
+ * 60 activities a minute. A blocked server's or account's pages mention nothing.
+ * On PostgreSQL, a block made through one instance holds on another.
  */
 
 const soap = `${siteUrl}/fediverse/items/science/soap`;
@@ -309,6 +311,51 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
     });
     expect((await admin(env, "fediverse", "unblock", hostOf(remote))).code).toBe(0);
     await waitFor(taken, { timeoutMs: 20_000, what: "the server taking its posts again" });
+  });
+
+  it("drops a mention from a blocked account's pages, and from a blocked server's, and shows the others", {
+    timeout: 240_000,
+  }, async () => {
+    const target = `${siteUrl}/science/soap`;
+    // Every page here links to the soap post, as a mention's must.
+    const pages = createServer((_request, response) => {
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          `<!doctype html><p class="h-entry e-content">Soap, <a href="${target}">explained</a>.</p>`,
+        );
+    });
+    await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+      const mention = async (source: string) => {
+        const response = await t.app.inject({
+          method: "POST",
+          url: "/webmention",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          payload: new URLSearchParams({ source, target }).toString(),
+        });
+        expect(response.statusCode, source).toBe(202);
+      };
+      const shown = async () =>
+        (await runSql(t, "select source from webmentions where status = 'published'"))
+          .map((row) => String(row.source))
+          .filter((source) => source.startsWith(base));
+      expect((await block(`${base}/users/bo`)).statusCode).toBe(204);
+      await mention(`${base}/users/bo/statuses/1`);
+      await mention(`${base}/@cy/1`);
+      // Checked in the order they came: once Cy's shows, Bo's was dropped.
+      await waitFor(async () => (await shown()).length > 0, { what: "Cy's mention shown" });
+      expect(await shown()).toEqual([`${base}/@cy/1`]);
+      // The server blocked, Cy's page sent again takes its mention away.
+      expect((await block(new URL(base).host)).statusCode).toBe(204);
+      await mention(`${base}/@cy/1`);
+      await waitFor(async () => (await runSql(t, "select 1 from webmentions")).length === 0, {
+        what: "the blocked server's mention removed",
+      });
+    } finally {
+      pages.close();
+    }
   });
 
   it("answers a key's 61st post in a minute 429, and not another's", {
