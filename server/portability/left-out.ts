@@ -123,7 +123,8 @@ const browsersRows = [
  * file's addresses, are left out too, and so are the audit trail, which
  * says what the owner did, the examples the spam filter learns from, the
  * records of earlier imports (`import_sources`), which a later import
- * trusts, and the Fediverse followers, to whose inboxes each new post would go. Booked
+ * trusts, and the Fediverse followers, to whose inboxes each new post would go, with what
+ * the file says they were sent. Booked
  * calls come in without reminders or working links (`quietCalls`).
  */
 export function leaveOutGrants(tables: ExportRows[]): { skipped: Skipped[]; notices: string[] } {
@@ -302,12 +303,28 @@ function quietCalls(tables: ExportRows[]): string[] {
 /**
  * The Fediverse accounts such a file says follow the site are left out: each
  * new post would go to the inbox the file names. They follow again from
- * their server. Blocks stay: they only take away.
+ * their server. So is what it says followers were sent (`fediverse_published`):
+ * an owner's answer recorded as sent to an account of the file's choosing
+ * would be served as a Note to it, and its edits and deletion would go there,
+ * and one recorded as sent or deleted would never reach its writer. With no
+ * follower from the file, its items' records said nothing anyway. Blocks
+ * stay: they only take away.
  */
 function leaveOutFollowers(tables: ExportRows[]): string[] {
+  const notices: string[] = [];
   const count = emptyTable(tables, "fediverse_followers");
-  if (count === 0) return [];
-  return [
-    `${plural(count, "Fediverse follower")} ${count === 1 ? "was" : "were"} left out: followers are kept only from this site's own export, read back with its cookie secret, so that no file chooses where new posts are delivered. ${count === 1 ? "It follows" : "They follow"} again from ${count === 1 ? "its" : "their"} server.`,
-  ];
+  if (count > 0) {
+    notices.push(
+      `${plural(count, "Fediverse follower")} ${count === 1 ? "was" : "were"} left out: followers are kept only from this site's own export, read back with its cookie secret, so that no file chooses where new posts are delivered. ${count === 1 ? "It follows" : "They follow"} again from ${count === 1 ? "its" : "their"} server.`,
+    );
+  }
+  // What was sent, and to whom: a record names the account an answer went to (which its
+  // edits and deletion then reach), or says it went or was deleted when it did not.
+  const sent = emptyTable(tables, "fediverse_published");
+  if (sent > 0) {
+    notices.push(
+      `${plural(sent, "record")} of what the Fediverse was sent ${sent === 1 ? "was" : "were"} left out: they are kept only from this site's own export, read back with its cookie secret, so that no file says which of your answers went out, or to whom.`,
+    );
+  }
+  return notices;
 }

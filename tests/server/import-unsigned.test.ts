@@ -7,6 +7,7 @@ import { tokenDigest } from "../../server/lib/tokens.ts";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { editionFile, tokenOfMail } from "./support/newsletter.ts";
+import { Owner } from "./support/owner.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -203,6 +204,52 @@ describe.each(backends)("a file from elsewhere, on %s", (backend) => {
     // No new post goes to the file's inbox; its block takes away as the owner's does.
     expect(await count(t, "fediverse_followers")).toBe(0);
     expect(await count(t, "fediverse_blocks")).toBe(1);
+  });
+
+  it("leaves out what it says the Fediverse was sent, so no file says whom your answers went to", {
+    // Asking for a reply's Fediverse address loads Fedify: seconds, or a minute on a busy machine.
+    timeout: 240_000,
+  }, async () => {
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const asked = await t.visitor().post("/api/items/science/soap/comments", {
+      content: "Does soap work in cold water?",
+      userName: "Kavya",
+      formToken: t.commentToken(),
+    });
+    expect(asked.statusCode, asked.body).toBe(201);
+    const question = json(asked, commentResponseSchema).comment.id;
+    const answered = await owner.post(`/api/admin/comments/${question}/reply`, {
+      content: "It does, more slowly.",
+    });
+    expect(answered.statusCode, answered.body).toBe(201);
+    const answer = json(answered, commentResponseSchema).comment.id;
+    const note = () =>
+      t.app.inject({
+        method: "GET",
+        url: `/fediverse/notes/${answer}`,
+        headers: { accept: "application/activity+json" },
+      });
+    // An answer to a reader of the site's own is nothing on the Fediverse.
+    expect((await note()).statusCode).toBe(404);
+    // The file says it went to an account of its choosing, which its edits would then reach.
+    const file = unsignedFile({
+      fediverse_published: [
+        {
+          path: `/notes/${answer}`,
+          digest: "https://elsewhere.example/notes/1 https://elsewhere.example/users/eve",
+          published_at: at,
+          updated_at: at,
+          deleted_at: null,
+        },
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("1 record of what the Fediverse was sent was left out");
+    expect((await note()).statusCode).toBe(404);
+    expect(await count(t, "fediverse_published")).toBe(0);
   });
 
   it("asks each mailbox once a day to confirm, however many spellings the file gave it", async () => {
