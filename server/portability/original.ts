@@ -63,8 +63,19 @@ function formulaProblems(row: SourceRow, columns: readonly string[], where = row
     }));
 }
 
-function planComments(rows: SourceRow[], plan: OriginalPlan, catalog: Catalog, map: ItemMap) {
-  const seen = new Set<string>();
+/**
+ * The keys met so far, across every file: a table may come in two (`science_comments.csv`
+ * and `science_comments_rows.json`), and a repeat in the second is one all the same.
+ */
+type Seen = { comments: Set<string>; rows: Map<string, string> };
+
+function planComments(
+  rows: SourceRow[],
+  plan: OriginalPlan,
+  catalog: Catalog,
+  map: ItemMap,
+  seen: Seen,
+) {
   const now = new Date();
   for (const row of rows) {
     const { id = "", post_id = "", content = "", user_name = "", created_at = "" } = row.cells;
@@ -81,7 +92,7 @@ function planComments(rows: SourceRow[], plan: OriginalPlan, catalog: Catalog, m
     };
     const problems = [
       ...formulaProblems(row, ["id", "post_id", "user_name", "content"], comment.where),
-      ...checkComment(comment, seen, now),
+      ...checkComment(comment, seen.comments, now),
     ];
     if (id.trim() === "") problems.push({ where: `${row.where} id`, message: "is empty" });
     if (problems.length > 0) {
@@ -106,10 +117,10 @@ function planReactions(
   plan: OriginalPlan,
   catalog: Catalog,
   map: ItemMap,
+  seen: Map<string, string>,
 ) {
   const kind: ItemKind = table === "mythology_reactions" ? "mythology" : "science";
   const itemColumn = kind === "mythology" ? "story_id" : "post_id";
-  const seen = new Map<string, string>();
   for (const row of rows) {
     const { type = "", user_name = "" } = row.cells;
     const item = row.cells[itemColumn] ?? "";
@@ -152,8 +163,7 @@ function planReactions(
   }
 }
 
-function planSubscribers(rows: SourceRow[], plan: OriginalPlan) {
-  const seen = new Map<string, string>();
+function planSubscribers(rows: SourceRow[], plan: OriginalPlan, seen: Map<string, string>) {
   for (const row of rows) {
     const email = (row.cells.email ?? "").trim();
     const problems = [
@@ -185,12 +195,13 @@ export function readOriginal(files: OriginalFile[], catalog: Catalog, map: ItemM
     skipped: [] as Skipped[],
     problems: problemList(),
   };
+  const seen: Seen = { comments: new Set(), rows: new Map() };
   for (const { table, file, text } of files) {
     const { rows, problems } = readRows(file, text, originalTables[table]);
     plan.problems.push(...problems);
-    if (table === "science_comments") planComments(rows, plan, catalog, map);
-    else if (table === "subscribers") planSubscribers(rows, plan);
-    else planReactions(table, rows, plan, catalog, map);
+    if (table === "science_comments") planComments(rows, plan, catalog, map, seen);
+    else if (table === "subscribers") planSubscribers(rows, plan, seen.rows);
+    else planReactions(table, rows, plan, catalog, map, seen.rows);
   }
   return plan;
 }

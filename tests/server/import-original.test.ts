@@ -275,6 +275,34 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     expect(none.stderr).toContain("holds none of the original site's tables");
   });
 
+  it("names a comment id that one table's two files both hold, and a repeated reaction or address once", async () => {
+    const before = await rowCount(t, "science_comments");
+    const row = { post_id: "soap", user_name: "Twin Tara", created_at: "2024-01-01T10:00:00Z" };
+    const folder = tables({
+      "science_comments.csv": `id,post_id,content,user_name,created_at\n401,soap,The words kept,Twin Tara,2024-01-01T10:00:00Z\n`,
+      "science_comments_rows.json": JSON.stringify([{ ...row, id: 401, content: "Other words" }]),
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "original", "--dry-run", folder);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(
+      /science_comments_rows\.json row 1 \(id "401"\): repeats an earlier comment's id$/m,
+    );
+    expect(await rowCount(t, "science_comments")).toBe(before);
+
+    const repeats = tables({
+      "science_reactions.csv": "post_id,type,user_name\nsoap,like,Twin Tara\n",
+      "science_reactions.json": JSON.stringify([
+        { post_id: "soap", type: "like", user_name: "Twin Tara" },
+      ]),
+      "subscribers.csv": "email\ntwin@example.com\n",
+      "subscribers.json": JSON.stringify([{ email: "twin@example.com" }]),
+    });
+    const counted = await admin(adminEnv(t), "import", "--from", "original", "--dry-run", repeats);
+    expect(counted.stderr).toBe("");
+    expect(counted.stdout).toMatch(/science_reactions\.json row 1: repeats .*counted once/);
+    expect(counted.stdout).toMatch(/subscribers\.json row 1: repeats the address of/);
+  });
+
   it("stops at the 200th problem of a table of empty rows, listing those", async () => {
     const folder = tables({
       "science_comments.csv": `id,post_id,content,user_name,created_at\n${",,,,\n".repeat(20_000)}`,
