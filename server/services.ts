@@ -259,6 +259,7 @@ export async function startServices({
     // "/science/soap" is the topic "science:soap": the pages showing it render again.
     changed: (itemPath) => reads.invalidate(itemPath.slice(1).replace("/", ":")),
     moderation: config.MODERATION,
+    mentionBreaksRules: defences.breaksRules,
     clock,
   });
   const ownerConsole = createOwnerRepository(store, clock);

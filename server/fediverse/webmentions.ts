@@ -74,6 +74,7 @@ export function createWebmentions({
   log,
   changed,
   blocked = async () => false,
+  breaksRules = () => false,
 }: {
   store: Store;
   siteUrl: string;
@@ -88,6 +89,8 @@ export function createWebmentions({
   changed: (itemPath: string) => void;
   /** Whether any of these addresses names a blocked account or server (blocks.ts). */
   blocked?: (addresses: readonly string[]) => Promise<boolean>;
+  /** Whether words from elsewhere break a rule a comment's keeps (the blocklist…): held then. */
+  breaksRules?: (text: string) => boolean;
 }) {
   const { db } = store;
   const site = new URL(siteUrl);
@@ -172,18 +175,22 @@ export function createWebmentions({
       return forget(row.id, row.path, "its author is blocked");
     }
     const mode = moderation();
+    // What a comment could not say waits for the owner, whatever the setting.
+    const said = [entry.authorName, entry.content, source.href, answer.url, entry.authorUrl];
+    const suspect = breaksRules(said.filter((part) => part !== null).join("\n"));
     // The site trusted is the one whose page was read: a trusted site's page that
     // redirects (an open redirect, a page moved away) passes on no trust.
     const trusted =
-      mode === "off" ||
-      (mode === "first" &&
-        new URL(answer.url).origin === source.origin &&
-        (await db
-          .selectFrom("webmentions")
-          .select("id")
-          .where("status", "=", "published")
-          .where(startsWith("source", `${source.origin}/`))
-          .executeTakeFirst()) !== undefined);
+      !suspect &&
+      (mode === "off" ||
+        (mode === "first" &&
+          new URL(answer.url).origin === source.origin &&
+          (await db
+            .selectFrom("webmentions")
+            .select("id")
+            .where("status", "=", "published")
+            .where(startsWith("source", `${source.origin}/`))
+            .executeTakeFirst()) !== undefined));
     // An approved mention stays so while it says the same under the same name and link; changed, it waits again.
     const status =
       trusted ||

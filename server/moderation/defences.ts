@@ -198,6 +198,17 @@ export function createCommentDefences({
       return spam.record(commentId, screening);
     },
 
+    /**
+     * Whether words from another site (a webmention's author, text and addresses) break
+     * a rule a comment's must keep: blocked words or sites, look-alike addresses, a
+     * compliment around a link, contacts, keyword stuffing. Its addresses count as no
+     * links: a mention names its page and its author's.
+     */
+    breaksRules(text: string): boolean {
+      const list = blocklist.entries();
+      return checkContent(text, { maxLinks: Number.POSITIVE_INFINITY, blocklist: list }) !== null;
+    },
+
     /** The rules an edit must also keep: the same text rules as a new comment. */
     judgeEdit(content: string): Refusal | null {
       return contentRefusal(content);

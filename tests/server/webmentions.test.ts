@@ -4,8 +4,10 @@ import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
 import { createWebmentions } from "../../server/fediverse/webmentions.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { scratchStore } from "./support/scratch-store.ts";
-import { backends, siteUrl } from "./support/test-app.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, siteUrl, soapFeed, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * Checking a mention against its source (server/fediverse/webmentions.ts),
@@ -14,6 +16,7 @@ import { backends, siteUrl } from "./support/test-app.ts";
  * on resolving the picture's relative address against it; and one that
  * links to it plainly (`/linking`). And sending: the endpoints remote pages
  * advertise, on loopback, where only the stand-in's 127.0.0.1 is let through.
+ * And at the site's own endpoint: what a comment could not say waits for the owner.
  */
 
 const target = `${siteUrl}/science/soap`;
@@ -309,6 +312,59 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       expect(response.json().error.message, from).toBe(message);
     }
     await app.close();
+  });
+});
+
+describe.each(backends)("webmentions at the site's endpoint, on %s", (backend) => {
+  let t: TestApp;
+  let base = "";
+  /** Pages that link to the soap post, saying what their path asks. */
+  const said: Record<string, string> = {
+    "/clean": "Soap, explained for my chemistry class.",
+    "/spam": "Soap is fine, but our online casino pays better.",
+  };
+  const pages = createServer((request, response) => {
+    response
+      .writeHead(200, { "content-type": "text/html" })
+      .end(
+        `<!doctype html><article class="h-entry"><p class="e-content">${said[request.url ?? ""] ?? ""} <a href="${target}">Soap</a></p></article>`,
+      );
+  });
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      env: { FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      clientFiles: { "feed.json": JSON.stringify(soapFeed) },
+    });
+    await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    pages.close();
+    await t?.close();
+  });
+
+  it("holds for the owner, whatever MODERATION says, a mention whose words a comment could not use", async () => {
+    for (const page of ["/spam", "/clean"]) {
+      const response = await t.app.inject({
+        method: "POST",
+        url: "/webmention",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ source: `${base}${page}`, target }).toString(),
+      });
+      expect(response.statusCode, page).toBe(202);
+    }
+    const statuses = async () =>
+      Object.fromEntries(
+        (await runSql(t, "select source, status from webmentions")).map((row) => [
+          new URL(String(row.source)).pathname,
+          row.status,
+        ]),
+      );
+    // Checked in the order they came: once the clean one shows, the other was checked.
+    await waitFor(async () => (await statuses())["/clean"] === "published", {
+      what: "the clean mention shown",
+    });
+    expect(await statuses()).toEqual({ "/spam": "pending", "/clean": "published" });
   });
 });
 
