@@ -188,7 +188,9 @@ export function createFediverseRepository(store: Store) {
 
     /**
      * The Fediverse reply the owner's comment answers: the latest comment
-     * from the Fediverse in its thread (the thread's first included) before it.
+     * from the Fediverse in its thread (the thread's first included) before it
+     * that readers see. One held for the owner, kept as spam or deleted is not
+     * answered: the public Note would name its writer and post.
      */
     async answeredBy(ownerComment: { id: number; parentId: number }) {
       return db
@@ -202,6 +204,8 @@ export function createFediverseRepository(store: Store) {
           ]),
         )
         .where("comment.id", "<", ownerComment.id)
+        .where("comment.status", "=", "published")
+        .where("comment.deleted_at", "is", null)
         .orderBy("comment.id", "desc")
         .limit(1)
         .executeTakeFirst();

@@ -1395,6 +1395,39 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     ]);
   });
 
+  it("answers the thread's last writer whose reply shows, never one held for the owner", {
+    timeout: 240_000,
+  }, async () => {
+    const dee = remote.actor("dee");
+    const question = `${dee}/statuses/2121`;
+    expect((await deeSays(2121, "Which soap for hard water?")).statusCode).toBe(202);
+    const asked = await commentSaying("Which soap for hard water?");
+    // A reply in Dee's thread, held for the owner: its writer's handle reads as the badge.
+    const held = `${remote.actor("the_author_desk")}/statuses/2`;
+    expect((await says("the_author_desk", held, "Ours, of course.", question)).statusCode).toBe(
+      202,
+    );
+    const kept = () =>
+      runSql(t, "select status from science_comments where content = ?", ["Ours, of course."]);
+    await waitFor(async () => (await kept()).length === 1, {
+      timeoutMs: 120_000,
+      what: "the held reply kept",
+    });
+    expect(await kept()).toEqual([{ status: "pending" }]);
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const answered = await owner.post(`/api/admin/comments/${asked.id}/reply`, {
+      content: "A soft soap, or a little washing soda.",
+    });
+    expect(answered.statusCode).toBe(201);
+    const answer = json(answered, commentResponseSchema).comment.id;
+    // The Note answers Dee, and names nothing of the reply no reader sees.
+    const served = await get(`/fediverse/notes/${answer}`, activityJson);
+    expect(served.statusCode).toBe(200);
+    expect(served.json()).toMatchObject({ inReplyTo: question, cc: dee });
+    expect(served.body).not.toContain("the_author_desk");
+  });
+
   it("logs that a reply arrived, and none of its words", { timeout: 240_000 }, async () => {
     const dee = remote.actor("dee");
     const said = await deeSays(2201, "My neighbour at number 12 swears by lye soap");
