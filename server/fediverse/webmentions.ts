@@ -49,6 +49,12 @@ const perMinutePerAddress = 30;
  * few waiting).
  */
 const waitingPerNetworkMax = 50;
+/**
+ * Mentions of one item from one site shown without the owner's approval: a
+ * site makes pages at will (`?1`, `?2`, … each a page that links to the
+ * item), and each would show, so past these the next waits for the owner.
+ */
+const shownPerSiteMax = 3;
 /** How a page is fetched: the source of a mention, or a page that may take one. */
 const pageLimits = { timeoutMs: fetchTimeoutMs, maxBytes: sourceBytesMax, maxRedirects: 3 };
 
@@ -180,17 +186,24 @@ export function createWebmentions({
     const suspect = breaksRules(said.filter((part) => part !== null).join("\n"));
     // The site trusted is the one whose page was read: a trusted site's page that
     // redirects (an open redirect, a page moved away) passes on no trust.
+    const shownFromSite = async (path?: string) => {
+      let shown = db
+        .selectFrom("webmentions")
+        .select((eb) => eb.fn.countAll().as("count"))
+        .where("status", "=", "published")
+        .where(startsWith("source", `${source.origin}/`))
+        .where("id", "!=", row.id);
+      if (path !== undefined) shown = shown.where("path", "=", path);
+      return Number((await shown.executeTakeFirstOrThrow()).count);
+    };
     const trusted =
       !suspect &&
       (mode === "off" ||
         (mode === "first" &&
           new URL(answer.url).origin === source.origin &&
-          (await db
-            .selectFrom("webmentions")
-            .select("id")
-            .where("status", "=", "published")
-            .where(startsWith("source", `${source.origin}/`))
-            .executeTakeFirst()) !== undefined));
+          (row.status === "published" || (await shownFromSite()) > 0))) &&
+      // One site's pages under one item, past a few, are the owner's to let through.
+      (await shownFromSite(row.path)) < shownPerSiteMax;
     // An approved mention stays so while it says the same under the same name and link; changed, it waits again.
     const status =
       trusted ||

@@ -66,7 +66,10 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   });
 
   const logged: string[] = [];
-  const webmentionsOf = (allowPrivateAddresses = true, moderation: "all" | "first" = "all") =>
+  const webmentionsOf = (
+    allowPrivateAddresses = true,
+    moderation: "off" | "all" | "first" = "all",
+  ) =>
     createWebmentions({
       store: scratch.store,
       siteUrl,
@@ -157,6 +160,43 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       { source: `${source}/trusted/away`, status: "pending" },
       { source: `${source}/trusted/linking`, status: "published" },
       { source: `${elsewhere}/first/linking`, status: "pending" },
+    ]);
+    await db.deleteFrom("webmentions").execute();
+  });
+
+  it("shows at most three mentions of an item from one site before the owner lets more through", async () => {
+    const webmentions = webmentionsOf(true, "off");
+    const { db } = scratch.store;
+    const received = new Date().toISOString();
+    const elsewhere = source.replace("127.0.0.1", "localhost");
+    const row = (from: string, status: "published" | "unverified") => ({
+      source: from,
+      status,
+      target,
+      path: "/science/soap",
+      kind: "mention" as const,
+      received_at: received,
+      verified_at: status === "published" ? received : null,
+    });
+    // A site's pages are its to make: a fourth that links to the item waits, another site's shows.
+    await db
+      .insertInto("webmentions")
+      .values([
+        ...[1, 2, 3].map((page) => row(`${source}/${page}`, "published")),
+        row(`${source}/4/linking`, "unverified"),
+        row(`${elsewhere}/5/linking`, "unverified"),
+      ])
+      .execute();
+    await webmentions.wake();
+    const rows = await db
+      .selectFrom("webmentions")
+      .select(["source", "status"])
+      .where("source", "like", "%/linking")
+      .orderBy("source")
+      .execute();
+    expect(rows).toEqual([
+      { source: `${source}/4/linking`, status: "pending" },
+      { source: `${elsewhere}/5/linking`, status: "published" },
     ]);
     await db.deleteFrom("webmentions").execute();
   });
