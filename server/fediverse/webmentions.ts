@@ -7,14 +7,9 @@ import { perMinute } from "../lib/per-minute.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
 import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
-import {
-  advertisedEndpoint,
-  linksOf,
-  readEntry,
-  samePage,
-  webAddress,
-} from "./webmention-pages.ts";
+import { linksOf, readEntry, samePage, webAddress } from "./webmention-pages.ts";
 import { mentionRecords } from "./webmention-records.ts";
+import { pageLimits, webmentionSender } from "./webmention-sending.ts";
 
 /*
  * Webmention (docs/fediverse.md, "Webmention"): another site tells us a page
@@ -26,9 +21,8 @@ import { mentionRecords } from "./webmention-records.ts";
  * approves it (or at once with MODERATION=off). A source that answers 410 or
  * 404, or no longer links, takes its mention away; one down for a while, or a
  * check that fails (a page that cannot be parsed, the database), leaves a
- * mention checked before as it was. On publishing, the site
- * sends a webmention to each page an item links to that advertises an
- * endpoint, once per item and page.
+ * mention checked before as it was. On publishing, the site sends
+ * webmentions of its own (webmention-sending.ts).
  */
 
 /** The endpoint's address on the site. */
@@ -37,8 +31,6 @@ const webmentionPath = "/webmention";
 export const webmentionLink = (siteUrl: string) =>
   `<${new URL(webmentionPath, siteUrl).href}>; rel="webmention"`;
 
-const sourceBytesMax = 1024 * 1024;
-const fetchTimeoutMs = 10_000;
 /** Mentions waiting to be checked, past which new ones are refused for a while. */
 const waitingMax = 1000;
 const perMinutePerAddress = 30;
@@ -55,8 +47,6 @@ const waitingPerNetworkMax = 50;
  * item), and each would show, so past these the next waits for the owner.
  */
 const shownPerSiteMax = 3;
-/** How a page is fetched: the source of a mention, or a page that may take one. */
-const pageLimits = { timeoutMs: fetchTimeoutMs, maxBytes: sourceBytesMax, maxRedirects: 3 };
 
 /**
  * A page's address and those of the folders above it, as a block may name
@@ -281,70 +271,11 @@ export function createWebmentions({
     return working;
   }
 
-  /** The endpoint a page advertises, or null. */
-  async function endpointOf(target: URL): Promise<URL | null> {
-    const answer = await remoteFetch(target.href, {
-      ...pageLimits,
-      headers: { accept: "text/html, */*;q=0.1" },
-    });
-    return answer.status < 200 || answer.status >= 300 ? null : advertisedEndpoint(answer);
-  }
-
   return {
     wake,
 
-    /**
-     * Sends a webmention for each page `item` links to, once per page; the
-     * record is written first, so only one instance sends it.
-     */
-    async send(item: { path: string; html: string }) {
-      // A receiver checks the mention by fetching our page: a site on
-      // localhost or a private address (a first run, a test) would only tell
-      // strangers of pages they cannot read.
-      if (!allowPrivateAddresses && !isPublicHost(site.hostname)) return;
-      const source = new URL(item.path, site).href;
-      const targets = new Map<string, URL>();
-      for (const link of linksOf(item.html, source)) {
-        if (link.origin !== site.origin) targets.set(link.href, link);
-      }
-      for (const target of targets.values()) {
-        const claimed = await db
-          .insertInto("webmentions_sent")
-          .values({ path: item.path, target: target.href, outcome: "sending", sent_at: nowIso() })
-          .onConflict((conflict) => conflict.columns(["path", "target"]).doNothing())
-          .returning("target")
-          .executeTakeFirst();
-        if (!claimed) continue;
-        let outcome: string;
-        try {
-          const endpoint = await endpointOf(target);
-          if (!endpoint) {
-            outcome = "no endpoint";
-          } else {
-            const answer = await remoteFetch(endpoint.href, {
-              method: "POST",
-              headers: { "content-type": "application/x-www-form-urlencoded" },
-              body: new URLSearchParams({ source, target: target.href }).toString(),
-              timeoutMs: fetchTimeoutMs,
-              maxBytes: 64 * 1024,
-              maxRedirects: 0,
-            });
-            outcome =
-              answer.status >= 200 && answer.status < 300 ? "sent" : `refused ${answer.status}`;
-          }
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          outcome = `failed: ${message}`.slice(0, 200);
-        }
-        await db
-          .updateTable("webmentions_sent")
-          .set({ outcome, sent_at: nowIso() })
-          .where("path", "=", item.path)
-          .where("target", "=", target.href)
-          .execute();
-        log.info({ item: item.path, target: target.href, outcome }, "a webmention was sent");
-      }
-    },
+    /** Tells the pages an item links to that it mentions them (webmention-sending.ts). */
+    send: webmentionSender({ store, siteUrl, remoteFetch, allowPrivateAddresses, log }),
 
     ...mentionRecords(store, changed),
 
