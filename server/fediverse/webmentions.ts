@@ -171,9 +171,12 @@ export function createWebmentions({
       return forget(row.id, row.path, "its author is blocked");
     }
     const mode = moderation();
-    // What a comment could not say waits for the owner, whatever the setting.
-    const said = [entry.authorName, entry.content, source.href, answer.url, entry.authorUrl];
-    const suspect = breaksRules(said.filter((part) => part !== null).join("\n"));
+    // What a comment could not say waits for the owner, whatever the setting: its words,
+    // and apart from them its addresses, which are the mention's own, not links it adds.
+    const lines = (parts: (string | null)[]) => parts.filter((part) => part !== null).join("\n");
+    const suspect =
+      breaksRules(lines([entry.authorName, entry.content])) ||
+      breaksRules(lines([source.href, answer.url, entry.authorUrl]));
     // The site trusted is the one whose page was read: a trusted site's page that
     // redirects (an open redirect, a page moved away) passes on no trust.
     const shownFromSite = async (path?: string) => {

@@ -199,10 +199,9 @@ export function createCommentDefences({
     },
 
     /**
-     * Whether words from another site (a webmention's author, text and addresses) break
-     * a rule a comment's must keep: blocked words or sites, look-alike addresses, a
-     * compliment around a link, contacts, keyword stuffing. Its addresses count as no
-     * links: a mention names its page and its author's.
+     * Whether words from another site (a webmention's author and text, or its addresses)
+     * break a rule a comment's must keep: blocked words or sites, look-alike addresses, a
+     * compliment around a link, contacts, keyword stuffing. However many links.
      */
     breaksRules(text: string): boolean {
       const list = blocklist.entries();
