@@ -26,6 +26,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
+import { serverNamesOf } from "./blocks.ts";
 import { nameOf } from "./deadlines.ts";
 import { documentLoader } from "./document-loader.ts";
 import { removeGoneFollowers } from "./gone-inboxes.ts";
@@ -243,7 +244,16 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
       if (URL.parse(asked)?.pathname === ctx.getFollowersUri(siteActor).pathname) {
         return { items: [] };
       }
-      const stored = await repository.followers();
+      // A follower blocked by other means than the owner's Block (an import's, a race with
+      // a Follow) follows no more, and is sent nothing.
+      const blocks = new Set((await repository.blocks()).map((block) => block.target));
+      const isBlocked = (actorId: string) =>
+        blocks.has(actorId) || serverNamesOf(actorId).some((name) => blocks.has(name));
+      const all = await repository.followers();
+      for (const { actorId, followId } of all.filter((one) => isBlocked(one.actorId))) {
+        await repository.unfollow(actorId, followId);
+      }
+      const stored = all.filter((one) => !isBlocked(one.actorId));
       const followers = stored.map((follower) => ({
         id: new URL(follower.actorId),
         inboxId: new URL(follower.inbox),

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
@@ -11,6 +12,7 @@ import { runSql } from "./support/sql.ts";
 import { misskeyServer } from "./support/stand-in-server.ts";
 import {
   backends,
+  json,
   siteUrl,
   soapFeed,
   startTestApp,
@@ -294,6 +296,91 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
       timeoutMs: 20_000,
       what: "the server dropping the imported block's server's posts unread",
     });
+  });
+
+  it("sends nothing more to a follower whose server an import blocks, which then follows no more", {
+    timeout: 240_000,
+  }, async () => {
+    const blockedServer = await standIn();
+    const kit = blockedServer.actor("kit");
+    await blockedServer.newKey("kit");
+    expect(
+      (await t.app.inject(await blockedServer.signed("kit", follow(blockedServer, "kit", "1"))))
+        .statusCode,
+    ).toBe(202);
+    const followsSite = async () =>
+      (await runSql(t, "select 1 from fediverse_followers where actor_id = ?", [kit])).length > 0;
+    await waitFor(async () => (await followsSite()) && (await queueDone(t)), {
+      timeoutMs: 120_000,
+      what: "Kit following, and the Accept sent",
+    });
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-blocks-")), "site.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: "engage-with-engineer-export",
+        version: 1,
+        exportedAt: new Date().toISOString(),
+        settings: {},
+        tables: {
+          fediverse_blocks: [
+            { target: hostOf(blockedServer), created_at: new Date().toISOString() },
+          ],
+        },
+      }),
+    );
+    expect((await admin(adminEnv(t), "import", "--from", "export", file)).code).toBe(0);
+    const postsToBlocked = () =>
+      blockedServer.asked.filter((line) => line.startsWith("POST ")).length;
+    const before = postsToBlocked();
+
+    // Something for every follower: the owner's answer to Dee, elsewhere, deleted.
+    const writers = await standIn();
+    await writers.newKey("dee");
+    const status = `${writers.actor("dee")}/statuses/1`;
+    const said = await t.app.inject(
+      await writers.signed("dee", {
+        "@context": "https://www.w3.org/ns/activitystreams",
+        id: `${status}/activity`,
+        type: "Create",
+        actor: writers.actor("dee"),
+        object: {
+          id: status,
+          type: "Note",
+          attributedTo: writers.actor("dee"),
+          inReplyTo: soap,
+          content: "<p>Does soap work in cold water?</p>",
+          to: ["https://www.w3.org/ns/activitystreams#Public"],
+        },
+      }),
+    );
+    expect(said.statusCode).toBe(202);
+    const question = async () =>
+      (await runSql(t, "select comment_id from fediverse_replies where note_id = ?", [status]))[0]
+        ?.comment_id;
+    await waitFor(async () => (await question()) !== undefined, {
+      timeoutMs: 120_000,
+      what: "Dee's question under the post",
+    });
+    const answered = await owner.post(`/api/admin/comments/${await question()}/reply`, {
+      content: "It does, more slowly.",
+    });
+    expect(answered.statusCode).toBe(201);
+    const answer = json(answered, commentResponseSchema).comment.id;
+    const toDee = () => toInboxOf(writers, "dee");
+    await waitFor(async () => toDee() > 0 && (await queueDone(t)), {
+      timeoutMs: 120_000,
+      what: "the answer at Dee's server",
+    });
+    const created = toDee();
+    expect((await owner.delete(`/api/admin/comments/${answer}`)).statusCode).toBe(204);
+    // Its Delete goes to Dee and to the followers' servers: none to the blocked one.
+    await waitFor(async () => toDee() > created && (await queueDone(t)), {
+      timeoutMs: 120_000,
+      what: "the answer's Delete at Dee's server",
+    });
+    expect(postsToBlocked()).toBe(before);
+    expect(await followsSite()).toBe(false);
   });
 
   it("drops what a server blocked from the command line sends, at the running server, until it is unblocked there", {
