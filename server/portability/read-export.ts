@@ -106,6 +106,23 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
       `is ${String(file.version)}, newer than this version of the site reads (${exportVersion}): update the site first`,
     );
   }
+  // For reference only, but signed with the rest: a value nested without end (a
+  // thousand-deep array) would overflow the stack of the signature's check.
+  const { settings } = file;
+  const scalar = (value: unknown) => value === null || typeof value !== "object";
+  if (
+    settings !== undefined &&
+    (typeof settings !== "object" ||
+      settings === null ||
+      Array.isArray(settings) ||
+      !Object.values(settings).every(scalar))
+  ) {
+    problem(
+      "settings",
+      "must be an object of settings, each a text, a number, true, false or null",
+    );
+    return { tables: [], problems, notices, skipped };
+  }
   const given = file.tables;
   if (typeof given !== "object" || given === null || Array.isArray(given)) {
     problem("tables", "must be an object of tables");
