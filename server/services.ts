@@ -250,7 +250,7 @@ export async function startServices({
     ...(privateInboxesAllowed ? { privateInboxesAllowed } : {}),
     ...fediverseOptions,
     softwareVersion: "1.0.0",
-    log: log,
+    log,
     inbox: {
       comments: engagement.comments,
       defences,
@@ -263,8 +263,7 @@ export async function startServices({
     clock,
   });
   const ownerConsole = createOwnerRepository(store, clock);
-  // A notification mail's links act as the owner, and the hourly retention deletes, audited
-  // with no console session.
+  // A notification mail's links act as the owner, and the hourly retention deletes, unsigned.
   const unsigned = ownerConsole.actor(null);
   const ownerActions = moderationActions(moderation, engagement);
   const owner = notifications.attach(store, unsigned, {
