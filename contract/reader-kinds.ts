@@ -1,3 +1,5 @@
+import { zoneName } from "./time-zones.ts";
+
 /*
  * What readership attributes to a visit, without zod: the console's Readers
  * screen imports this, and zod in a page probes for `new Function`, which the
@@ -32,4 +34,21 @@ export function labelOf(dimension: ReaderDimension, value: string): string {
   }
   if (dimension === "device") return value.charAt(0).toUpperCase() + value.slice(1);
   return value;
+}
+
+/** Rolled-up days in a row counted in one zone (readers.ts, `otherZones`). */
+type ZoneRun = { from: string; to: string; zone: string };
+
+/**
+ * Which zone a period's days run in, as the screen and the command line say it: "days
+ * from midnight in Asia / Kolkata", and the days counted in another zone ("…, but
+ * 2026-11-01 to 2026-12-05 in UTC").
+ */
+export function zoneNote({ zone, otherZones }: { zone: string; otherZones: readonly ZoneRun[] }) {
+  const others = otherZones.map(
+    (run) =>
+      `${run.from === run.to ? run.from : `${run.from} to ${run.to}`} in ${zoneName(run.zone)}`,
+  );
+  const before = others.length > 0 ? `, but ${others.join(", ")}` : "";
+  return `days from midnight in ${zoneName(zone)}${before}`;
 }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { readerDimensions } from "./reader-kinds.ts";
-import { zoneName } from "./time-zones.ts";
 
 /*
  * Readers (docs/product.md, "Readers"): the page's beacon, and the owner's
@@ -21,7 +20,12 @@ export const readBeaconSchema = z.object({
   p: z.string().min(1).max(300).describe("the article's path"),
 });
 
-export { type ConversionKind, conversionKinds, type ReaderDimension } from "./reader-kinds.ts";
+export {
+  type ConversionKind,
+  conversionKinds,
+  type ReaderDimension,
+  zoneNote,
+} from "./reader-kinds.ts";
 
 export const daySchema = z.iso
   .date()
@@ -127,16 +131,3 @@ export type ReaderEndpoints = {
     response: ReaderItem;
   };
 };
-
-/**
- * Which zone a period's days run in, as the screen and the command line say it: "days from midnight in Asia / Kolkata", and the days
- * counted in another zone ("…, but 2026-11-01 to 2026-12-05 in UTC").
- */
-export function zoneNote({ zone, otherZones }: Pick<ReadersReport, "zone" | "otherZones">): string {
-  const others = otherZones.map(
-    (run) =>
-      `${run.from === run.to ? run.from : `${run.from} to ${run.to}`} in ${zoneName(run.zone)}`,
-  );
-  const before = others.length > 0 ? `, but ${others.join(", ")}` : "";
-  return `days from midnight in ${zoneName(zone)}${before}`;
-}

@@ -11,14 +11,24 @@ export function startHourlyRetention(
   {
     log,
     failure,
+    firstAfterMs,
   }: {
     log: { warn(object: unknown, message: string): void };
     failure: string;
+    /** The first run this long after the start, not at once (the readers': see their start). */
+    firstAfterMs?: number;
   },
 ): { stop(): void } {
   const run = () => prune().catch((error) => log.warn({ err: error }, failure));
-  void run();
+  const first = firstAfterMs === undefined ? undefined : setTimeout(run, firstAfterMs);
+  if (first) first.unref();
+  else void run();
   const timer = setInterval(run, 60 * 60 * 1000);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    },
+  };
 }

@@ -378,9 +378,12 @@ export function createReaders({
         flush().catch((error) => log.warn({ err: error }, "readers' counts could not be written"));
       }, flushMs);
       writer.unref();
+      // The first with the first write, not during the start: the owner's date in their
+      // zone loads ICU's date data, which a start leaves to the first time shown.
       const hourly = startHourlyRetention(maintain, {
         log,
         failure: "readers' days could not be rolled up",
+        firstAfterMs: flushMs,
       });
       return {
         async stop() {

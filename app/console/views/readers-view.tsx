@@ -1,11 +1,10 @@
 import { useEffect, useState } from "react";
-import { conversionKinds, labelOf } from "../../../contract/reader-kinds.ts";
-import {
-  type ConversionCounts,
-  type ReaderDimension,
-  type ReaderFigure,
-  type ReadersQuery,
-  zoneNote,
+import { conversionKinds, labelOf, zoneNote } from "../../../contract/reader-kinds.ts";
+import type {
+  ConversionCounts,
+  ReaderDimension,
+  ReaderFigure,
+  ReadersQuery,
 } from "../../../contract/readers.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Figures, Table } from "../data.tsx";
