@@ -378,8 +378,7 @@ export function createReaders({
         flush().catch((error) => log.warn({ err: error }, "readers' counts could not be written"));
       }, flushMs);
       writer.unref();
-      // The first with the first write, not during the start: the owner's date in their
-      // zone loads ICU's date data, which a start leaves to the first time shown.
+      // The first with the first write: the owner's date loads ICU's date data, not a start's.
       const hourly = startHourlyRetention(maintain, {
         log,
         failure: "readers' days could not be rolled up",
