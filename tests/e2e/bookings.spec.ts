@@ -433,6 +433,11 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   test.slow();
   const email = "meera.nojs@example.org";
   const page = await visitor({ javaScriptEnabled: false });
+  // The posts this page sent: the server's log, read through a pipe, may hold them later.
+  let sent = 0;
+  page.on("request", (request) => {
+    if (request.method() === "POST" && new URL(request.url()).pathname === "/book") sent += 1;
+  });
   await page.goto(`${site.siteUrl}/services/dfmea`);
   await page.getByRole("link", { name: "Book a call" }).click();
   await expect(page).toHaveURL(`${site.siteUrl}/book?service=dfmea`);
@@ -527,6 +532,7 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   // nothing posted again: the form as it was sent, then "You're booked".
   const posts = () =>
     site.logs.filter((line) => line.req?.method === "POST" && line.req.url === "/book");
+  await site.waitForLog(() => posts().length >= sent);
   const before = posts().length;
   await page.goBack();
   await expect(page.getByRole("textbox", { name: "Your email" })).toHaveValue(email);

@@ -223,6 +223,13 @@ test("without JavaScript a refused enquiry comes back as the form, as typed, eac
 }) => {
   const email = "priya.nojs-short@example.org";
   const page = await visitor({ javaScriptEnabled: false });
+  // The posts this page sent: the server's log, read through a pipe, may hold them later.
+  let sent = 0;
+  page.on("request", (request) => {
+    if (request.method() === "POST" && new URL(request.url()).pathname === "/services/enquiry") {
+      sent += 1;
+    }
+  });
   await page.goto(`${site.siteUrl}/services/ask/dfmea`);
   const form = page.locator("#send-enquiry");
   const hostile = '<script>alert("x")</script> & "quoted"';
@@ -265,6 +272,7 @@ test("without JavaScript a refused enquiry comes back as the form, as typed, eac
   // Back works too: the refusal as it was, from the browser's own history, nothing posted again.
   const posts = () =>
     site.logs.filter((line) => line.req?.method === "POST" && line.req.url === "/services/enquiry");
+  await site.waitForLog(() => posts().length >= sent);
   const before = posts().length;
   await page.goBack();
   await expect(

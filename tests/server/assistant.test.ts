@@ -805,12 +805,15 @@ describe("the Questions screen of as many unanswered questions as it groups", ()
       }
       const me = new Owner(t);
       await me.signIn();
-      const { value: response, longest } = await longestTurn(() => me.get("/api/admin/questions"));
+      const { value: response, longestCpu } = await longestTurn(() =>
+        me.get("/api/admin/questions"),
+      );
       const screen = json(response, questionsResponseSchema);
       expect(screen.totals.asked).toBe(2000);
       expect(screen.unanswered).toHaveLength(50);
-      // Some ten seconds, when each question was compared with every group before it.
-      expect(longest).toBeLessThan(3000);
+      // Some ten seconds, when each question was compared with every group before it: the
+      // CPU time of the longest turn, which other work on the machine does not stretch.
+      expect(longestCpu).toBeLessThan(3000);
     } finally {
       await t.close();
     }
