@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Temporal } from "@js-temporal/polyfill";
 import type { Log } from "../lib/log.ts";
 import { dayMs } from "../lib/time.ts";
+import { AddressRefused, type RemoteFetch } from "./safe-fetch.ts";
 
 export class RunPastDeadline extends Error {}
 
@@ -93,19 +94,23 @@ export class Slot {
  * ours, and Node's fetch waits five minutes for an answer to start: a server
  * that takes the post and never answers held a worker until the run's
  * two-minute deadline (message-queue.ts), and a few such servers, their
- * accounts following the site, held all four. So the global fetch is wrapped
- * once: the posts of a delivery's run (`run`) are cut at one deadline, from
- * the first (Fedify posts again when redirected or asked to sign another way:
- * a deadline each would let a server answering each just in time hold the
- * worker the two minutes), and fail as any unreachable server does (Fedify
- * retries it); every other fetch passes unchanged. A server cut so is
- * remembered for an hour (`isSlow`): its deliveries then go one at a time,
- * with the messages that ran past a deadline.
+ * accounts following the site, held all four. Node's fetch also connects
+ * through its own lookup, so an inbox's name checked when the delivery was
+ * queued could resolve to a private address by the time it is posted. So the
+ * global fetch is wrapped once: the posts of a delivery's run (`run`) go
+ * through the site's checked fetch (safe-fetch.ts, `post`), each connection's
+ * address checked as it is made, a redirect's too; they are cut at one
+ * deadline, from the first (Fedify posts again when redirected or asked to
+ * sign another way: a deadline each would let a server answering each just in
+ * time hold the worker the two minutes), and fail as any unreachable server
+ * does (Fedify retries it); every other fetch passes unchanged. A server cut
+ * so is remembered for an hour (`isSlow`): its deliveries then go one at a
+ * time, with the messages that ran past a deadline.
  */
 
 /**
  * A delivery's run: its posts' deadline, from its first post on, and what cuts it; its first
- * post's address, and whether another (where a redirect sends it) may be posted to.
+ * post's address, and the checked fetch its posts go through.
  */
 type Deadline = {
   answerMs: AnswerMs;
@@ -113,7 +118,7 @@ type Deadline = {
   timeout?: AbortSignal;
   cut: () => void;
   first?: string;
-  postable: (url: URL) => Promise<boolean>;
+  post: RemoteFetch;
 };
 
 /**
@@ -126,6 +131,26 @@ const msFor = (answerMs: AnswerMs, url: string) =>
 
 const underway = new AsyncLocalStorage<Deadline>();
 
+/** A post of Fedify's, through the checked fetch, and its answer as Fedify's fetch gives it. */
+async function posted(post: RemoteFetch, request: Request, signal: AbortSignal, timeoutMs: number) {
+  const answer = await post(request.url, {
+    method: request.method,
+    headers: Object.fromEntries(request.headers),
+    body: new Uint8Array(await request.arrayBuffer()),
+    timeoutMs,
+    signal,
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(answer.headers)) {
+    for (const one of [value ?? []].flat()) headers.append(name, one);
+  }
+  const empty = [204, 205, 304].includes(answer.status) || answer.body.length === 0;
+  return new Response(empty ? null : new Uint8Array(answer.body), {
+    status: answer.status,
+    headers,
+  });
+}
+
 let wrapped = false;
 function wrapGlobalFetch() {
   if (wrapped) return;
@@ -134,17 +159,20 @@ function wrapGlobalFetch() {
   globalThis.fetch = async (input, init) => {
     const deadline = underway.getStore();
     if (!deadline) return fetch(input, init);
-    // The inbox was checked before the delivery was queued (service.ts); where it redirects, here.
-    const url = input instanceof Request ? input.url : String(input);
-    deadline.first ??= url;
-    if (url !== deadline.first && !(await deadline.postable(new URL(url)))) {
-      throw new NoAnswer("the server redirected it to a private address");
-    }
-    deadline.ms ??= msFor(deadline.answerMs, url);
+    const request = new Request(input, init);
+    deadline.first ??= request.url;
+    deadline.ms ??= msFor(deadline.answerMs, request.url);
     deadline.timeout ??= AbortSignal.timeout(deadline.ms);
     const { timeout, ms } = deadline;
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return fetch(input, { ...init, signal }).catch((error: unknown) => {
+    return posted(deadline.post, request, signal, ms).catch((error: unknown) => {
+      // The inbox was checked when the delivery was queued; its name, or where it redirects, now.
+      if (error instanceof AddressRefused) {
+        const where =
+          request.url === deadline.first ? "the inbox's name led it" : "the server redirected it";
+        const what = error.why === "port" ? "another port" : "a private address";
+        throw new NoAnswer(`${where} to ${what}`, { cause: error });
+      }
       if (!timeout.aborted) throw error;
       deadline.cut();
       const seconds = Math.round(ms / 1000);
@@ -160,11 +188,11 @@ const slowAtMost = 1000;
 export function createDeliveryDeadline({
   answerMs,
   clock,
-  postable,
+  post,
 }: {
   answerMs: AnswerMs;
   clock: () => Date;
-  postable: Deadline["postable"];
+  post: RemoteFetch;
 }) {
   wrapGlobalFetch();
   /** Until when each server is slow, and whether it missed a deadline again within the hour after it was let go. */
@@ -213,7 +241,7 @@ export function createDeliveryDeadline({
         const relapsed = (letGo.get(host) ?? -Infinity) > now - slowForMs;
         remember(slow, host, { until: now + slowForMs, relapsed });
       };
-      return underway.run({ answerMs, cut, postable }, work);
+      return underway.run({ answerMs, cut, post }, work);
     },
   };
 }

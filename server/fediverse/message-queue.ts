@@ -22,6 +22,7 @@ import {
   Slot,
   withDeadline,
 } from "./deadlines.ts";
+import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
  * Fedify's message queue on the site's own database (table fediverse_queue): every delivery to a
@@ -122,7 +123,7 @@ export function createMessageQueue(
     leaseMs = 5 * 60_000,
     runMs = 2 * 60_000,
     answerMs = 15_000,
-    postable,
+    post,
   }: {
     pollMs?: number;
     workers?: number;
@@ -131,12 +132,12 @@ export function createMessageQueue(
     runMs?: number;
     /** How long a delivery's post waits for its answer (deadlines.ts). */
     answerMs?: AnswerMs;
-    /** Whether a delivery redirected to `url` may be posted there (its inbox was checked before). */
-    postable: (url: URL) => Promise<boolean>;
+    /** The checked fetch a delivery's posts go through (safe-fetch.ts, deadlines.ts). */
+    post: RemoteFetch;
   },
 ) {
   const { db } = store;
-  const deliveries = createDeliveryDeadline({ answerMs, clock, postable });
+  const deliveries = createDeliveryDeadline({ answerMs, clock, post });
   const wakers = new Set<() => void>();
   const wake = () => {
     for (const waker of wakers) waker();

@@ -3,9 +3,10 @@ import ipaddr from "ipaddr.js";
 
 /*
  * Every fetch of a remote address the site makes (webmention sources and
- * endpoints, the pictures of people who reply from the Fediverse, and the
- * documents Fedify reads: accounts, keys, posts) goes through here: http and
- * https only; the address a name resolves to is
+ * endpoints, the pictures of people who reply from the Fediverse, the
+ * documents Fedify reads: accounts, keys, posts, and Fedify's deliveries,
+ * which deadlines.ts sends through here) goes through here: http and https
+ * only; the address a name resolves to is
  * checked as the connection is made, so a name cannot point at the site's
  * own network (loopback, private, link-local, carrier-grade NAT, multicast,
  * reserved) between a check and the connection; a public address on the
@@ -13,9 +14,9 @@ import ipaddr from "ipaddr.js";
  * site knock on another's mail or database port; a time limit for the whole
  * exchange, a size limit on the body and few redirects, each checked again.
  * `allowPrivate` lifts the address check: only the tests set it
- * (FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS). Fedify's deliveries check
- * nothing, so the inboxes handed to it are checked here first
- * (`createInboxCheck`).
+ * (FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS). The inboxes handed to Fedify
+ * are also checked before (`createInboxCheck`), so that a follower on a
+ * private address is dropped rather than tried for three days.
  */
 
 // HTTPS (and TLS with it) is loaded at the first fetch of an https address, not at start.
@@ -76,8 +77,8 @@ export type InboxVerdict = "allowed" | "refused" | "unresolved";
 export type HostLookups = Map<string, Promise<InboxVerdict>>;
 
 /**
- * Whether an inbox may be posted to. Fedify then connects through its own
- * lookup, so a name that resolves elsewhere by then is not caught.
+ * Whether an inbox may be posted to now: its post is checked again as it
+ * connects (deadlines.ts), should its name resolve elsewhere by then.
  */
 export function createInboxCheck(allowPrivate: AllowPrivate) {
   const allowed = allowedBy(allowPrivate);
@@ -103,6 +104,16 @@ export class RemoteFetchError extends Error {
   override name = "RemoteFetchError";
 }
 
+/** A connection refused for its address: a private one, or a public one on another port. */
+export class AddressRefused extends RemoteFetchError {
+  readonly why: "private" | "port";
+  constructor(address: string, why: "private" | "port", resolved = true) {
+    const refused = resolved ? "resolves to a private address" : "is a private address";
+    super(`${address} ${why === "port" ? "is not reached on another port" : refused}`);
+    this.why = why;
+  }
+}
+
 export type RemoteAnswer = {
   status: number;
   /** The address answered, after redirects. */
@@ -112,11 +123,14 @@ export type RemoteAnswer = {
 };
 
 type RemoteFetchOptions = {
-  method?: "GET" | "POST";
+  /** Only a GET is redirected; any other's redirect is the answer. */
+  method?: string;
   /** Or the headers for each address asked, a redirect's too (a signature names its address). */
   headers?: Record<string, string> | ((target: URL) => Promise<Record<string, string>>);
-  body?: string;
+  body?: string | Uint8Array;
   timeoutMs?: number;
+  /** Cuts the exchange short, as its time limit does. */
+  signal?: AbortSignal;
   maxBytes?: number;
   maxRedirects?: number;
 };
@@ -139,10 +153,8 @@ export function createRemoteFetch({
         const list = addresses as unknown as { address: string; family: number }[];
         const usable = list.filter(({ address }) => allowed(address, usualPort));
         if (usable.length === 0) {
-          const why = list.some(({ address }) => allowed(address))
-            ? "is not reached on another port"
-            : "resolves to a private address";
-          return callback(new RemoteFetchError(`${hostname} ${why}`), "", 4);
+          const why = list.some(({ address }) => allowed(address)) ? "port" : "private";
+          return callback(new AddressRefused(hostname, why), "", 4);
         }
         if (options.all) return callback(null, usable as never, 4);
         const [first] = usable as [{ address: string; family: number }];
@@ -163,8 +175,7 @@ export function createRemoteFetch({
       const literal = target.hostname.replace(/^\[|\]$/g, "");
       const usualPort = onUsualPort(target);
       if (isIP(literal) && !allowed(literal, usualPort)) {
-        const why = allowed(literal) ? "is not reached on another port" : "is a private address";
-        return reject(new RemoteFetchError(`${literal} ${why}`));
+        return reject(new AddressRefused(literal, allowed(literal) ? "port" : "private", false));
       }
       const client = target.protocol === "https:" ? process.getBuiltinModule("node:https") : http;
       const request = client.request(
@@ -207,7 +218,8 @@ export function createRemoteFetch({
 
   return async (url, options = {}) => {
     const { timeoutMs = 5000, maxBytes = 1_000_000, maxRedirects = 3 } = options;
-    const signal = AbortSignal.timeout(timeoutMs);
+    const limit = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([limit, options.signal]) : limit;
     let target: URL;
     try {
       target = new URL(url);
@@ -221,7 +233,7 @@ export function createRemoteFetch({
         headers: typeof headers === "function" ? await headers(target) : headers,
       };
       const answer = await once(target, asked, signal, maxBytes).catch((error: unknown) => {
-        if (signal.aborted) throw new RemoteFetchError(`no answer within ${timeoutMs} ms`);
+        if (limit.aborted) throw new RemoteFetchError(`no answer within ${timeoutMs} ms`);
         throw error;
       });
       const location = answer.headers.location;

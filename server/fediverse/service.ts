@@ -70,18 +70,15 @@ export function createFediverse(options: FediverseOptions) {
     log,
   });
   const kv = createKvStore(store);
-  const remoteFetch = createRemoteFetch({
-    allowPrivate: options.allowPrivateAddresses,
-    userAgent: `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`,
-  });
-  const inboxAllowed = createInboxCheck(
-    options.privateInboxesAllowed ?? options.allowPrivateAddresses,
-  );
-  // Where a redirect sends a delivery is checked as its inbox was.
+  const userAgent = `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`;
+  const remoteFetch = createRemoteFetch({ allowPrivate: options.allowPrivateAddresses, userAgent });
+  const inboxesAllowed = options.privateInboxesAllowed ?? options.allowPrivateAddresses;
+  const inboxAllowed = createInboxCheck(inboxesAllowed);
+  // A delivery's posts are checked as they connect, as its inbox was before, and where it redirects.
   const queue = createMessageQueue(store, log, (message) => replies.sendTakeBack(message), {
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.answerMs ? { answerMs: options.answerMs } : {}),
-    postable: async (url) => (await inboxAllowed(url)) === "allowed",
+    post: createRemoteFetch({ allowPrivate: inboxesAllowed, userAgent }),
   });
   /**
    * Whether every inbox an account names may be posted to now: nothing is

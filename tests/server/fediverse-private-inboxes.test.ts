@@ -264,6 +264,66 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     expect(hidden.posted).toEqual([]);
   });
 
+  // The database plays no part in where a post connects: SQLite only.
+  it.runIf(backend === "sqlite")(
+    "does not post to an inbox whose name led to an address allowed when it was checked and to a private one when it is posted",
+    {
+      timeout: 240_000,
+    },
+    async () => {
+      const hidden = await server("127.0.0.2");
+      closing.push(hidden.close);
+      // The name gives the stand-in public address to the check, the private one as a post connects.
+      const name = "rebinding.example.net";
+      const inbox = `http://${name}:${new URL(hidden.base).port}/inbox`;
+      const checked: string[] = [];
+      const connected: string[] = [];
+      const lookup = dns.promises.lookup;
+      const checks = vi.spyOn(dns.promises, "lookup").mockImplementation(((
+        host: string,
+        options,
+      ) => {
+        if (host !== name) return lookup(host, options as never);
+        checked.push(host);
+        return Promise.resolve([{ address: "127.0.0.1", family: 4 }]);
+      }) as typeof lookup);
+      const connect = dns.lookup;
+      const connects = vi.spyOn(dns, "lookup").mockImplementation(((
+        host: string,
+        options: dns.LookupOptions | ((...args: unknown[]) => void),
+        callback?: (...args: unknown[]) => void,
+      ) => {
+        const done = typeof options === "function" ? options : callback;
+        if (host !== name || !done || typeof options === "function") {
+          return (connect as (...args: unknown[]) => void)(host, options, callback);
+        }
+        connected.push(host);
+        const address = { address: "127.0.0.2", family: 4 };
+        if (options.all) done(null, [address]);
+        else done(null, address.address, address.family);
+      }) as unknown as typeof connect);
+      closing.push(
+        () => checks.mockRestore(),
+        () => connects.mockRestore(),
+      );
+      const { t } = await siteFollowedBy([{ actor: `http://${name}/users/mal`, inbox }]);
+
+      const retried = async () =>
+        (
+          await runSql(t, "select message from fediverse_queue where due_at > ?", [
+            new Date().toISOString(),
+          ])
+        ).filter(({ message }) => JSON.parse(String(message)).type === "outbox");
+      await waitFor(
+        async () =>
+          connected.length > 0 && (hidden.posted.length > 0 || (await retried()).length > 0),
+        { timeoutMs: 120_000, what: "the delivery connecting, and posted or queued again" },
+      );
+      expect(checked).toContain(name);
+      expect(hidden.posted).toEqual([]);
+    },
+  );
+
   /** A server of writers' accounts, and the owner's answer to Jo's post there, sent before. */
   async function joAnswered() {
     const accounts = await server("127.0.0.1", (base, name) => {

@@ -8,6 +8,7 @@ import type { Store } from "../../server/db/store.ts";
 import { retryAfter } from "../../server/fediverse/deadlines.ts";
 import { createMessageQueue, enqueueMessages } from "../../server/fediverse/message-queue.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
+import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
 import { toIso } from "../../server/lib/time.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { scratchStore } from "./support/scratch-store.ts";
@@ -70,7 +71,7 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
       workers,
       clock,
       leaseMs,
-      postable: async () => true,
+      post: createRemoteFetch({ allowPrivate: true, userAgent: "test" }),
     });
     const listening = queue.listen(
       async (message) => {
@@ -89,7 +90,7 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
 
   /** A federation on a queue of these options, its queue started, and what sending takes. */
   async function federated(
-    options: Omit<Parameters<typeof createMessageQueue>[3], "postable">,
+    options: Omit<Parameters<typeof createMessageQueue>[3], "post">,
     log: Parameters<typeof createMessageQueue>[1] = quiet,
     takeBack: Parameters<typeof createMessageQueue>[2] = async () => {},
   ) {
@@ -97,7 +98,10 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     const queue = createMessageQueue(scratch.store, log, takeBack, {
       pollMs: 20,
       clock,
-      postable: async (url) => url.hostname !== "127.0.0.2",
+      post: createRemoteFetch({
+        allowPrivate: (address) => address !== "127.0.0.2",
+        userAgent: "test",
+      }),
       ...options,
     });
     const federation = createFederation<void>({
