@@ -8,15 +8,17 @@ import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
 import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
 import { linksOf, readEntry, samePage, webAddress } from "./webmention-pages.ts";
+import { mentionQueue } from "./webmention-queue.ts";
 import { mentionRecords } from "./webmention-records.ts";
 import { pageLimits, webmentionSender } from "./webmention-sending.ts";
 
 /*
  * Webmention (docs/fediverse.md, "Webmention"): another site tells us a page
- * of theirs links to one of our items. The endpoint only records the claim;
- * a worker then fetches the source through the guarded fetch (private
- * addresses refused outside tests, size, time and redirect limits), checks
- * that it links to the target, and reads its h-entry (webmention-pages.ts).
+ * of theirs links to one of our items. The endpoint only records the claim,
+ * within its sender's and its site's share of the queue; a few at once
+ * (webmention-queue.ts), the source is then fetched through the guarded fetch
+ * (private addresses refused outside tests, size, time and redirect limits),
+ * checked for a link to the target, and its h-entry read (webmention-pages.ts).
  * It shows under the item once the owner
  * approves it (or at once with MODERATION=off). A source that answers 410 or
  * 404, or no longer links, takes its mention away; one down for a while, or a
@@ -31,16 +33,7 @@ const webmentionPath = "/webmention";
 export const webmentionLink = (siteUrl: string) =>
   `<${new URL(webmentionPath, siteUrl).href}>; rel="webmention"`;
 
-/** Mentions waiting to be checked, past which new ones are refused for a while. */
-const waitingMax = 1000;
 const perMinutePerAddress = 30;
-/**
- * Mentions one network may have waiting at once: each is a fetch of up to 10
- * seconds, checked one after another, so one network's slow pages hold the
- * others' at most about 8 minutes (a legitimate sender rarely has more than a
- * few waiting).
- */
-const waitingPerNetworkMax = 50;
 /**
  * Mentions of one item from one site shown without the owner's approval: a
  * site makes pages at will (`?1`, `?2`, … each a page that links to the
@@ -91,14 +84,6 @@ export function createWebmentions({
   const { db } = store;
   const site = new URL(siteUrl);
   const mentions = perMinute(perMinutePerAddress);
-  /**
-   * The network that sent each mention waiting, by row: this process's since
-   * its start (a mention waiting from before a restart counts for no one).
-   */
-  const sentFrom = new Map<number, string>();
-  const waitingFrom = (network: string) =>
-    [...sentFrom.values()].filter((from) => from === network).length;
-
   /** The item a target names, or a reason to refuse it. */
   function itemOf(target: URL): string | null {
     if (target.origin !== site.origin || target.search) return null;
@@ -222,60 +207,40 @@ export function createWebmentions({
     if (status === "published" || row.status === "published") changed(row.path);
   }
 
-  let working: Promise<void> | null = null;
-  let again = false;
-  /** Checks every mention waiting, one at a time. */
-  function wake(): Promise<void> {
-    if (working) {
-      again = true;
-      return working;
-    }
-    working = (async () => {
-      do {
-        again = false;
-        for (;;) {
-          const due = await db
-            .selectFrom("webmentions")
-            .select([
-              "id",
-              "source",
-              "target",
-              "path",
-              "status",
-              "content",
-              "author_name",
-              "author_url",
-            ])
-            .where("verified_at", "is", null)
-            .orderBy("id")
-            .limit(20)
-            .execute();
-          // None waiting: those another instance checked are not counted for their senders either.
-          if (due.length === 0) {
-            sentFrom.clear();
-            break;
-          }
-          for (const row of due) {
-            try {
-              await verify(row);
-            } catch (error) {
-              // A page it cannot read, or the database a moment: as a source down.
-              log.warn({ err: error, webmention: row.id }, "a webmention could not be verified");
-              await unreachable(row, "it could not be verified");
-            } finally {
-              sentFrom.delete(row.id);
-            }
-          }
-        }
-      } while (again);
-    })().finally(() => {
-      working = null;
-    });
-    return working;
-  }
+  const queue = mentionQueue({
+    store,
+    log,
+    /** Checks one mention waiting, read again: another instance may have checked it. */
+    async check(id) {
+      const row = await db
+        .selectFrom("webmentions")
+        .select([
+          "id",
+          "source",
+          "target",
+          "path",
+          "status",
+          "content",
+          "author_name",
+          "author_url",
+        ])
+        .where("id", "=", id)
+        .where("verified_at", "is", null)
+        .executeTakeFirst();
+      if (!row) return;
+      try {
+        await verify(row);
+      } catch (error) {
+        // A page it cannot read, or the database a moment: as a source down.
+        log.warn({ err: error, webmention: row.id }, "a webmention could not be verified");
+        await unreachable(row, "it could not be verified");
+      }
+    },
+  });
 
   return {
-    wake,
+    /** Checks every mention waiting (webmention-queue.ts). */
+    wake: queue.wake,
 
     /** Tells the pages an item links to that it mentions them (webmention-sending.ts). */
     send: webmentionSender({ store, siteUrl, remoteFetch, allowPrivateAddresses, log }),
@@ -324,15 +289,11 @@ export function createWebmentions({
             reply.header("retry-after", "60");
             return refuse(429, "rate_limited", "Too many webmentions; try later.");
           }
-          const waiting = await db
-            .selectFrom("webmentions")
-            .select((eb) => eb.fn.countAll().as("count"))
-            .where("verified_at", "is", null)
-            .executeTakeFirstOrThrow();
           const network = networkOf(request.ip);
-          if (Number(waiting.count) >= waitingMax || waitingFrom(network) >= waitingPerNetworkMax) {
+          const refusal = await queue.refusal(network, source);
+          if (refusal) {
             reply.header("retry-after", "300");
-            return refuse(429, "rate_limited", "Too many webmentions are waiting; try later.");
+            return refuse(429, "rate_limited", refusal);
           }
           const { id } = await db
             .insertInto("webmentions")
@@ -350,10 +311,8 @@ export function createWebmentions({
             )
             .returning("id")
             .executeTakeFirstOrThrow();
-          sentFrom.set(Number(id), network);
-          void wake().catch((error: unknown) =>
-            log.warn({ err: error }, "webmentions could not be verified"),
-          );
+          queue.sent(Number(id), network);
+          void queue.wake();
           return reply.code(202).send({ status: "accepted" });
         });
       });

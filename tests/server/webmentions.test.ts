@@ -267,35 +267,82 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
     await app.close();
   });
 
-  it("holds at most 50 mentions waiting from one network, so its slow pages cannot hold the rest for hours", async () => {
-    const app = Fastify();
-    const webmentions = webmentionsOf();
-    await webmentions.routes(app);
-    const mention = (remoteAddress: string, page: string) =>
-      app.inject({
-        method: "POST",
-        url: "/webmention",
-        remoteAddress,
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams({ source: `${source}/slow/${page}`, target }).toString(),
-      });
-    // Two subscribers of one IPv6 network (/48), 30 and 20 from their /64s, the first held.
-    const sent = [];
-    for (let n = 0; n < 50; n++)
-      sent.push(await mention(`2001:db8:1:${n < 30 ? 1 : 2}::7`, `${n}`));
-    expect(sent.map((response) => response.statusCode)).toEqual(Array(50).fill(202));
-    const third = await mention("2001:db8:1:3::7", "50");
-    expect(third.statusCode).toBe(429);
-    expect(third.json().error.message).toBe("Too many webmentions are waiting; try later.");
-    expect(third.headers["retry-after"]).toBe("300");
-    // Another network's mention is taken meanwhile.
-    expect((await mention("2001:db8:2::7", "other")).statusCode).toBe(202);
-    // Once they are checked (their pages answer 404 and they go), the network may send again.
+  /** Posts a mention of the soap post from `from`, sent from `remoteAddress`. */
+  const mentionFrom = (app: ReturnType<typeof Fastify>, remoteAddress: string, from: string) =>
+    app.inject({
+      method: "POST",
+      url: "/webmention",
+      remoteAddress,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ source: from, target }).toString(),
+    });
+  /** Lets the slow pages answer (404: their mentions go) and waits for every check. */
+  const releaseSlow = async (webmentions: ReturnType<typeof webmentionsOf>) => {
     letGo = true;
     for (const release of held.splice(0)) release();
     await webmentions.wake();
-    expect((await mention("2001:db8:1:3::7", "51")).statusCode).toBe(202);
-    await webmentions.wake();
+    letGo = false;
+  };
+
+  it("holds at most 20 mentions waiting from one network, so its slow pages cannot hold the rest for hours", async () => {
+    const app = Fastify();
+    const webmentions = webmentionsOf();
+    await webmentions.routes(app);
+    const elsewhere = source.replace("127.0.0.1", "localhost");
+    // Two subscribers of one IPv6 network (/48), 12 and 8 from their /64s, of two sites' slow pages.
+    const sent = [];
+    for (let n = 0; n < 20; n++) {
+      const from = `${n % 2 === 0 ? source : elsewhere}/slow/${n}`;
+      sent.push(await mentionFrom(app, `2001:db8:1:${n < 12 ? 1 : 2}::7`, from));
+    }
+    expect(sent.map((response) => response.statusCode)).toEqual(Array(20).fill(202));
+    const third = await mentionFrom(app, "2001:db8:1:3::7", `${source}/slow/20`);
+    expect(third.statusCode).toBe(429);
+    expect(third.json().error.message).toBe(
+      "Too many webmentions from your network are waiting; try later.",
+    );
+    expect(third.headers["retry-after"]).toBe("300");
+    // Another network's mention is taken meanwhile.
+    expect((await mentionFrom(app, "2001:db8:2::7", `${elsewhere}/slow/other`)).statusCode).toBe(
+      202,
+    );
+    // Once they are checked (their pages answer 404 and they go), the network may send again.
+    await releaseSlow(webmentions);
+    expect((await mentionFrom(app, "2001:db8:1:3::7", `${source}/slow/21`)).statusCode).toBe(202);
+    await releaseSlow(webmentions);
+    await app.close();
+  });
+
+  it("takes and checks another site's mention at once while one site's slow pages fill their share of the queue", async () => {
+    const app = Fastify();
+    const webmentions = webmentionsOf();
+    await webmentions.routes(app);
+    // One site's 20 slow pages, each from a network of its own: the site's share is full.
+    for (let n = 0; n < 20; n++) {
+      const response = await mentionFrom(app, `203.0.113.${n + 1}`, `${source}/slow/site-${n}`);
+      expect(response.statusCode, `${n}`).toBe(202);
+    }
+    const more = await mentionFrom(app, "203.0.113.100", `${source}/slow/site-20`);
+    expect(more.statusCode).toBe(429);
+    expect(more.json().error.message).toBe(
+      "Too many webmentions of that site's pages are waiting; try later.",
+    );
+    expect(more.headers["retry-after"]).toBe("300");
+    // Another site's mention is taken, and checked while the slow site's first page still hangs.
+    const other = `${source.replace("127.0.0.1", "localhost")}/linking`;
+    expect((await mentionFrom(app, "198.51.100.7", other)).statusCode).toBe(202);
+    const { db } = scratch.store;
+    await waitFor(
+      async () =>
+        (await db.selectFrom("webmentions").select("status").where("source", "=", other).execute())
+          .map((row) => row.status)
+          .join() === "pending",
+      { what: "the other site's mention checked" },
+    );
+    // The slow site's pages are fetched one at a time: one hangs, the rest wait their turn.
+    expect(held).toHaveLength(1);
+    await releaseSlow(webmentions);
+    await db.deleteFrom("webmentions").execute();
     await app.close();
   });
 
