@@ -27,8 +27,8 @@ const linking = `<!doctype html><article class="h-entry"><p class="p-content">So
 describe.each(backends)("webmentions received, on %s", (backend) => {
   let scratch: Awaited<ReturnType<typeof scratchStore>>;
   let source = "";
-  /** Answers to `/slow/…` pages, held until the test lets them go. */
-  const held: (() => void)[] = [];
+  /** Answers to `/slow/…` pages, held until the test lets them go, by path. */
+  const held = new Map<string, () => void>();
   let letGo = false;
   /** The author `/signed` pages name. */
   let signedBy = "Ada";
@@ -47,7 +47,7 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       return;
     }
     if (request.url?.includes("/slow/") && !letGo) {
-      held.push(() => response.writeHead(404).end());
+      held.set(request.url, () => response.writeHead(404).end());
       return;
     }
     response
@@ -279,7 +279,8 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   /** Lets the slow pages answer (404: their mentions go) and waits for every check. */
   const releaseSlow = async (webmentions: ReturnType<typeof webmentionsOf>) => {
     letGo = true;
-    for (const release of held.splice(0)) release();
+    for (const release of held.values()) release();
+    held.clear();
     await webmentions.wake();
     letGo = false;
   };
@@ -302,10 +303,13 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       "Too many webmentions from your network are waiting; try later.",
     );
     expect(third.headers["retry-after"]).toBe("300");
-    // Another network's mention is taken meanwhile.
+    // Another network's mention is taken meanwhile, and fetched beside the first network's
+    // first: that network's mentions are fetched one at a time, whichever site they name.
     expect((await mentionFrom(app, "2001:db8:2::7", `${elsewhere}/slow/other`)).statusCode).toBe(
       202,
     );
+    await waitFor(async () => held.size === 2, { what: "two slow pages fetched" });
+    expect([...held.keys()].sort()).toEqual(["/notes/slow/0", "/notes/slow/other"]);
     // Once they are checked (their pages answer 404 and they go), the network may send again.
     await releaseSlow(webmentions);
     expect((await mentionFrom(app, "2001:db8:1:3::7", `${source}/slow/21`)).statusCode).toBe(202);
@@ -340,7 +344,7 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       { what: "the other site's mention checked" },
     );
     // The slow site's pages are fetched one at a time: one hangs, the rest wait their turn.
-    expect(held).toHaveLength(1);
+    expect(held.size).toBe(1);
     await releaseSlow(webmentions);
     await db.deleteFrom("webmentions").execute();
     await app.close();
