@@ -154,3 +154,20 @@ test("two readers, their sources and the enquiry one sent are counted, and the o
   expect(csv.headers()["content-type"]).toMatch(/^text\/csv/);
   expect(await csv.text()).toContain("LinkedIn");
 });
+
+test("a first day moved past the last takes the last with it: the fields say the days the figures are of", async ({
+  visitor,
+}) => {
+  const owner = await ownerPage(visitor, site, "/admin/readers");
+  await owner.getByRole("combobox", { name: "Period" }).selectOption("range");
+  const from = owner.getByRole("textbox", { name: "From" });
+  const to = owner.getByRole("textbox", { name: "To" });
+  await to.fill("2025-01-01");
+  await from.fill("2025-01-03");
+  await expect(to).toHaveValue("2025-01-03");
+  await expect(owner.getByRole("region", { name: "Visitors and views" })).toContainText(
+    "2025-01-03, days from midnight",
+  );
+  // Nor can the last day be set before the first.
+  await expect(to).toHaveAttribute("min", "2025-01-03");
+});

@@ -214,9 +214,21 @@ export function ReadersView() {
               type="date"
               value={from}
               max={today}
-              onChange={(v) => v && setFrom(v)}
+              onChange={(v) => {
+                if (!v) return;
+                setFrom(v);
+                // A first day after the last takes the last with it, in its field as in the figures.
+                if (to && v > to) setTo(v);
+              }}
             />
-            <Input label="To" type="date" value={to} max={today} onChange={(v) => v && setTo(v)} />
+            <Input
+              label="To"
+              type="date"
+              value={to}
+              min={from}
+              max={today}
+              onChange={(v) => v && setTo(v)}
+            />
           </>
         ) : null}
         <a href={exportUrl} download className={buttonClass}>
