@@ -135,6 +135,21 @@ test("Readers and Bookings fit a phone: a wide table's rows stack, each whole in
   expect(await pastTheEdge(page)).toBe(0);
 });
 
+test("the block field says what to write, whole, on a phone", async ({ visitor }) => {
+  const page = await openAt(visitor, "/admin/followers", 360);
+  const field = page.getByLabel("Account or server to block");
+  // Not in a placeholder, which a phone's width cut off after "https://mastodon.social/u".
+  await expect(field).not.toHaveAttribute("placeholder");
+  await expect(field).toHaveAccessibleDescription(
+    "An account's address, as https://mastodon.social/users/someone, or a server's name, as mastodon.social.",
+  );
+  const hint = page.getByText(/^An account's address, as/);
+  await hint.scrollIntoViewIfNeeded();
+  await expect(hint).toBeInViewport({ ratio: 1 });
+  expect(await hint.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+  expect(await pastTheEdge(page)).toBe(0);
+});
+
 test("a confirmation fits a phone: a long title wraps and Escape gives the focus back", async ({
   visitor,
 }) => {

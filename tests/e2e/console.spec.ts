@@ -1327,14 +1327,15 @@ test("followers: a follower and a waiting webmention, the screen axe clean; a Fe
   await blocking.getByRole("button", { name: "Block", exact: true }).click();
   await expect(blockField).toBeFocused();
   await expect(blockField).toHaveAttribute("aria-invalid", "true");
+  // The refusal first, then the line that always says what to write.
   await expect(blockField).toHaveAccessibleDescription(
-    "Give an account's address (https://…) or a server's host name (mastodon.social).",
+    /^Give an account's address \(https:\/\/…\) or a server's host name \(mastodon\.social\)\. An account's address, as/,
   );
   expect(await seriousViolations(page)).toEqual([]);
   await blockField.fill("");
   await expect(blockField).not.toHaveAttribute("aria-invalid");
   await blocking.getByRole("button", { name: "Block", exact: true }).click();
-  await expect(blockField).toHaveAccessibleDescription("Name an account or a server.");
+  await expect(blockField).toHaveAccessibleDescription(/^Name an account or a server\. An/);
   await expect(blocking).not.toContainText("body.");
   await blockField.fill("");
 

@@ -129,14 +129,19 @@ export function FollowersView() {
                   label="Account or server to block"
                   value={target}
                   onChange={setTarget}
-                  placeholder="https://mastodon.social/users/someone or mastodon.social"
                   maxLength={2000}
+                  aria-describedby="block-target-hint"
                   {...refusal.field("target")}
                 />
                 <button type="submit" className={buttonClass}>
                   Block
                 </button>
                 {refusal.problem}
+                {/* Said under the field, whole at any width, where a placeholder was cut off on a phone. */}
+                <p id="block-target-hint" className="w-full text-xs wrap-anywhere text-slate-400">
+                  An account's address, as https://mastodon.social/users/someone, or a server's
+                  name, as mastodon.social.
+                </p>
               </form>
               <List
                 items={blocks}
