@@ -192,9 +192,9 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
      * row; cells a spreadsheet would run as a formula start with a ' (server/lib/csv.ts).
      * It begins with a byte-order mark: without one, Excel reads the file in the
      * system's legacy code page, and a campaign or source named in another
-     * alphabet than English's arrives garbled.
+     * alphabet than English's arrives garbled. `days` says which days it holds, for its file's name.
      */
-    async csv(period: Period): Promise<string> {
+    async csv(period: Period): Promise<{ days: string; csv: string }> {
       const all = await full(period);
       // Each row named as the screen names it: a country by its name, a device in words.
       const table = (title: ReaderDimension, figures: ReaderFigure[], engaged: boolean) => [
@@ -216,7 +216,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
         ]),
         [],
       ];
-      return toCsv([
+      const csv = toCsv([
         ["from", all.from, "to", all.to],
         ["days from midnight in", all.zone],
         ...all.otherZones.map((run) => ["counted in", run.zone, "from", run.from, "to", run.to]),
@@ -233,6 +233,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
         ...conversionTable("entry page", all.conversions.byEntryPage),
         ...conversionTable("source of the visit", all.conversions.bySource),
       ]);
+      return { days: all.from === all.to ? all.from : `${all.from}-to-${all.to}`, csv };
     },
   };
 }

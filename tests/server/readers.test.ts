@@ -762,8 +762,12 @@ describe("a period longer than the days listed one by one", () => {
       (await owner.get(`/api/admin/readers/item?${range}&dimension=page&value=%2Fservices`)).body,
     );
     expect(item.days.at(-1)).toEqual({ day: today, views: 1, visitors: 1, engaged: null });
-    const csv = (await owner.get(`/api/admin/readers/export?${range}`)).body;
-    expect(csv).toContain(`\r\n${today},1,1\r\n`);
+    const exported = await owner.get(`/api/admin/readers/export?${range}`);
+    expect(exported.body).toContain(`\r\n${today},1,1\r\n`);
+    // Its file named by its days: one period's export does not take another's name.
+    expect(exported.headers["content-disposition"]).toBe(
+      `attachment; filename="readers-${from}-to-${today}.csv"`,
+    );
     const cli = await readersCli(t, from);
     expect(cli.days.at(-1)).toEqual({ day: today, views: 1, visitors: 1 });
   });

@@ -42,7 +42,10 @@ export const readerConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async 
   app.get(
     "/readers/export",
     csvDownload("The period's figures as CSV, every row", { querystring: readersQuerySchema }),
-    async (request, reply) =>
-      sendCsv(reply, `readers-${request.query.period}`, await readers.csv(request.query)),
+    async (request, reply) => {
+      // Named by the days it holds: last week's file is not overwritten by this week's.
+      const { days, csv } = await readers.csv(request.query);
+      return sendCsv(reply, `readers-${days}`, csv);
+    },
   );
 };
