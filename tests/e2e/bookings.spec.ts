@@ -1,3 +1,5 @@
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import type { Page, Request } from "@playwright/test";
 import nodeIcal from "node-ical";
 import { formTokenResponseSchema } from "../../contract/api.ts";
@@ -5,7 +7,7 @@ import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
-import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
+import { type OwnSite, ownerCli, ownerPage, signInWith, startOwnSite } from "./support/own-site.ts";
 import { siteEnv } from "./support/site.ts";
 
 /*
@@ -670,4 +672,57 @@ test("the first call's length and whether it is free are the owner's one setting
     await save();
   }
   expect((await said()).service).toBe("A first call (30 minutes, free)");
+});
+
+test("the calendar feed by keyboard: its address comes selected, a new one is asked for first and stops the old, and a stale sign-in is asked for again", async ({
+  visitor,
+}) => {
+  const owner = await visitor();
+  await signInWith(owner, ownerCli(site, "login").trim());
+  await owner.getByRole("link", { name: "Bookings" }).click();
+  const panel = owner.getByRole("region", { name: "Calendar feed" });
+  await panel.getByRole("button", { name: "Make an address" }).press("Enter");
+  // The address takes the focus, selected: Ctrl+C copies it, and a screen reader reads it.
+  const field = panel.getByRole("textbox", { name: "Calendar feed address" });
+  await expect(field).toBeFocused();
+  const first = await field.inputValue();
+  expect(await field.evaluate((e: HTMLInputElement) => e.selectionEnd - e.selectionStart)).toBe(
+    first.length,
+  );
+  expect((await owner.request.get(first)).status()).toBe(200);
+
+  // A new address stops the one calendars subscribe to: asked first, and kept by Escape.
+  const again = panel.getByRole("button", { name: "New address" });
+  await again.press("Enter");
+  const dialog = owner.getByRole("alertdialog", { name: "Make a new calendar feed address?" });
+  await expect(dialog).toBeVisible();
+  expect(await seriousViolations(owner)).toEqual([]);
+  await owner.keyboard.press("Escape");
+  await expect(again).toBeFocused();
+  await expect(field).toHaveValue(first);
+  await again.press("Enter");
+  await dialog.getByRole("button", { name: "Make a new address" }).press("Enter");
+  await expect(field).not.toHaveValue(first);
+  await expect(field).toBeFocused();
+  const second = await field.inputValue();
+  expect((await owner.request.get(first)).status()).toBe(404);
+  expect((await owner.request.get(second)).status()).toBe(200);
+
+  // Eleven minutes after signing in (this session is the newest), a new address asks for a fresh sign-in.
+  const db = new DatabaseSync(path.join(site.dataDir, "engage.sqlite"));
+  db.prepare(
+    "update owner_sessions set created_at = ? where created_at = (select max(created_at) from owner_sessions)",
+  ).run(new Date(Date.now() - 11 * 60_000).toISOString());
+  db.close();
+  await owner.reload();
+  await panel.getByRole("button", { name: "New address" }).click();
+  await owner.getByRole("button", { name: "Make a new address" }).click();
+  await expect(panel.getByRole("alert")).toContainText(
+    "needs a sign-in within the last 10 minutes",
+  );
+  expect((await owner.request.get(second)).status()).toBe(200);
+  await panel.getByRole("link", { name: "Sign in again" }).click();
+  await owner.goto(ownerCli(site, "login").trim());
+  await owner.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(owner.getByRole("heading", { name: "Bookings", level: 1 })).toBeVisible();
 });

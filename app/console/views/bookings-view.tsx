@@ -1,4 +1,4 @@
-import { useEffect, useReducer, useState } from "react";
+import { useEffect, useReducer, useRef, useState } from "react";
 import type { Booking } from "../../../contract/bookings.ts";
 import { limits } from "../../../contract/limits.ts";
 import { momentLabel, zoneName } from "../../../contract/time-zones.ts";
@@ -113,6 +113,11 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
 function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise<void> }) {
   const [url, setUrl] = useState<string | null>(null);
   const refusal = useRefusal([]);
+  const address = useRef<HTMLInputElement>(null);
+  // A new address takes the focus, selected, to be copied at once: a screen reader says it came.
+  useEffect(() => {
+    if (url) address.current?.focus();
+  }, [url]);
   const make = () => {
     refusal.clear();
     return consoleApi("POST /admin/bookings/feed")
@@ -131,6 +136,7 @@ function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise
         <label className="flex flex-col gap-1 text-slate-300">
           Calendar feed address
           <input
+            ref={address}
             readOnly
             value={url}
             onFocus={(event) => event.target.select()}
@@ -140,9 +146,21 @@ function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise
         </label>
       ) : null}
       <div className="flex flex-wrap gap-2">
-        <button type="button" className={buttonClass} onClick={() => void make()}>
-          {live ? "New address" : "Make an address"}
-        </button>
+        {live ? (
+          // The address calendars subscribe to stops at once: asked first, as Revoke is.
+          <ConfirmButton
+            label="New address"
+            title="Make a new calendar feed address?"
+            description="The address your calendars subscribe to stops working now; subscribe them to the new one."
+            confirmLabel="Make a new address"
+            dismissLabel="Keep the address"
+            onConfirm={() => void make()}
+          />
+        ) : (
+          <button type="button" className={buttonClass} onClick={() => void make()}>
+            Make an address
+          </button>
+        )}
         {live ? (
           <ConfirmButton
             label="Revoke"
