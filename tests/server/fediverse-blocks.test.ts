@@ -268,6 +268,23 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
     expect(await likesFrom(t, remote)).toEqual([]);
   });
 
+  /** The command line's import of an export file holding one block, of `target`. */
+  const importBlockOf = (target: string) => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-blocks-")), "site.json");
+    const at = new Date().toISOString();
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: "engage-with-engineer-export",
+        version: 1,
+        exportedAt: at,
+        settings: {},
+        tables: { fediverse_blocks: [{ target, created_at: at }] },
+      }),
+    );
+    return admin(adminEnv(t), "import", "--from", "export", file);
+  };
+
   it("drops at once what a server blocked by an import sends", { timeout: 240_000 }, async () => {
     const remote = await standIn();
     const taken = prober(t, remote);
@@ -275,20 +292,7 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
     expect((await block("elsewhere.example")).statusCode).toBe(204);
     expect((await unblock("elsewhere.example")).statusCode).toBe(204);
     expect(await taken()).toBe(true);
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-blocks-")), "site.json");
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: "engage-with-engineer-export",
-        version: 1,
-        exportedAt: new Date().toISOString(),
-        settings: {},
-        tables: {
-          fediverse_blocks: [{ target: hostOf(remote), created_at: new Date().toISOString() }],
-        },
-      }),
-    );
-    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    const run = await importBlockOf(hostOf(remote));
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     // Well within the minute after which the blocks in memory are read again anyway.
@@ -314,22 +318,7 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
       timeoutMs: 120_000,
       what: "Kit following, and the Accept sent",
     });
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-blocks-")), "site.json");
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: "engage-with-engineer-export",
-        version: 1,
-        exportedAt: new Date().toISOString(),
-        settings: {},
-        tables: {
-          fediverse_blocks: [
-            { target: hostOf(blockedServer), created_at: new Date().toISOString() },
-          ],
-        },
-      }),
-    );
-    expect((await admin(adminEnv(t), "import", "--from", "export", file)).code).toBe(0);
+    expect((await importBlockOf(hostOf(blockedServer))).code).toBe(0);
     const postsToBlocked = () =>
       blockedServer.asked.filter((line) => line.startsWith("POST ")).length;
     const before = postsToBlocked();
