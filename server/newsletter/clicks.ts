@@ -17,7 +17,8 @@ import type { EditionsRepository } from "./editions-repository.ts";
  * site's) means a changed address is refused, and the target is read from the
  * database, never from the address: the redirect can lead nowhere else.
  * A link to the site's own pages is sent on marked as the newsletter's
- * (markedAsEdition), which the Readers screen counts by.
+ * (utm_source=newsletter, the edition's slug as campaign: `markedLink`), which the Readers
+ * screen counts by; a link that names its own utm_source, or leads elsewhere, goes as written.
  */
 
 type TrackedLink = { position: number; url: string };
@@ -45,15 +46,6 @@ export function withTrackedLinks(
   }
   return { html, text };
 }
-
-/**
- * A link to the site's own pages as an edition's click sends the reader on, marked as
- * the newsletter's for the Readers screen (docs/product.md, "Readers"): utm_source=newsletter,
- * utm_medium=email and the edition's slug as utm_campaign, after its own query. A link
- * that names its own utm_source (the owner's) and a link elsewhere are sent as written.
- */
-export const markedAsEdition = (url: string, siteUrl: string, slug: string) =>
-  markedLink(siteUrl, url, slug, "newsletter");
 
 export const editionClicks: FastifyPluginAsync<{
   editions: Pick<EditionsRepository, "click">;
@@ -92,6 +84,6 @@ export const editionClicks: FastifyPluginAsync<{
     }
     return reply
       .header("cache-control", "no-store")
-      .redirect(markedAsEdition(link.url, siteUrl, link.slug), 302);
+      .redirect(markedLink(siteUrl, link.url, link.slug, "newsletter"), 302);
   });
 };
