@@ -348,13 +348,22 @@ export function Radios<V extends string>({
   );
 }
 
-const dateTime = new Intl.DateTimeFormat("en-GB", {
-  dateStyle: "medium",
-  timeStyle: "short",
-  timeZone: "UTC",
-});
+/**
+ * A moment as the owner reads it: in this browser's zone, the zone named
+ * ("6 Dec 2026, 09:00 GMT+5:30"), as the newsletter's "Send at" field takes
+ * it. The command line and the logs keep UTC. The zone is read at each call,
+ * so a browser whose zone changes shows the new one.
+ */
+export const whenText = (iso: string) =>
+  new Intl.DateTimeFormat("en-GB", {
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  }).format(new Date(iso));
 
-/** Times in UTC, as the command line and the logs show them. */
 export function When({ iso }: { iso: string }) {
-  return <time dateTime={iso}>{dateTime.format(new Date(iso))} UTC</time>;
+  return <time dateTime={iso}>{whenText(iso)}</time>;
 }

@@ -5,7 +5,7 @@ import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List, Table } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
-import { buttonClass, ConfirmButton, Input, Loading, When } from "../ui.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, When, whenText } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;
@@ -140,7 +140,7 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
             params: { slug },
             body: { at: new Date(at).toISOString() },
           }),
-        ({ sendAt }) => `Scheduled for ${new Date(sendAt).toLocaleString("en-GB")}`,
+        ({ sendAt }) => `Scheduled for ${whenText(sendAt)}`,
         ({ warnings }) => {
           warnAbout(warnings);
           return reload();

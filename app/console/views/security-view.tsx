@@ -4,7 +4,16 @@ import type { OwnerSession, WhoAmIResponse } from "../../../contract/console.ts"
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
-import { ActButton, dangerClass, Input, Loading, Panel, primaryClass, When } from "../ui.tsx";
+import {
+  ActButton,
+  dangerClass,
+  Input,
+  Loading,
+  Panel,
+  primaryClass,
+  When,
+  whenText,
+} from "../ui.tsx";
 
 function AddPasskey({ onAdded }: { onAdded: () => Promise<void> }) {
   const [name, setName] = useState("");
@@ -137,7 +146,7 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
                     <Session session={s} />
                     <ActButton
                       label="End"
-                      name={`End the session of ${s.device}, signed in ${new Date(s.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC`}
+                      name={`End the session of ${s.device}, signed in ${whenText(s.createdAt)}`}
                       call={["DELETE /admin/sessions/:id", { params: { id: s.id } }]}
                       done="Session ended"
                       after={sessions.reload}
