@@ -23,14 +23,12 @@ const expectedTables = ["subscribers", "science_comments", "events", "kysely_mig
 function copyDatabase(source: string, target: string): void {
   const partial = `${target}.partial-${process.pid}`;
   rmSync(partial, { force: true });
-  const db = new DatabaseSync(source, { timeout: 5000 });
   try {
+    using db = new DatabaseSync(source, { timeout: 5000 });
     db.prepare("vacuum into ?").run(partial);
   } catch (error) {
     rmSync(partial, { force: true });
     throw error;
-  } finally {
-    db.close();
   }
   chmodSync(partial, 0o600);
   renameSync(partial, target);
@@ -121,7 +119,7 @@ export async function backup({ values, config, stdout, actor }: CommandContext) 
  * so the file kept aside is complete.
  */
 function assertNotInUse(databaseFile: string): void {
-  const db = new DatabaseSync(databaseFile, { timeout: 0 });
+  using db = new DatabaseSync(databaseFile, { timeout: 0 });
   try {
     db.exec("pragma locking_mode = exclusive; begin exclusive; commit;");
     db.exec("pragma wal_checkpoint(truncate)");
@@ -130,27 +128,21 @@ function assertNotInUse(databaseFile: string): void {
       throw new AdminError(`${databaseFile} is in use: stop the server first, then restore.`);
     }
     throw error;
-  } finally {
-    db.close();
   }
 }
 
 /** The mails a database's outbox still has to send (a row being sent is sent again at start). */
 function mailsToSend(databaseFile: string): number {
-  const db = new DatabaseSync(databaseFile, { readOnly: true });
-  try {
-    const row = db
-      .prepare("select count(*) as n from outbox where status in ('queued', 'sending')")
-      .get() as { n: number };
-    return row.n;
-  } finally {
-    db.close();
-  }
+  using db = new DatabaseSync(databaseFile, { readOnly: true });
+  const row = db
+    .prepare("select count(*) as n from outbox where status in ('queued', 'sending')")
+    .get() as { n: number };
+  return row.n;
 }
 
 /** What the database a restore replaced says of the calls since the backup; nothing if it has no bookings. */
 function callsSince(databaseFile: string): Since {
-  const db = new DatabaseSync(databaseFile, { readOnly: true });
+  using db = new DatabaseSync(databaseFile, { readOnly: true });
   try {
     const rows = db
       .prepare(
@@ -176,14 +168,12 @@ function callsSince(databaseFile: string): Since {
     };
   } catch {
     return { calls: [], unsentCancellations: [] }; // A database older than bookings.
-  } finally {
-    db.close();
   }
 }
 
 /** The ids of the passkeys a replaced database holds; null if it has no table of them. */
 function passkeysIn(databaseFile: string): Set<string> | null {
-  const db = new DatabaseSync(databaseFile, { readOnly: true });
+  using db = new DatabaseSync(databaseFile, { readOnly: true });
   try {
     return new Set(
       db
@@ -193,8 +183,6 @@ function passkeysIn(databaseFile: string): Set<string> | null {
     );
   } catch {
     return null; // A database older than passkeys.
-  } finally {
-    db.close();
   }
 }
 
