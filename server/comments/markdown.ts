@@ -104,12 +104,8 @@ function addressesShown(text: string): string[] {
 }
 
 function hostOf(address: string): string | null {
-  try {
-    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`);
-    return url.hostname.replace(/^www\./, "").replace(/\.$/, "");
-  } catch {
-    return null;
-  }
+  const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`);
+  return url ? url.hostname.replace(/^www\./, "").replace(/\.$/, "") : null;
 }
 
 /** One host is the other, or under it ("en.wikipedia.org" and "wikipedia.org"). */

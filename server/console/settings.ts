@@ -6,13 +6,10 @@ const hidden = "•••••• (set, hidden)";
 
 /** A URL with its password replaced; text that is not a URL is hidden whole. */
 function withoutPassword(value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.password) url.password = "******";
-    return url.toString();
-  } catch {
-    return hidden;
-  }
+  const url = URL.parse(value);
+  if (!url) return hidden;
+  if (url.password) url.password = "******";
+  return url.toString();
 }
 
 /**
@@ -20,13 +17,10 @@ function withoutPassword(value: string): string {
  * the token in the path or the query. Only where the calls go is shown.
  */
 function originOnly(value: string): string {
-  try {
-    const url = new URL(value);
-    const rest = url.username || url.pathname !== "/" || url.search || url.hash;
-    return `${url.origin}${rest ? "/•••••• (path hidden)" : "/"}`;
-  } catch {
-    return hidden;
-  }
+  const url = URL.parse(value);
+  if (!url) return hidden;
+  const rest = url.username || url.pathname !== "/" || url.search || url.hash;
+  return `${url.origin}${rest ? "/•••••• (path hidden)" : "/"}`;
 }
 
 /** Settings whose value is a secret, by name. */

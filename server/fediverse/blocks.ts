@@ -19,13 +19,9 @@ import { nowIso } from "../lib/time.ts";
 const rereadAfterMs = 60_000;
 
 /** A server as a block names it: its host name, and with its port when it has one. */
-export const serverNamesOf = (url: string): string[] => {
-  try {
-    const { host, hostname } = new URL(url);
-    return [...new Set([host.toLowerCase(), hostname.toLowerCase()])];
-  } catch {
-    return [];
-  }
+export const serverNamesOf = (address: string): string[] => {
+  const url = URL.parse(address);
+  return url ? [...new Set([url.host.toLowerCase(), url.hostname.toLowerCase()])] : [];
 };
 
 export function createBlockRecords(store: Store) {
@@ -90,12 +86,8 @@ export function createBlockRecords(store: Store) {
  * `#main-key`) or server.
  */
 function namesBlocked(blocks: ReadonlySet<string>, address: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    return false;
-  }
+  const url = URL.parse(address);
+  if (!url) return false;
   url.hash = "";
   return blocks.has(url.href) || serverNamesOf(url.href).some((name) => blocks.has(name));
 }

@@ -24,12 +24,8 @@ const label = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
 function blockTarget(given: string, dotless = false): string | null {
   const value = given.trim();
   if (/^https?:\/\//i.test(value)) {
-    try {
-      const url = new URL(value);
-      return url.href.length <= indexedBytes.link ? url.href : null;
-    } catch {
-      return null;
-    }
+    const url = URL.parse(value);
+    return url && url.href.length <= indexedBytes.link ? url.href : null;
   }
   const host = value.toLowerCase().replace(/^@?[^@\s]*@/, "");
   const labels = dotless ? "*" : "+";

@@ -220,12 +220,9 @@ export function createRemoteFetch({
     const { timeoutMs = 5000, maxBytes = 1_000_000, maxRedirects = 3 } = options;
     const limit = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([limit, options.signal]) : limit;
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      throw new RemoteFetchError("not an address");
-    }
+    const parsed = URL.parse(url);
+    if (!parsed) throw new RemoteFetchError("not an address");
+    let target: URL = parsed;
     for (let hop = 0; ; hop += 1) {
       const { headers } = options;
       const asked = {

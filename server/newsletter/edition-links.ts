@@ -39,12 +39,8 @@ export function absoluteLinks(
       const written = decodeHtmlEntities(
         quoted.slice(0, 3).find((v) => v !== undefined) ?? "",
       ).trim();
-      let absolute = written;
-      try {
-        absolute = new URL(written, base).href;
-      } catch {
-        // Not an address at all: left as written, and reported by editionLinkProblems.
-      }
+      // Not an address at all: left as written, and reported by editionLinkProblems.
+      const absolute = URL.parse(written, base)?.href ?? written;
       links.push({ kind: tag.toLowerCase() === "img" ? "image" : "link", written, absolute });
       // Written again in double quotes: the click links are found so (clicks.ts).
       return `<${tag}${before} ${name}="${escapeHtml(absolute)}"`;
@@ -94,10 +90,8 @@ export function editionLinkProblems(
   let unbuiltSaid = false;
   for (const { kind, written, absolute } of links) {
     const what = kind === "image" ? `The image ${written || '""'}` : `The link ${written || '""'}`;
-    let url: URL;
-    try {
-      url = new URL(absolute);
-    } catch {
+    const url = URL.parse(absolute);
+    if (!url) {
       problems.push(`${what} is not an address.`);
       continue;
     }

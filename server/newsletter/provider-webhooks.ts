@@ -135,19 +135,15 @@ export const providerWebhooks: FastifyPluginAsync<{
    * file, `/SimpleNotificationService-….pem`, and nothing else the host serves.
    */
   function snsUrl(text: string, { certificate }: { certificate: boolean }): URL | null {
-    try {
-      const url = new URL(text);
-      return url.protocol === "https:" &&
-        snsTrust.certificateHost.test(url.host) &&
-        (!certificate ||
-          (/^\/SimpleNotificationService-[A-Za-z0-9-]+\.pem$/.test(url.pathname) && !url.search)) &&
-        !url.username &&
-        !url.password
-        ? url
-        : null;
-    } catch {
-      return null;
-    }
+    const url = URL.parse(text);
+    return url?.protocol === "https:" &&
+      snsTrust.certificateHost.test(url.host) &&
+      (!certificate ||
+        (/^\/SimpleNotificationService-[A-Za-z0-9-]+\.pem$/.test(url.pathname) && !url.search)) &&
+      !url.username &&
+      !url.password
+      ? url
+      : null;
   }
 
   /** Whether SNS signed `message`, or the seconds until `network` may have a certificate fetched. */

@@ -138,12 +138,8 @@ export const tokenLink = (siteUrl: string, path: string, token: string) =>
  * move, cancel, unsubscribe) is not marked, as the pages it opens are not counted.
  */
 export function markedLink(siteUrl: string, address: string, campaign: string, source = "mail") {
-  let target: URL;
-  try {
-    target = new URL(address, siteUrl);
-  } catch {
-    return address;
-  }
+  const target = URL.parse(address, siteUrl);
+  if (!target) return address;
   if (target.origin !== new URL(siteUrl).origin || target.searchParams.has("utm_source"))
     return address;
   const mark = new URLSearchParams({
