@@ -1,5 +1,5 @@
 import path from "node:path";
-import { CsvError, parse } from "csv-parse/sync";
+import { parse } from "csv-parse/sync";
 import { type Problem, problemList } from "./report.ts";
 
 /*
@@ -92,11 +92,8 @@ export function readRows(
     read = /\.json$/i.test(file) ? readJson(name, text) : readCsv(name, text);
   } catch (error) {
     // csv-parse names the line in its message; JSON.parse names the position.
-    const message =
-      error instanceof CsvError || error instanceof SyntaxError
-        ? error.message
-        : String((error as Error).message);
-    return { rows: [], problems: [{ where: name, message: `cannot be read: ${message}` }] };
+    const message = `cannot be read: ${String((error as Error).message)}`;
+    return { rows: [], problems: [{ where: name, message }] };
   }
   const problems = problemList(read.problems);
   const missing = required.filter((column) => !read.header.includes(column));
