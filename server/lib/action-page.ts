@@ -37,10 +37,10 @@ export function renderActionPage({
 <title>${escapeHtml(title)} · Engage with Engineer</title>
 <style>
 body{margin:0;background:#0b0f14;color:#e2e8f0;font:16px/1.6 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{max-width:40rem;margin:0 auto;padding:3rem 1.25rem}
+main{max-width:40rem;margin:0 auto;padding:3rem 1.25rem;overflow-wrap:anywhere}
 h1{font-size:1.5rem;line-height:1.3;color:#f8fafc;margin:0 0 1rem}
 p{margin:0 0 1rem}
-blockquote{margin:0 0 1.5rem;padding:.75rem 1rem;border-left:3px solid #22c55e;background:#111821;white-space:pre-wrap;overflow-wrap:anywhere}
+blockquote{margin:0 0 1.5rem;padding:.75rem 1rem;border-left:3px solid #22c55e;background:#111821;white-space:pre-wrap}
 .meta{color:#cbd5e1}
 .note{color:#94a3b8;font-size:.9rem}
 button{font:inherit;font-weight:600;border:0;border-radius:.5rem;padding:.6rem 1.2rem;cursor:pointer;background:#22c55e;color:#0b0f14}
@@ -49,7 +49,7 @@ button:focus-visible,a:focus-visible{outline:3px solid #f8fafc;outline-offset:2p
 a{color:#4ade80}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0 0 1rem}
 dt{color:#94a3b8}
-dd{margin:0;overflow-wrap:anywhere}
+dd{margin:0}
 /* A problem beside its field is a paragraph; a page's several, a list. */
 .problems{margin:0 0 1rem;padding:.75rem 1rem;border-left:3px solid #fca5a5;background:#111821}
 ul.problems{padding-left:2rem}

@@ -194,7 +194,8 @@ export function AssistantChat({ suggestion, from }: { suggestion?: string; from?
         aria-live="polite"
         // The answer is announced whole, not piece by piece as it is written.
         aria-busy={asking}
-        className="flex-1 space-y-4 overflow-y-auto p-5 text-sm leading-relaxed"
+        // A long unbroken word (a pasted address, a model's run-on) wraps rather than scrolling sideways.
+        className="flex-1 space-y-4 overflow-y-auto p-5 text-sm leading-relaxed [overflow-wrap:anywhere]"
       >
         <p className="text-slate-300">{intro}</p>
         {suggestion && count === 0 ? (
