@@ -98,6 +98,28 @@ async function wholeAnswer(body: ReadableStream<Uint8Array>): Promise<Chunk> {
 /** Control characters the model may emit, other than line breaks, and the markers of Markdown's emphasis. */
 const unwanted = /[^\P{Cc}\n]|\p{Cf}|\*\*|__/gu;
 
+/**
+ * A model's text with a blank line at most between paragraphs: a model that runs on into
+ * line breaks (a small model's loop, to its 500 tokens) would stand a bubble thousands of
+ * pixels tall in the Conversation. `breaks` is how many line breaks the text before ended
+ * with (spaces between them count for none, and go after the second); it carries from
+ * piece to piece of a stream.
+ */
+function withBlankLinesAtMostOne(piece: string, breaks: number): [string, number] {
+  let kept = "";
+  let run = breaks;
+  for (const character of piece) {
+    if (character === "\n") {
+      run += 1;
+      if (run > 2) continue;
+    } else if (character.trim() === "") {
+      if (run >= 2) continue;
+    } else run = 0;
+    kept += character;
+  }
+  return [kept, run];
+}
+
 type Chunk = { choices?: { delta?: { content?: unknown }; message?: { content?: unknown } }[] };
 const contentOf = (chunk: Chunk) => {
   const choice = chunk.choices?.[0];
@@ -149,6 +171,7 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
     const decoder = new TextDecoder();
     let pending = "";
     let text = "";
+    let breaks = 0;
     for await (const bytes of capped(body)) {
       pending += decoder.decode(bytes, { stream: true });
       const lines = pending.split(/\r?\n/);
@@ -164,8 +187,10 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
         } catch {
           throw new Error("the stream carried a line that is not JSON");
         }
-        const piece = contentOf(chunk).replace(unwanted, "");
-        if (piece === "" || (text === "" && piece.trim() === "")) continue;
+        let piece = contentOf(chunk).replace(unwanted, "");
+        if (text === "" && piece.trim() === "") continue;
+        [piece, breaks] = withBlankLinesAtMostOne(piece, breaks);
+        if (piece === "") continue;
         text += piece;
         if (text.length > answerCharsMax) throw new Error("the answer ran too long");
         onText(piece);
@@ -213,7 +238,10 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
         }
         // A server that does not stream answers with the whole completion at once.
         const text = (response.headers.get("content-type") ?? "").includes("application/json")
-          ? contentOf(await wholeAnswer(response.body)).replace(unwanted, "")
+          ? withBlankLinesAtMostOne(
+              contentOf(await wholeAnswer(response.body)).replace(unwanted, ""),
+              0,
+            )[0]
           : await readStream(response.body, onText);
         const answer = text.trim();
         if (answer === "") throw new Error("the answer was empty");
