@@ -194,7 +194,8 @@ export function EnquiryForm({
         ref={thanks}
         tabIndex={-1}
         role="status"
-        className="rounded-xl border border-accent/40 bg-accent/10 px-5 py-4 text-slate-100 outline-none"
+        // The name and address as typed: a long address has no place to break but anywhere.
+        className="rounded-xl border border-accent/40 bg-accent/10 px-5 py-4 text-slate-100 outline-none [overflow-wrap:anywhere]"
       >
         <p className="text-lg font-semibold">Thank you, {sentTo.name}!</p>
         <p className="mt-2 text-slate-300">

@@ -4,10 +4,10 @@ import { expect, test } from "./support/fixtures.ts";
 import { type OwnSite, startOwnSite } from "./support/own-site.ts";
 
 /*
- * "Chat with Me" (docs/product.md) with a long unbroken word: an address or an
- * error message a reader pastes into the question, or a model's run-on
- * answer. It wraps inside the conversation, and on the answer page without
- * JavaScript, rather than pushing the text out sideways.
+ * A long unbroken word where a reader's or a model's text is shown: an error
+ * code pasted into a question to "Chat with Me", a model's run-on answer, a
+ * long address thanked for an enquiry (docs/product.md). It wraps where it
+ * stands, rather than pushing the text, or the page, out sideways.
  */
 
 const chat = (page: Page) =>
@@ -80,5 +80,33 @@ test.describe("with a model that writes one long unbroken word", () => {
         ),
       ).toBe(0);
     });
+  });
+});
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 375, height: 740 } });
+
+  test("an enquiry's thanks name a long address within the screen", async ({ page }) => {
+    await page.goto("/services");
+    const form = page.locator("#send-enquiry");
+    await form.getByRole("textbox", { name: "Your name" }).hover();
+    await expect(form.locator("astro-island")).not.toHaveAttribute("ssr", { timeout: 15_000 });
+    // A work address with no hyphen: its dots and "@" are no place to break a line.
+    const email = `priya.raman.procurement${Math.floor(Math.random() * 1000)}@ramanmotorsinternational.co.uk`;
+    await form.getByRole("textbox", { name: "Your name" }).fill("Priya Raman");
+    await form.getByRole("textbox", { name: "Your email" }).fill(email);
+    await form.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+    await form
+      .getByRole("textbox", { name: "Message" })
+      .fill("We need a DFMEA for a new fuel pump module before the design freeze in March.");
+    await form.getByRole("button", { name: "Send enquiry" }).click();
+    const thanks = page.getByRole("status").filter({ hasText: "Thank you, Priya Raman!" });
+    await expect(thanks).toContainText(email);
+    expect(await thanks.evaluate((box) => box.scrollWidth - box.clientWidth)).toBe(0);
+    expect(
+      await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ),
+    ).toBe(0);
   });
 });
