@@ -332,3 +332,22 @@ test.describe("your data", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Your data" })).toBeVisible();
   });
 });
+
+test.describe("what the cookie does not reach", () => {
+  test("a question to the assistant: kept without who asked, so deleted by its words on request", async ({
+    page,
+  }) => {
+    await page.goto("/your-data");
+    const others = page
+      .getByRole("main")
+      .getByRole("list")
+      .filter({ hasText: "The display name" })
+      .getByRole("listitem");
+    // A reader who typed something of theirs into a question learns that Delete does not take it.
+    await expect(
+      others.filter({ hasText: /^A question to the assistant is kept without anything/ }),
+    ).toHaveText(
+      /so the cookie cannot find it\. It is deleted 90 days after it was asked, or sooner if you write to owner@example\.com with its words\.$/,
+    );
+  });
+});
