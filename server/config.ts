@@ -234,9 +234,12 @@ const envSchema = z
         "is for tests only (NODE_ENV=test): it would let anyone make the site fetch addresses on its own network",
       );
     if (env.NODE_ENV !== "production") return;
-    // Over plain http the visitor cookie, and so the ownership of comments, can be stolen.
-    if (env.SITE_URL && !env.SITE_URL.startsWith("https:") && !isLoopback(env.SITE_URL))
+    // Over plain http the visitor cookie, or the model's key with every question, can be read.
+    const plain = (url?: string) => !!url && !url.startsWith("https:") && !isLoopback(url);
+    if (plain(env.SITE_URL))
       issue("SITE_URL", "must be an https URL in production (http is accepted only for localhost)");
+    if (env.ASSISTANT_LLM_API_KEY && plain(env.ASSISTANT_LLM_URL))
+      issue("ASSISTANT_LLM_URL", "must be https in production with ASSISTANT_LLM_API_KEY");
     const required = {
       SITE_URL: "canonical URLs, sitemap and the same-origin check",
       CONTACT_EMAIL: "the contact links of every page",

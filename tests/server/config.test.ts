@@ -364,6 +364,24 @@ describe("configuration", () => {
       }
     });
 
+    it("refuses the model's key over plain http, except to localhost", () => {
+      const keyed = {
+        ...production,
+        ASSISTANT_LLM_MODEL: "llama3.1:8b",
+        ASSISTANT_LLM_API_KEY: "k",
+      };
+      expect(refusal({ ...keyed, ASSISTANT_LLM_URL: "http://llm.example.net/v1" })).toContain(
+        "ASSISTANT_LLM_URL: must be https in production with ASSISTANT_LLM_API_KEY",
+      );
+      for (const url of ["https://llm.example.net/v1", "http://127.0.0.1:11434/v1"]) {
+        expect(loadConfig({ ...keyed, ASSISTANT_LLM_URL: url }).ASSISTANT_LLM_URL).toBe(url);
+      }
+      // Without a key (Ollama on the owner's own network), http stays the owner's choice.
+      const { ASSISTANT_LLM_API_KEY: _key, ...unkeyed } = keyed;
+      const lan = "http://192.168.1.20:11434/v1";
+      expect(loadConfig({ ...unkeyed, ASSISTANT_LLM_URL: lan }).ASSISTANT_LLM_URL).toBe(lan);
+    });
+
     it("refuses PostgreSQL without a shared COOKIE_SECRET", () => {
       const env = { ...production, DATABASE_URL: "postgres://ewe@db/ewe" };
       expect(refusal(env)).toContain("COOKIE_SECRET: is required in production with DATABASE_URL");
