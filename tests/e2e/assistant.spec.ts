@@ -179,6 +179,22 @@ test.describe("at 200 % zoom on a window 800 px high", () => {
   });
 });
 
+/** How far the conversation's content reaches past its right edge, in pixels. */
+const overflow = (page: Page) =>
+  chat(page)
+    .getByRole("log", { name: "Conversation" })
+    .evaluate((log) => log.scrollWidth - log.clientWidth);
+
+test("a question of one long unbroken word wraps in the conversation", async ({ page }) => {
+  await page.goto("/services");
+  // An error code pasted whole: no hyphen or space to break it at.
+  const pasted = `E${"0123456789ABCDEF".repeat(12)}`;
+  await ask(page, `Why does my pressure cooker show ${pasted} and whistle?`);
+  await expect(chat(page).getByRole("log")).toContainText(pasted);
+  await expect(chat(page).getByRole("log").locator("blockquote").last()).toContainText("whistle");
+  expect(await overflow(page)).toBe(0);
+});
+
 test.describe("with a model that writes the answers", () => {
   let site: OwnSite;
   let model: ModelStub;
@@ -222,6 +238,32 @@ test.describe("with a model that writes the answers", () => {
       timeout: 15_000,
     });
     await expect(log).not.toContainText("Silk is ironed");
+  });
+
+  test("wraps a model's run-on word, in the Conversation and on the page without JavaScript", async ({
+    page,
+    browser,
+  }) => {
+    model.behave({ write: [`Cotton ${"y".repeat(400)} takes 180–200°C [1].`] });
+    await page.goto(`${site.siteUrl}/services`);
+    await ask(page, "What temperature should I iron cotton at?");
+    await expect(chat(page).getByRole("log")).toContainText("takes 180–200°C");
+    expect(await overflow(page)).toBe(0);
+
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await plain.newPage();
+      await page.goto(`${site.siteUrl}/services`);
+      await ask(page, "What temperature should I iron cotton at?", { live: false });
+      await expect(page.locator("main")).toContainText("takes 180–200°C");
+      expect(
+        await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        ),
+      ).toBe(0);
+    } finally {
+      await plain.close();
+    }
   });
 
   test("shows a hostile model's words as words: nothing runs, nothing is fetched from elsewhere", async ({

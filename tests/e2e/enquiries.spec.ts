@@ -132,6 +132,27 @@ test("a reader asks about a service in place, and the owner and the reader are m
   await expectInConsole(visitor, email, "DFMEA");
 });
 
+test("on a phone, the thanks name a long address within the screen", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${site.siteUrl}/services`);
+  const form = page.locator("#send-enquiry");
+  await form.getByRole("textbox", { name: "Your name" }).hover();
+  await expect(form.locator("astro-island")).not.toHaveAttribute("ssr", { timeout: 15_000 });
+  // A work address with no hyphen: its dots and "@" are no place to break a line.
+  const email = "priya.raman.procurement@ramanmotorsinternational.co.uk";
+  await fillForm(page, email);
+  await page.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+  await page.getByRole("button", { name: "Send enquiry" }).click();
+  const thanks = page.getByRole("status").filter({ hasText: "Thank you, Priya Raman!" });
+  await expect(thanks).toContainText(email);
+  expect(await thanks.evaluate((box) => box.scrollWidth - box.clientWidth)).toBe(0);
+  expect(
+    await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    ),
+  ).toBe(0);
+});
+
 test("without JavaScript a card's link chooses its service, the form posts, shows the enquiry back, and ends on a thank-you page", async ({
   page: scripted,
   visitor,

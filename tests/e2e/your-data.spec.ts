@@ -275,7 +275,7 @@ test.describe("your data", () => {
     await expect(page).toHaveURL(/\/your-data$/);
   });
 
-  test("says how to delete what the cookie does not reach: an enquiry, a call booked without JavaScript, a newsletter address", async ({
+  test("says how to delete what the cookie does not reach: an enquiry, a call booked without JavaScript, a question to the assistant, a newsletter address", async ({
     page,
   }) => {
     await page.goto("/your-data");
@@ -289,6 +289,12 @@ test.describe("your data", () => {
       /Its acknowledgement mail carries a link that deletes it; otherwise it is deleted 365 days after it was sent, unless it becomes a project, or sooner if you write to owner@example\.com\.$/,
     );
     await expect(others.filter({ hasText: /^A call booked without JavaScript/ })).toHaveCount(1);
+    // A reader who typed something of theirs into a question learns that Delete does not take it.
+    await expect(
+      others.filter({ hasText: /^A question to the assistant is kept without anything/ }),
+    ).toHaveText(
+      /so the cookie cannot find it\. It is deleted 90 days after it was asked, or sooner if you write to owner@example\.com with its words\.$/,
+    );
     await expect(others.filter({ hasText: /^A newsletter address/ })).toHaveCount(1);
   });
 
@@ -330,24 +336,5 @@ test.describe("your data", () => {
     await expect(deletion).toContainText("We keep each backup for 30 days");
     await main.getByRole("link", { name: "Your data" }).first().click();
     await expect(page.getByRole("heading", { level: 1, name: "Your data" })).toBeVisible();
-  });
-});
-
-test.describe("what the cookie does not reach", () => {
-  test("a question to the assistant: kept without who asked, so deleted by its words on request", async ({
-    page,
-  }) => {
-    await page.goto("/your-data");
-    const others = page
-      .getByRole("main")
-      .getByRole("list")
-      .filter({ hasText: "The display name" })
-      .getByRole("listitem");
-    // A reader who typed something of theirs into a question learns that Delete does not take it.
-    await expect(
-      others.filter({ hasText: /^A question to the assistant is kept without anything/ }),
-    ).toHaveText(
-      /so the cookie cannot find it\. It is deleted 90 days after it was asked, or sooner if you write to owner@example\.com with its words\.$/,
-    );
   });
 });
