@@ -188,7 +188,8 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
           throw new Error("the stream carried a line that is not JSON");
         }
         let piece = contentOf(chunk).replace(unwanted, "");
-        if (text === "" && piece.trim() === "") continue;
+        // The answer starts at its first word, as the whole answer is trimmed.
+        if (text === "") piece = piece.trimStart();
         [piece, breaks] = withBlankLinesAtMostOne(piece, breaks);
         if (piece === "") continue;
         text += piece;

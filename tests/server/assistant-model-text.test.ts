@@ -31,7 +31,8 @@ describe("a model that runs on into line breaks", () => {
   it("is shown with a blank line at most between paragraphs, as it streams and whole", async () => {
     model.behave({
       write: [
-        "Cotton takes a hot iron [1].",
+        "\n\n",
+        "\n  Cotton takes a hot iron [1].",
         "\n".repeat(300),
         " \n \n\n",
         "Linen takes hotter still.\n\n\n",
