@@ -30,6 +30,11 @@ function mailServer(smtpUrl: string): string {
   return `${url.protocol}//${url.host}`;
 }
 
+/** A value as a shell reads it back whole: quoted when it holds more than a path's plain characters. */
+function shellWord(value: string): string {
+  return /^[\w./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
 /**
  * The lines a person reads when the server has started, beside the JSON log:
  * where the site is, where mail goes, how to reach the console. They go to
@@ -39,9 +44,16 @@ export function startupLines(config: Summary): string[] {
   const mail = config.SMTP_URL
     ? `through ${mailServer(config.SMTP_URL)}`
     : `to .eml files in ${path.join(config.DATA_DIR, "outbox")} (SMTP_URL is not set)`;
-  // Without SITE_URL the command's link is made from its own shell's PORT:
-  // another shell's would point at port 3000, where nothing may listen.
-  const login = `\`${config.SITE_URL || [0, 3000].includes(config.PORT) ? "" : `PORT=${config.PORT} `}npm run admin -- login\``;
+  // The command reads its own shell's settings: without SITE_URL it makes the
+  // link from PORT (another shell's would point at port 3000), and on SQLite it
+  // signs in through the database under DATA_DIR (another shell's has none).
+  const settings = [
+    config.SITE_URL || [0, 3000].includes(config.PORT) ? "" : `PORT=${config.PORT} `,
+    config.databaseKind === "sqlite" && config.DATA_DIR !== "./data"
+      ? `DATA_DIR=${shellWord(config.DATA_DIR)} `
+      : "",
+  ].join("");
+  const login = `\`${settings}npm run admin -- login\``;
   const signIn = config.OWNER_EMAIL
     ? `a link mailed to ${config.OWNER_EMAIL} from its sign-in page, or ${login}`
     : login;

@@ -441,4 +441,17 @@ describe("the lines printed at start", () => {
       "The console is at https://engineer.example/admin: sign in with `npm run admin -- login`.",
     );
   });
+
+  it("tells an owner with their own data folder to give the sign-in command that folder too", () => {
+    // Without it the command looks in ./data, where the server has no database.
+    expect(lines({ PORT: "4781", DATA_DIR: "/tmp/ewe data" })).toContain(
+      "sign in with `PORT=4781 DATA_DIR='/tmp/ewe data' npm run admin -- login`.",
+    );
+    expect(lines({ DATA_DIR: "/srv/ewe" })).toContain(
+      "sign in with `DATA_DIR=/srv/ewe npm run admin -- login`.",
+    );
+    expect(lines({ DATA_DIR: "/srv/ewe", DATABASE_URL: "postgres://u:p@db/ewe" })).toContain(
+      "sign in with `npm run admin -- login`.",
+    );
+  });
 });
