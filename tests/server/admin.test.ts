@@ -535,6 +535,14 @@ describe("backup and restore of the SQLite database", () => {
     const run = await admin(adminEnv(first), "restore", "--from", out);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/kept as .*engage\.sqlite\.before-restore-/);
+    // The kept file is one file, the whole database it was: deleting it leaves nothing behind.
+    const kept = readdirSync(dataDir).filter((name) => name.includes("before-restore"));
+    expect(kept).toHaveLength(1);
+    using replaced = new DatabaseSync(path.join(dataDir, kept[0] as string), { readOnly: true });
+    expect(replaced.prepare("select content from science_comments order by id").all()).toEqual([
+      { content: "before the backup" },
+      { content: "after the backup" },
+    ]);
     // The secret beside the database it replaced stays: nothing to say about it.
     expect(run.stdout).not.toContain("cookie-secret");
 

@@ -116,13 +116,15 @@ export async function backup({ values, config, stdout, actor }: CommandContext) 
  * Takes the database's exclusive lock without waiting: SQLite refuses it
  * (SQLITE_BUSY) while any other process has the database open, as a running
  * server always does. Holding it, the write-ahead log is merged into the file,
- * so the file kept aside is complete.
+ * so the file kept aside is complete, and alone.
  */
 function assertNotInUse(databaseFile: string): void {
   using db = new DatabaseSync(databaseFile, { timeout: 0 });
   try {
     db.exec("pragma locking_mode = exclusive; begin exclusive; commit;");
     db.exec("pragma wal_checkpoint(truncate)");
+    // Kept as one file: out of WAL mode, the reads below leave no -wal and -shm beside it.
+    db.exec("pragma journal_mode = delete");
   } catch (error) {
     if ((error as { errcode?: number }).errcode === 5) {
       throw new AdminError(`${databaseFile} is in use: stop the server first, then restore.`);
