@@ -64,7 +64,7 @@ export type CommandContext = {
   engagement(): Promise<Engagement>;
   /**
    * The configured database itself, opened on first use. A SQLite file that
-   * is not there is an error ("is DATA_DIR right?") unless `create`: then it
+   * is not there is an error (naming DATA_DIR and DATABASE_URL) unless `create`: then it
    * is made and migrated, as the server's first start would.
    */
   store(options?: { create?: boolean }): Promise<Store>;

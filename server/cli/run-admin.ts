@@ -232,7 +232,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     const options = { ...storeOptionsOf(config), busyTimeoutMs: 60_000 };
     if (options.kind === "sqlite" && !create && !existsSync(options.file)) {
       throw new AdminError(
-        `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,
+        `There is no database at ${options.file}: give the command the server's DATA_DIR, or its DATABASE_URL for a site on PostgreSQL. The server creates the database on its first start.`,
       );
     }
     const { migrateToLatest, openStore, tightenDataDir } = await import("../db/store.ts");
