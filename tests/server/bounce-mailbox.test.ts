@@ -437,7 +437,9 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
 // The server reads its bounce mailbox 5 s after it starts (this app 100 ms),
 // then every BOUNCE_IMAP_POLL_SECONDS (5 minutes): the mail is there before it
 // starts, so that its first round reads it, however long the start takes.
-describe.each(backends)(
+// On SQLite alone: the mail is parsed and deleted before any statement, so the
+// database does not matter (its run on PostgreSQL made none).
+describe.each(["sqlite"] as const)(
   "a bounce mailbox holding a mail whose To is one word of 900 kB, on %s",
   (backend) => {
     let t: TestApp;
