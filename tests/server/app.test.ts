@@ -30,59 +30,63 @@ describe.each(backends)("the app on %s", (backend) => {
     expect(json(ready)).toEqual({ status: "ready", database: backend, liveEvents: "listening" });
   });
 
-  it("describes the API in OpenAPI, generated from the route schemas", async () => {
-    const response = await t.app.inject({ method: "GET", url: "/api/openapi.json" });
-    expect(response.statusCode).toBe(200);
-    const doc = json(response, openApiDocumentSchema);
-    expect(doc.openapi).toBe("3.1.0");
-    // The owner's console routes are checked in console.test.ts.
-    const readers = Object.keys(doc.paths).filter((route) => !route.startsWith("/api/admin/"));
-    expect(readers.sort()).toEqual([
-      "/api/assistant",
-      "/api/assistant/feedback",
-      "/api/bookings",
-      "/api/bookings/form-token",
-      "/api/bookings/slots",
-      "/api/comments/form-token",
-      "/api/comments/{id}",
-      "/api/enquiries",
-      "/api/enquiries/form-token",
-      "/api/events",
-      "/api/items/science/{id}/comments",
-      "/api/items/{kind}/{id}/reactions",
-      "/api/items/{kind}/{id}/reactions/{type}",
-      "/api/newsletter/form-token",
-      "/api/readers/read",
-      "/api/readers/view",
-      "/api/subscribers",
-      "/api/subscribers/confirm",
-      "/api/unsubscribe",
-      "/api/your-data",
-      "/api/your-data/delete",
-    ]);
-    const subscribe = doc.paths["/api/subscribers"]?.post;
-    expect(
-      subscribe?.requestBody?.content["application/json"]?.schema.properties?.email,
-    ).toMatchObject({
-      type: "string",
-      maxLength: 254,
+  // Once, on SQLite: the OpenAPI document is made from the routes' schemas alone.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("describes the API in OpenAPI, generated from the route schemas", async () => {
+        const response = await t.app.inject({ method: "GET", url: "/api/openapi.json" });
+        expect(response.statusCode).toBe(200);
+        const doc = json(response, openApiDocumentSchema);
+        expect(doc.openapi).toBe("3.1.0");
+        // The owner's console routes are checked in console.test.ts.
+        const readers = Object.keys(doc.paths).filter((route) => !route.startsWith("/api/admin/"));
+        expect(readers.sort()).toEqual([
+          "/api/assistant",
+          "/api/assistant/feedback",
+          "/api/bookings",
+          "/api/bookings/form-token",
+          "/api/bookings/slots",
+          "/api/comments/form-token",
+          "/api/comments/{id}",
+          "/api/enquiries",
+          "/api/enquiries/form-token",
+          "/api/events",
+          "/api/items/science/{id}/comments",
+          "/api/items/{kind}/{id}/reactions",
+          "/api/items/{kind}/{id}/reactions/{type}",
+          "/api/newsletter/form-token",
+          "/api/readers/read",
+          "/api/readers/view",
+          "/api/subscribers",
+          "/api/subscribers/confirm",
+          "/api/unsubscribe",
+          "/api/your-data",
+          "/api/your-data/delete",
+        ]);
+        const subscribe = doc.paths["/api/subscribers"]?.post;
+        expect(
+          subscribe?.requestBody?.content["application/json"]?.schema.properties?.email,
+        ).toMatchObject({
+          type: "string",
+          maxLength: 254,
+        });
+        expect(Object.keys(subscribe?.responses ?? {})).toEqual(
+          expect.arrayContaining(["202", "4XX"]),
+        );
+        // Every route, the console's too, says how it refuses and fails: in the API's one error shape.
+        const undeclared = Object.entries(doc.paths).flatMap(([route, operations]) =>
+          Object.entries(operations)
+            .filter(([, { responses }]) => !("4XX" in responses && "5XX" in responses))
+            .map(([method]) => `${method} ${route}`),
+        );
+        expect(undeclared).toEqual([]);
+        const react = doc.paths["/api/items/{kind}/{id}/reactions"]?.post;
+        expect(
+          react?.requestBody?.content["application/json"]?.schema.properties?.type?.enum,
+        ).toEqual(["like", "love", "dislike", "idea"]);
+      });
     });
-    expect(Object.keys(subscribe?.responses ?? {})).toEqual(expect.arrayContaining(["202", "4XX"]));
-    // Every route, the console's too, says how it refuses and fails: in the API's one error shape.
-    const undeclared = Object.entries(doc.paths).flatMap(([route, operations]) =>
-      Object.entries(operations)
-        .filter(([, { responses }]) => !("4XX" in responses && "5XX" in responses))
-        .map(([method]) => `${method} ${route}`),
-    );
-    expect(undeclared).toEqual([]);
-    const react = doc.paths["/api/items/{kind}/{id}/reactions"]?.post;
-    expect(react?.requestBody?.content["application/json"]?.schema.properties?.type?.enum).toEqual([
-      "like",
-      "love",
-      "dislike",
-      "idea",
-    ]);
-  });
+  }
 
   it("applies its migrations once: a second instance on the same database starts cleanly", async () => {
     const second = await startTestApp(backend, {

@@ -202,13 +202,18 @@ describe.each(backends)("written answers on %s", (backend) => {
     expect(model.calls.length).toBe(before);
   });
 
-  it("refuses a bad question with JSON, streamed or not, and asks the model nothing", async () => {
-    const before = model.calls.length;
-    const response = await streamed("x");
-    expect(response.statusCode).toBe(400);
-    expect(json(response, errorResponseSchema).error.message).toMatch(/at least 2 characters/);
-    expect(model.calls.length).toBe(before);
-  });
+  // Once, on SQLite: refused by the schema before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("refuses a bad question with JSON, streamed or not, and asks the model nothing", async () => {
+        const before = model.calls.length;
+        const response = await streamed("x");
+        expect(response.statusCode).toBe(400);
+        expect(json(response, errorResponseSchema).error.message).toMatch(/at least 2 characters/);
+        expect(model.calls.length).toBe(before);
+      });
+    });
+  }
 
   it("shows a hostile model's answer as text, fetching nothing and linking nowhere but the site", async () => {
     const hostile = [
