@@ -180,32 +180,37 @@ describe.each(backends)("comments on %s", (backend) => {
     }
   });
 
-  it.each(["0", "-1", "abc", "1.5", "99999999999"])(
-    "refuses comment id %s with 400",
-    async (id) => {
-      const response = await t
-        .visitor()
-        .patch(`/api/comments/${id}`, { content: "x", userName: "Alex" });
-      expect(response.statusCode).toBe(400);
-      expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
-    },
-  );
+  // Once, on SQLite: refused by the schema or the catalogue before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it.each(["0", "-1", "abc", "1.5", "99999999999"])(
+        "refuses comment id %s with 400",
+        async (id) => {
+          const response = await t
+            .visitor()
+            .patch(`/api/comments/${id}`, { content: "x", userName: "Alex" });
+          expect(response.statusCode).toBe(400);
+          expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
+        },
+      );
 
-  it("answers 404 for comments on an unknown post or on a story", async () => {
-    const alex = t.visitor();
-    for (const response of [
-      await alex.get("/api/items/science/no-such-post/comments"),
-      await alex.comment("no-such-post", "hello"),
-      await alex.get("/api/items/mythology/garuda/comments"),
-      await alex.post("/api/items/mythology/garuda/comments", {
-        content: "hello",
-        userName: "Alex",
-      }),
-    ]) {
-      expect(response.statusCode).toBe(404);
-      expect(json(response, errorResponseSchema).error.code).toBe("not_found");
-    }
-  });
+      it("answers 404 for comments on an unknown post or on a story", async () => {
+        const alex = t.visitor();
+        for (const response of [
+          await alex.get("/api/items/science/no-such-post/comments"),
+          await alex.comment("no-such-post", "hello"),
+          await alex.get("/api/items/mythology/garuda/comments"),
+          await alex.post("/api/items/mythology/garuda/comments", {
+            content: "hello",
+            userName: "Alex",
+          }),
+        ]) {
+          expect(response.statusCode).toBe(404);
+          expect(json(response, errorResponseSchema).error.code).toBe("not_found");
+        }
+      });
+    });
+  }
 
   it.each([
     ["empty content", { content: "", userName: "Alex" }],

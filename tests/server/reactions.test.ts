@@ -114,12 +114,17 @@ describe.each(backends)("reactions on %s", (backend) => {
     ).toBe(0);
   });
 
-  it("refuses an unknown kind or reaction type with 400", async () => {
-    const alex = t.visitor();
-    expect((await alex.get("/api/items/technical/ice-blog/reactions")).statusCode).toBe(400);
-    expect((await alex.react("science", "wifi", "wow")).statusCode).toBe(400);
-    expect((await alex.delete("/api/items/science/wifi/reactions/wow")).statusCode).toBe(400);
-  });
+  // Once, on SQLite: refused by the schema before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("refuses an unknown kind or reaction type with 400", async () => {
+        const alex = t.visitor();
+        expect((await alex.get("/api/items/technical/ice-blog/reactions")).statusCode).toBe(400);
+        expect((await alex.react("science", "wifi", "wow")).statusCode).toBe(400);
+        expect((await alex.delete("/api/items/science/wifi/reactions/wow")).statusCode).toBe(400);
+      });
+    });
+  }
 
   it.each([
     ["a missing name", { type: "like" }],

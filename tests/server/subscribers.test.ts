@@ -90,32 +90,40 @@ describe.each(backends)("subscribers on %s", (backend) => {
     expect(response.headers["set-cookie"]).toBeUndefined();
   });
 
-  it.each([
-    ["no email", {}],
-    ["an empty email", { email: "" }],
-    ["spaces only", { email: "   " }],
-    ["no @", { email: "not-an-email" }],
-    ["no domain", { email: "a@" }],
-    ["a number", { email: 42 }],
-    ["null", { email: null }],
-    ["255 characters", { email: `${"a".repeat(243)}@example.com` }],
-    // Mail servers refuse a local part over 64 characters for good (RFC 5321).
-    ["65 characters before the @", { email: `${"a".repeat(65)}@example.com` }],
-    ["an unknown field", { email: "x@example.com", name: "X" }],
-    ["SQL in the address", { email: "x'; drop table subscribers; --@example.com" }],
-    ["markup in the address", { email: "<script>alert(1)</script>@example.com" }],
-    // The admin export writes addresses verbatim into CSV for spreadsheets.
-    ["a spreadsheet formula", { email: '=HYPERLINK("http://evil.example")@example.com' }],
-    ["a DDE payload", { email: "=cmd|'/C calc'!A0@example.com" }],
-    ["a formula after a plus", { email: "+SUM(A1:A9)@example.com" }],
-  ])("refuses %s with 400 validation_failed", async (_case, body) => {
-    const response = await t
-      .visitor()
-      .post("/api/subscribers", { formToken: t.formToken(), ...body } as Record<string, unknown>);
-    expect(response.statusCode).toBe(400);
-    expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
-    expect(json(response, errorResponseSchema).error.issues?.length).toBeGreaterThan(0);
-  });
+  // Once, on SQLite: refused by the schema before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it.each([
+        ["no email", {}],
+        ["an empty email", { email: "" }],
+        ["spaces only", { email: "   " }],
+        ["no @", { email: "not-an-email" }],
+        ["no domain", { email: "a@" }],
+        ["a number", { email: 42 }],
+        ["null", { email: null }],
+        ["255 characters", { email: `${"a".repeat(243)}@example.com` }],
+        // Mail servers refuse a local part over 64 characters for good (RFC 5321).
+        ["65 characters before the @", { email: `${"a".repeat(65)}@example.com` }],
+        ["an unknown field", { email: "x@example.com", name: "X" }],
+        ["SQL in the address", { email: "x'; drop table subscribers; --@example.com" }],
+        ["markup in the address", { email: "<script>alert(1)</script>@example.com" }],
+        // The admin export writes addresses verbatim into CSV for spreadsheets.
+        ["a spreadsheet formula", { email: '=HYPERLINK("http://evil.example")@example.com' }],
+        ["a DDE payload", { email: "=cmd|'/C calc'!A0@example.com" }],
+        ["a formula after a plus", { email: "+SUM(A1:A9)@example.com" }],
+      ])("refuses %s with 400 validation_failed", async (_case, body) => {
+        const response = await t
+          .visitor()
+          .post("/api/subscribers", { formToken: t.formToken(), ...body } as Record<
+            string,
+            unknown
+          >);
+        expect(response.statusCode).toBe(400);
+        expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
+        expect(json(response, errorResponseSchema).error.issues?.length).toBeGreaterThan(0);
+      });
+    });
+  }
 
   it("takes one address per form token: a program cannot subscribe a list with one fetch", async () => {
     const formToken = t.formToken();

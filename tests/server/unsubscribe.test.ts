@@ -56,18 +56,23 @@ describe.each(backends)("unsubscribing on %s", (backend) => {
     expect(left.has("stays@example.com")).toBe(true);
   });
 
-  it.each([
-    ["no token", {}],
-    ["an empty token", { token: "" }],
-    ["a short token", { token: "abc" }],
-    ["a token with other characters", { token: `${"a".repeat(42)}=` }],
-    ["a number", { token: 42 }],
-    ["an unknown field", { token: "a".repeat(43), email: "x@example.com" }],
-  ])("refuses %s with 400 validation_failed", async (_case, body) => {
-    const response = await unsubscribe(body);
-    expect(response.statusCode).toBe(400);
-    expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
-  });
+  // Once, on SQLite: refused by the schema before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it.each([
+        ["no token", {}],
+        ["an empty token", { token: "" }],
+        ["a short token", { token: "abc" }],
+        ["a token with other characters", { token: `${"a".repeat(42)}=` }],
+        ["a number", { token: 42 }],
+        ["an unknown field", { token: "a".repeat(43), email: "x@example.com" }],
+      ])("refuses %s with 400 validation_failed", async (_case, body) => {
+        const response = await unsubscribe(body);
+        expect(response.statusCode).toBe(400);
+        expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
+      });
+    });
+  }
 
   it("accepts the request only from the site's own pages", async () => {
     const token = await subscribe("guarded@example.com");
