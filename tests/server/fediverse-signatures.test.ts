@@ -230,21 +230,26 @@ describe.each(backends)("the inbox's signature check, on %s", (backend) => {
     });
   });
 
-  it("refuses a key id longer than an address unread, and fetches nothing for it", async () => {
-    await remote.newKey("eve");
-    const post = await remote.signed("eve", like("eve", "long-key"));
-    const keyId = `${remote.actor("eve")}#${"k".repeat(2_000)}`;
-    const signature = post.headers.signature?.replace(/keyId="[^"]*"/, `keyId="${keyId}"`);
-    // From an address of its own, so that the refusal counts against it alone.
-    const answer = await t.app.inject({
-      ...post,
-      headers: { ...post.headers, signature },
-      remoteAddress: "203.0.113.9",
+  // Once, on SQLite: refused by the key id's length before any statement or fetch.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("refuses a key id longer than an address unread, and fetches nothing for it", async () => {
+        await remote.newKey("eve");
+        const post = await remote.signed("eve", like("eve", "long-key"));
+        const keyId = `${remote.actor("eve")}#${"k".repeat(2_000)}`;
+        const signature = post.headers.signature?.replace(/keyId="[^"]*"/, `keyId="${keyId}"`);
+        // From an address of its own, so that the refusal counts against it alone.
+        const answer = await t.app.inject({
+          ...post,
+          headers: { ...post.headers, signature },
+          remoteAddress: "203.0.113.9",
+        });
+        expect(answer.statusCode).toBe(401);
+        expect(answer.json().error.message).toMatch(/key id is too long/);
+        expect(accountAsked("eve")).toBe(0);
+      });
     });
-    expect(answer.statusCode).toBe(401);
-    expect(answer.json().error.message).toMatch(/key id is too long/);
-    expect(accountAsked("eve")).toBe(0);
-  });
+  }
 
   it("fetches a few keys a minute at one host for a network whose posts are refused, and takes an honest server's rotated key at once", async () => {
     await remote.newKey("hal");

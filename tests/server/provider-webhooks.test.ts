@@ -190,19 +190,24 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       .sort((a, b) => a.email.localeCompare(b.email));
   }
 
-  it("fetches no certificate for a message from a topic it does not take", async () => {
-    // Anyone can post; only a message from the site's own topic is worth a fetch from Amazon.
-    const foreign = snsMessage(
-      {
-        Type: "Notification",
-        TopicArn: "arn:aws:sns:eu-west-1:123456789012:someone-else",
-        Message: JSON.stringify({ notificationType: "Bounce" }),
-      },
-      { certificate: `${origin}/SimpleNotificationService-${backend}-foreign.pem` },
-    );
-    expect((await postSns(foreign)).statusCode).toBe(401);
-    expect(certificatesFetched.filter((url) => url.includes("foreign"))).toEqual([]);
-  });
+  // Once, on SQLite: refused by its topic before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("fetches no certificate for a message from a topic it does not take", async () => {
+        // Anyone can post; only a message from the site's own topic is worth a fetch from Amazon.
+        const foreign = snsMessage(
+          {
+            Type: "Notification",
+            TopicArn: "arn:aws:sns:eu-west-1:123456789012:someone-else",
+            Message: JSON.stringify({ notificationType: "Bounce" }),
+          },
+          { certificate: `${origin}/SimpleNotificationService-${backend}-foreign.pem` },
+        );
+        expect((await postSns(foreign)).statusCode).toBe(401);
+        expect(certificatesFetched.filter((url) => url.includes("foreign"))).toEqual([]);
+      });
+    });
+  }
 
   it("fetches each signing certificate once, remembers one that failed, and caps a network's fetches", async () => {
     const bounce = (certificate: string) =>

@@ -375,35 +375,40 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
     await app.close();
   });
 
-  it("refuses at once a source on a private address or a name that is not on the internet", async () => {
-    const app = Fastify();
-    await webmentionsOf(false).routes(app);
-    const privateSource = "The source must be a page on the public web.";
-    // A public site on another port than the web's: the site would knock on its mail or database.
-    const otherPort = "The source must be a page on the web's own port (80 or 443).";
-    const refused: [string, string][] = [
-      ["http://169.254.169.254/latest/meta-data/", privateSource],
-      ["http://[::ffff:127.0.0.1]/", privateSource],
-      ["http://2130706433/", privateSource],
-      ["http://0x0a.0.0.1/", privateSource],
-      ["http://localhost:6379/", privateSource],
-      ["http://metadata.google.internal/computeMetadata/v1/", privateSource],
-      ["http://93.184.215.14:25/", otherPort],
-      ["https://example.org:6379/", otherPort],
-      ["http://example.org:443/", otherPort],
-    ];
-    for (const [from, message] of refused) {
-      const response = await app.inject({
-        method: "POST",
-        url: "/webmention",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams({ source: from, target }).toString(),
+  // Once, on SQLite: an app of its own refuses these addresses before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("refuses at once a source on a private address or a name that is not on the internet", async () => {
+        const app = Fastify();
+        await webmentionsOf(false).routes(app);
+        const privateSource = "The source must be a page on the public web.";
+        // A public site on another port than the web's: the site would knock on its mail or database.
+        const otherPort = "The source must be a page on the web's own port (80 or 443).";
+        const refused: [string, string][] = [
+          ["http://169.254.169.254/latest/meta-data/", privateSource],
+          ["http://[::ffff:127.0.0.1]/", privateSource],
+          ["http://2130706433/", privateSource],
+          ["http://0x0a.0.0.1/", privateSource],
+          ["http://localhost:6379/", privateSource],
+          ["http://metadata.google.internal/computeMetadata/v1/", privateSource],
+          ["http://93.184.215.14:25/", otherPort],
+          ["https://example.org:6379/", otherPort],
+          ["http://example.org:443/", otherPort],
+        ];
+        for (const [from, message] of refused) {
+          const response = await app.inject({
+            method: "POST",
+            url: "/webmention",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            payload: new URLSearchParams({ source: from, target }).toString(),
+          });
+          expect(response.statusCode, from).toBe(400);
+          expect(response.json().error.message, from).toBe(message);
+        }
+        await app.close();
       });
-      expect(response.statusCode, from).toBe(400);
-      expect(response.json().error.message, from).toBe(message);
-    }
-    await app.close();
-  });
+    });
+  }
 });
 
 describe.each(backends)("webmentions at the site's endpoint, on %s", (backend) => {
