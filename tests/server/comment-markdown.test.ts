@@ -123,31 +123,36 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
     expect(honest.statusCode).toBe(201);
   });
 
-  it("reads a link's text as a reader would: look-alike dots, hidden characters, a trailing full stop, an IP", () => {
-    for (const text of [
-      "paypal.com.",
-      "paypal。com",
-      "paypal．com",
-      "pay\u00ADpal.com",
-      "paypal\u200B.com",
-      "https://en.wikipedia.org/ wiki",
-      "log in at https://paypal.com now",
-      "192.0.2.7",
-      "ＰＡＹＰＡＬ.ＣＯＭ",
-    ]) {
-      expect([text, markdownRefusal(`[${text}](https://evil.example/login)`)?.code]).toEqual([
-        text,
-        "blocked_content",
-      ]);
-    }
-    for (const [text, href] of [
-      ["wikipedia.org", "https://en.wikipedia.org/wiki/OFDM"],
-      ["OFDM on Wikipedia", "https://en.wikipedia.org/wiki/OFDM"],
-      ["section 3.2 of the paper", "https://arxiv.org/abs/1706.03762"],
-      ["see e.g. the Node.js docs", "https://nodejs.org/api/"],
-      ["https://www.iso.org/standard/62085.html", "https://iso.org/standard/62085.html"],
-    ]) {
-      expect([text, markdownRefusal(`[${text}](${href})`)]).toEqual([text, null]);
-    }
-  });
+  // Once, on SQLite: the Markdown's rules read the text alone, before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("reads a link's text as a reader would: look-alike dots, hidden characters, a trailing full stop, an IP", () => {
+        for (const text of [
+          "paypal.com.",
+          "paypal。com",
+          "paypal．com",
+          "pay\u00ADpal.com",
+          "paypal\u200B.com",
+          "https://en.wikipedia.org/ wiki",
+          "log in at https://paypal.com now",
+          "192.0.2.7",
+          "ＰＡＹＰＡＬ.ＣＯＭ",
+        ]) {
+          expect([text, markdownRefusal(`[${text}](https://evil.example/login)`)?.code]).toEqual([
+            text,
+            "blocked_content",
+          ]);
+        }
+        for (const [text, href] of [
+          ["wikipedia.org", "https://en.wikipedia.org/wiki/OFDM"],
+          ["OFDM on Wikipedia", "https://en.wikipedia.org/wiki/OFDM"],
+          ["section 3.2 of the paper", "https://arxiv.org/abs/1706.03762"],
+          ["see e.g. the Node.js docs", "https://nodejs.org/api/"],
+          ["https://www.iso.org/standard/62085.html", "https://iso.org/standard/62085.html"],
+        ]) {
+          expect([text, markdownRefusal(`[${text}](${href})`)]).toEqual([text, null]);
+        }
+      });
+    });
+  }
 });

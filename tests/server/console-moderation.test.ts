@@ -149,18 +149,23 @@ describe.each(backends)("moderating many comments from the console on %s", (back
     expect(trail).toContain(`\t${sessionId}\tvisitor unban\tban ${ban.id}\n`);
   });
 
-  it("refuses every moderation route without a session", async () => {
-    const stranger = new Owner(t);
-    for (const [method, url] of [
-      ["GET", "/api/admin/comments/queue"],
-      ["POST", "/api/admin/comments/bulk"],
-      ["GET", "/api/admin/bans"],
-      ["DELETE", "/api/admin/bans/1"],
-    ] as const) {
-      const body = method === "POST" ? { action: "approve", ids: [1] } : undefined;
-      expect((await stranger.request(method, url, body)).statusCode).toBe(401);
-    }
-  });
+  // Once, on SQLite: refused without a session cookie before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("refuses every moderation route without a session", async () => {
+        const stranger = new Owner(t);
+        for (const [method, url] of [
+          ["GET", "/api/admin/comments/queue"],
+          ["POST", "/api/admin/comments/bulk"],
+          ["GET", "/api/admin/bans"],
+          ["DELETE", "/api/admin/bans/1"],
+        ] as const) {
+          const body = method === "POST" ? { action: "approve", ids: [1] } : undefined;
+          expect((await stranger.request(method, url, body)).statusCode).toBe(401);
+        }
+      });
+    });
+  }
 
   it("names each session by its browser and device, in the console and the audit screen", async () => {
     const phone = new Owner(t);

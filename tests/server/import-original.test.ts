@@ -303,19 +303,24 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     expect(counted.stdout).toMatch(/subscribers\.json row 1: repeats the address of/);
   });
 
-  it("stops at the 200th problem of a table of empty rows, listing those", async () => {
-    const folder = tables({
-      "science_comments.csv": `id,post_id,content,user_name,created_at\n${",,,,\n".repeat(20_000)}`,
+  // Once, on SQLite: the input is refused as it is read, before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("stops at the 200th problem of a table of empty rows, listing those", async () => {
+        const folder = tables({
+          "science_comments.csv": `id,post_id,content,user_name,created_at\n${",,,,\n".repeat(20_000)}`,
+        });
+        const run = await admin(adminEnv(t), "import", "--from", "original", folder);
+        const lines = run.stderr.trimEnd().split("\n");
+        expect([run.code, lines[0], lines.length, lines.at(-1)]).toEqual([
+          1,
+          "Nothing was imported: the input has more than 200 problems.",
+          202,
+          "  … the check stopped there: correct these and import the file again",
+        ]);
+      });
     });
-    const run = await admin(adminEnv(t), "import", "--from", "original", folder);
-    const lines = run.stderr.trimEnd().split("\n");
-    expect([run.code, lines[0], lines.length, lines.at(-1)]).toEqual([
-      1,
-      "Nothing was imported: the input has more than 200 problems.",
-      202,
-      "  … the check stopped there: correct these and import the file again",
-    ]);
-  });
+  }
 
   it("imports subscribers as confirmed only on a stated legal basis, which the audit trail keeps", async () => {
     const folder = tables({ "subscribers.csv": "email\nconsented@example.org\n" });

@@ -95,12 +95,17 @@ describe.each(backends)("list health at send time on %s", (backend) => {
     await smtp?.close();
   });
 
-  it("shows the record again when run again, as docs/mail.md says, with or without MAIL_FROM", async () => {
-    const again = await admin({ NODE_ENV: "test", DATA_DIR: dataDir }, "mail", "dkim");
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain("There is already a DKIM key (RSA, 2048 bits)");
-    expect(printedRecord(again.stdout)).toEqual(record);
-  });
+  // Once, on SQLite: the DKIM key is a file in DATA_DIR, not a row.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it("shows the record again when run again, as docs/mail.md says, with or without MAIL_FROM", async () => {
+        const again = await admin({ NODE_ENV: "test", DATA_DIR: dataDir }, "mail", "dkim");
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stdout).toContain("There is already a DKIM key (RSA, 2048 bits)");
+        expect(printedRecord(again.stdout)).toEqual(record);
+      });
+    });
+  }
 
   it("suppresses refused recipients, delivers retried ones once, and signs every mail", async () => {
     const readers = [

@@ -211,14 +211,19 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect(answers[2]).toEqual(answers[0]);
     });
 
-    it("hands out a token with the minimum the page waits out", async () => {
-      const response = await t.visitor().get("/api/comments/form-token");
-      expect(response.headers["cache-control"]).toBe("no-store");
-      expect(json(response)).toEqual({
-        formToken: expect.stringMatching(/^\d{13}\./),
-        minimumMs: 3000,
+    // Once, on SQLite: the form token is signed in memory, never stored.
+    if (backend === "sqlite") {
+      describe("whatever the database", () => {
+        it("hands out a token with the minimum the page waits out", async () => {
+          const response = await t.visitor().get("/api/comments/form-token");
+          expect(response.headers["cache-control"]).toBe("no-store");
+          expect(json(response)).toEqual({
+            formToken: expect.stringMatching(/^\d{13}\./),
+            minimumMs: 3000,
+          });
+        });
       });
-    });
+    }
   });
 
   describe("the honeypot", () => {
