@@ -371,19 +371,24 @@ describe.each(backends)("live events on %s", (backend) => {
     }
   }, 180_000);
 
-  it.each([
-    ["an unknown story", "mythology:no-such-story", 404, "not_found"],
-    ["an unknown post", "science:no-such-post", 404, "not_found"],
-    ["an unknown kind", "technical:ice-blog", 400, "validation_failed"],
-    ["no kind", "wifi", 400, "validation_failed"],
-  ])("refuses %s with a JSON %i", async (_case, topic, status, code) => {
-    const response = await fetch(`${baseUrl}/api/events?topic=${encodeURIComponent(topic)}`, {
-      headers: { accept: "text/event-stream" },
+  // Once, on SQLite: refused by the schema or the catalogue before any statement.
+  if (backend === "sqlite") {
+    describe("whatever the database", () => {
+      it.each([
+        ["an unknown story", "mythology:no-such-story", 404, "not_found"],
+        ["an unknown post", "science:no-such-post", 404, "not_found"],
+        ["an unknown kind", "technical:ice-blog", 400, "validation_failed"],
+        ["no kind", "wifi", 400, "validation_failed"],
+      ])("refuses %s with a JSON %i", async (_case, topic, status, code) => {
+        const response = await fetch(`${baseUrl}/api/events?topic=${encodeURIComponent(topic)}`, {
+          headers: { accept: "text/event-stream" },
+        });
+        expect(response.status).toBe(status);
+        const { error }: ErrorResponse = await response.json();
+        expect(error.code).toBe(code);
+      });
     });
-    expect(response.status).toBe(status);
-    const { error }: ErrorResponse = await response.json();
-    expect(error.code).toBe(code);
-  });
+  }
 });
 
 describe("closing the server", () => {
