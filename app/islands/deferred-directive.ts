@@ -13,7 +13,10 @@ import type { ClientDirective } from "astro";
  * below the fold of /services) waits, after `load`, for the reader's first
  * scroll, pointer movement, key or touch anywhere on the page, or, with
  * `visible`, for coming into view, whichever is first: a page nobody touches
- * runs no React (docs/decisions/049-nothing-long-after-load.md). A reader who
+ * runs no React (docs/decisions/049-nothing-long-after-load.md). With `tab`,
+ * a `visible` island also wakes at the reader's first Tab anywhere: a reader
+ * on the keyboard moves by its controls, which are disabled until it is live,
+ * and Tab would pass them by before it scrolled into view. A reader who
  * interacts first hydrates it at once, and loses nothing:
  *
  * - a click on a plain button (menu toggle, tab, reaction) is held and replayed
@@ -32,6 +35,7 @@ import type { ClientDirective } from "astro";
 export type DeferredOptions = {
   visible?: boolean;
   activity?: boolean;
+  tab?: boolean;
   on?: "interaction";
   scroll?: boolean;
 };
@@ -87,7 +91,7 @@ const deferred: ClientDirective = (load, options, island) => {
     island.addEventListener(type, hydrate, { once: true, passive: true });
   }
 
-  const { visible, activity, on, scroll } = (options.value ?? {}) as DeferredOptions;
+  const { visible, activity, on, scroll, tab } = (options.value ?? {}) as DeferredOptions;
   if (on === "interaction") {
     const linkedInside = () => {
       const id = decodeURIComponent(location.hash.slice(1));
@@ -113,6 +117,10 @@ const deferred: ClientDirective = (load, options, island) => {
       };
       for (const type of types) addEventListener(type, woken, { passive: true });
     }
+    if (tab)
+      addEventListener("keydown", (event) => {
+        if (event.key === "Tab") void hydrate();
+      });
     if (visible) {
       const observer = new IntersectionObserver((entries) => {
         if (entries.some((entry) => entry.isIntersecting)) {
