@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Page } from "@playwright/test";
+import { suppressionKey } from "../../server/lib/mailbox.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
@@ -20,10 +23,36 @@ const longName = "Bo".padEnd(100, "o");
 /** A URL with no space in it, as a stranger may type one anywhere. */
 const unbroken = `https://example.org/${"averyveryverylongpathsegment".repeat(4)}`.slice(0, 120);
 
+/** A word as long as a path may be, in a reader's question and a mail server's refusal. */
+const longWord = "averyveryverylongunbrokenword".repeat(4);
+
 test.beforeAll(async ({ request }) => {
-  own = await startOwnSite("console-phone", { host: "localhost" });
+  // An edition whose link leads nowhere: its warning quotes the link whole, twice.
+  const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-console-phone-editions-"));
+  writeFileSync(
+    path.join(editionsDir, "2026-12-gears.md"),
+    `---\nsubject: Gears in December\n---\nRead [the lost post](/science/${longWord}).\n`,
+  );
+  own = await startOwnSite("console-phone", {
+    host: "localhost",
+    env: { EDITIONS_DIR: editionsDir },
+  });
+  const asked = await request.post(`${own.siteUrl}/api/assistant`, {
+    headers: { origin: own.siteUrl },
+    data: { question: `Why ${longWord}?` },
+  });
+  expect(asked.status(), await asked.text()).toBe(200);
   const db = new DatabaseSync(path.join(own.dataDir, "engage.sqlite"));
   db.exec("pragma busy_timeout = 5000");
+  // An address suppressed with its mail server's words, one long unbroken path among them.
+  const key = suppressionKey(readFileSync(path.join(own.dataDir, "cookie-secret"), "utf8").trim());
+  db.prepare(
+    "insert into suppressions (email_hash, domain, reason, source, detail, created_at) values (?, 'example.org', 'hard_bounce', 'smtp', ?, ?)",
+  ).run(
+    key("gone@example.org"),
+    `550 5.1.1 see https://example.org/${longWord}`,
+    new Date().toISOString(),
+  );
   db.prepare(
     "insert into fediverse_followers (actor_id, handle, name, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?, ?)",
   ).run(
@@ -166,4 +195,54 @@ test("a confirmation fits a phone: a long title wraps and Escape gives the focus
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
   await expect(erase).toBeFocused();
+});
+
+test("Newsletter, Questions, Subscribers and the Overview fit a phone: a long link, word or refusal wraps; each empty list says why", async ({
+  visitor,
+}) => {
+  const page = await openAt(visitor, "/admin/newsletter", 360);
+  const edition = page.getByRole("listitem").filter({ hasText: "Gears in December" });
+  await expect(edition.getByRole("region", { name: "Warnings about 2026-12-gears" })).toContainText(
+    longWord,
+  );
+  expect(await pastTheEdge(page)).toBe(0);
+  // Each edition's buttons are grouped under its subject, which says whose they are.
+  await expect(
+    page
+      .getByRole("group", { name: "Gears in December" })
+      .getByRole("button", { name: "Send", exact: true }),
+  ).toBeVisible();
+
+  await page.goto(`${own.siteUrl}/admin/questions`);
+  await expect(page.getByRole("list", { name: "Unanswered questions, grouped" })).toContainText(
+    longWord,
+  );
+  expect(await pastTheEdge(page)).toBe(0);
+  // The question's Delete names it by its start, marked cut.
+  await expect(
+    page.getByRole("button", { name: `Delete the question “Why ${longWord.slice(0, 55)}…”` }),
+  ).toBeVisible();
+  // Filtered to the answered ones, of which there is none: the line says so, not "No questions yet".
+  await page.getByRole("radio", { name: "Answered", exact: true }).check();
+  await expect(
+    page.getByText("No question in the last 90 days was answered from the site."),
+  ).toBeVisible();
+
+  await page.goto(`${own.siteUrl}/admin/subscribers`);
+  await expect(
+    page.getByText(
+      "No subscribers yet: readers subscribe with the form at the foot of every page.",
+    ),
+  ).toBeVisible();
+  await expect(
+    page.getByRole("table", { name: "Suppressed addresses, newest first" }),
+  ).toContainText(longWord);
+  expect(await pastTheEdge(page)).toBe(0);
+
+  // The enquiries' chart says what its number counts.
+  await page.goto(`${own.siteUrl}/admin`);
+  await expect(page.getByRole("region", { name: "Enquiries per week by service" })).toContainText(
+    "Last 12 weeks: Something else: 2 enquiries.",
+  );
+  expect(await pastTheEdge(page)).toBe(0);
 });

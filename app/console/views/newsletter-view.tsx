@@ -46,7 +46,7 @@ function LinkWarnings({ edition }: { edition: EditionFile }) {
   return (
     <section
       aria-label={`Warnings about ${edition.slug}`}
-      className="mt-3 rounded-lg border border-amber-400/40 bg-amber-400/10 p-3 text-sm text-amber-200"
+      className="mt-3 rounded-lg border border-amber-400/40 bg-amber-400/10 p-3 text-sm wrap-anywhere text-amber-200"
     >
       <p className="font-semibold">{plural(count, "link or image", "links or images")} to check</p>
       <ul className="mt-1 list-disc space-y-1 pl-5">
@@ -223,10 +223,13 @@ export function NewsletterView() {
         >
           {(edition) => (
             <li key={edition.slug} className="rounded-2xl border border-line bg-panel p-5">
-              <h2 className="text-lg font-semibold text-slate-100">
+              <h2
+                id={`edition-${edition.slug}`}
+                className="text-lg font-semibold wrap-anywhere text-slate-100"
+              >
                 {edition.subject ?? edition.slug}
               </h2>
-              <p className="font-mono text-xs text-slate-400">{edition.slug}.md</p>
+              <p className="font-mono text-xs wrap-anywhere text-slate-400">{edition.slug}.md</p>
               {edition.problem ? (
                 <p className="mt-2 text-sm text-amber-300">{edition.problem}</p>
               ) : null}
@@ -235,7 +238,11 @@ export function NewsletterView() {
                 <Progress edition={edition} />
               </div>
               {edition.problem === null ? (
-                <div className="mt-4 flex flex-wrap items-end gap-3">
+                // Every edition has a Preview, a Send test and a Send: the group names whose they are.
+                <fieldset
+                  aria-labelledby={`edition-${edition.slug}`}
+                  className="mt-4 flex min-w-0 flex-wrap items-end gap-3"
+                >
                   <button
                     type="button"
                     className={buttonClass}
@@ -254,7 +261,7 @@ export function NewsletterView() {
                     tone="primary"
                     onConfirm={() => void send(edition.slug)}
                   />
-                </div>
+                </fieldset>
               ) : null}
               {previewing === edition.slug ? (
                 <div className="mt-4">

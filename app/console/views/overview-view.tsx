@@ -134,12 +134,12 @@ function EnquiryWeeks() {
         {({ weeks, services }) => {
           const totals = services.flatMap(({ id, title }) => {
             const count = sum(weeks.map((week) => week.counts[id] ?? 0));
-            return count > 0 ? [`${title} ${count}`] : [];
+            return count > 0 ? [`${title}: ${plural(count, "enquiry", "enquiries")}`] : [];
           });
           return (
             <Chart
               empty={totals.length === 0 && "No enquiries in the last 12 weeks."}
-              summary={`Last 12 weeks: ${totals.join(", ")}.`}
+              summary={`Last 12 weeks: ${totals.join("; ")}.`}
               kind="bar"
               data={weeks.map((week) => ({ week: week.week, ...week.counts }))}
               x="week"

@@ -13,6 +13,9 @@ function verdict(question: StoredQuestion): string {
   return "no verdict";
 }
 
+/** A question's start, to name its Delete by: 60 characters, marked cut when it is. */
+const shortQuestion = (text: string) => (text.length > 60 ? `${text.slice(0, 59)}…` : text);
+
 /**
  * What readers asked the site's assistant (docs/product.md, "Chat with Me"),
  * newest first: whether the site answered and from which page, and the
@@ -42,7 +45,7 @@ export function QuestionsView() {
             >
               {(group) => (
                 <li key={group.words} className="rounded-lg border border-line px-3 py-2">
-                  <p className="font-semibold text-slate-100">
+                  <p className="font-semibold wrap-anywhere text-slate-100">
                     {group.words}{" "}
                     <span className="font-normal text-slate-400">
                       · asked {plural(group.count, "time")}
@@ -72,7 +75,13 @@ export function QuestionsView() {
             items={questions}
             ordered
             label="Questions, newest first"
-            empty="No questions yet."
+            empty={
+              filter === "all" || totals.asked === 0
+                ? "No questions yet."
+                : filter === "yes"
+                  ? `No question in the last ${retentionDays} days was answered from the site.`
+                  : `Every question in the last ${retentionDays} days was answered from the site.`
+            }
             className="divide-y divide-line rounded-xl border border-line bg-panel"
           >
             {(question) => (
@@ -97,7 +106,7 @@ export function QuestionsView() {
                 </div>
                 <ConfirmButton
                   label="Delete"
-                  ariaLabel={`Delete the question “${question.question.slice(0, 60)}”`}
+                  ariaLabel={`Delete the question “${shortQuestion(question.question)}”`}
                   title="Delete this question?"
                   description="It is gone from the Questions screen and the database. This cannot be undone."
                   call={["DELETE /admin/questions/:id", { params: { id: question.id } }]}

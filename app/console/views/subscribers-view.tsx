@@ -54,7 +54,9 @@ function Suppressions() {
                 shownAddress({ email, domain }),
                 <span key="reason">
                   {reasons[reason]} ({source})
-                  {detail ? <span className="block text-xs text-slate-400">{detail}</span> : null}
+                  {detail ? (
+                    <span className="block text-xs wrap-anywhere text-slate-400">{detail}</span>
+                  ) : null}
                 </span>,
                 <When key="since" iso={createdAt} />,
                 <ConfirmButton
@@ -113,7 +115,9 @@ export function SubscribersView() {
             empty={
               typedAddress
                 ? "No subscriber has this address. A reader who unsubscribed is listed no more, but the records of the mails sent to them stay until you forget the address."
-                : "No addresses match."
+                : search
+                  ? "No addresses match."
+                  : "No subscribers yet: readers subscribe with the form at the foot of every page."
             }
             head={head("State")}
             rows={subscribers.map(({ email, status, suppressed, confirmedAt, createdAt }) => [
