@@ -681,6 +681,9 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   // domain's dot) marks its field, in words rather than the API's "body.to:", and takes the focus.
   const localOf = (at: Date) => new Date(at.getTime() - at.getTimezoneOffset() * 60_000);
   const sendAt = lost.getByLabel("Send at");
+  // The field reads a time in the browser's zone, and says which.
+  const zone = "In this browser's zone: India Standard Time, GMT+5:30";
+  await expect(sendAt).toHaveAccessibleDescription(zone);
   await sendAt.fill(
     localOf(new Date(Date.now() - 86_400_000))
       .toISOString()
@@ -689,7 +692,9 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   await lost.getByRole("button", { name: "Schedule", exact: true }).click();
   await expect(sendAt).toBeFocused();
   await expect(sendAt).toHaveAttribute("aria-invalid", "true");
-  await expect(sendAt).toHaveAccessibleDescription("The time has passed: choose a later one.");
+  await expect(sendAt).toHaveAccessibleDescription(
+    `The time has passed: choose a later one. ${zone}`,
+  );
   const testAddress = lost.getByLabel("Test address");
   await testAddress.fill("owner@example");
   await lost.getByRole("button", { name: "Send test" }).click();

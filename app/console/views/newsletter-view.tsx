@@ -5,7 +5,7 @@ import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List, Table } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
-import { buttonClass, ConfirmButton, Input, Loading, When, whenText } from "../ui.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, When, whenText, zoneText } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;
@@ -130,6 +130,7 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
   const [busy, busyWhile] = useBusy();
   const refusal = useRefusal(["at"]);
   const { slug } = edition;
+  const typed = new Date(at);
   function submit(event: FormEvent) {
     event.preventDefault();
     refusal.clear();
@@ -175,6 +176,7 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
             label="Send at"
             type="datetime-local"
             required
+            aria-describedby={`zone-${slug}`}
             value={at}
             onChange={setAt}
             {...refusal.field("at")}
@@ -183,6 +185,9 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
             {scheduled ? "Change time" : "Schedule"}
           </button>
           {refusal.problem}
+          <p id={`zone-${slug}`} className="w-full text-xs text-slate-400">
+            In this browser's zone: {zoneText(Number.isNaN(typed.getTime()) ? new Date() : typed)}
+          </p>
         </form>
       )}
     </div>
