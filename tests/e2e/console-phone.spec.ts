@@ -6,7 +6,7 @@ import type { Page } from "@playwright/test";
 import { suppressionKey } from "../../server/lib/mailbox.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
-import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
+import { type OwnSite, ownerCli, ownerPage, postTo, startOwnSite } from "./support/own-site.ts";
 
 /*
  * The console on a phone's width (360 px) and a desktop's, with what
@@ -25,6 +25,9 @@ const unbroken = `https://example.org/${"averyveryverylongpathsegment".repeat(4)
 
 /** A word as long as a path may be, in a reader's question and a mail server's refusal. */
 const longWord = "averyveryverylongunbrokenword".repeat(4);
+/** A passkey's name as long as the field takes (60), and a writer's as long as the comment form takes (40). */
+const longPasskey = "MyWorkLaptop".repeat(5);
+const longWriter = "Wolfgang".padEnd(40, "W");
 
 test.beforeAll(async ({ request }) => {
   // An edition whose link leads nowhere: its warning quotes the link whole, twice.
@@ -53,6 +56,10 @@ test.beforeAll(async ({ request }) => {
     `550 5.1.1 see https://example.org/${longWord}`,
     new Date().toISOString(),
   );
+  // A passkey the owner named at the field's longest, without a space.
+  db.prepare(
+    "insert into owner_passkeys (id, name, public_key, counter, transports, created_at) values ('phone-passkey', ?, 'unused', 0, '[]', ?)",
+  ).run(longPasskey, new Date().toISOString());
   db.prepare(
     "insert into fediverse_followers (actor_id, handle, name, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?, ?)",
   ).run(
@@ -65,6 +72,8 @@ test.beforeAll(async ({ request }) => {
     new Date().toISOString(),
   );
   db.close();
+  const banned = await postTo(request, own, "wifi", { content: "Buy now", userName: longWriter });
+  ownerCli(own, "visitor", "ban", "--comment", String(banned.id));
   const { formToken } = await (await request.get(`${own.siteUrl}/api/enquiries/form-token`)).json();
   // Sent as the form sends it, once the form's second has passed.
   await expect(async () => {
@@ -244,5 +253,20 @@ test("Newsletter, Questions, Subscribers and the Overview fit a phone: a long li
   await expect(page.getByRole("region", { name: "Enquiries per week by service" })).toContainText(
     "Last 12 weeks: Something else: 2 enquiries.",
   );
+  expect(await pastTheEdge(page)).toBe(0);
+});
+
+test("Bans and Sign-in and passkeys fit a phone: a writer's or a passkey's name without spaces wraps", async ({
+  visitor,
+}) => {
+  const page = await openAt(visitor, "/admin/bans", 360);
+  await expect(
+    page.getByRole("button", { name: new RegExp(`^Unban ${longWriter}`) }),
+  ).toBeVisible();
+  expect(await pastTheEdge(page)).toBe(0);
+  await page.goto(`${own.siteUrl}/admin/security`);
+  await expect(
+    page.getByRole("button", { name: `Remove the passkey ${longPasskey}` }),
+  ).toBeVisible();
   expect(await pastTheEdge(page)).toBe(0);
 });

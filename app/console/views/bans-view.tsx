@@ -25,7 +25,7 @@ export function BansView() {
           {(ban) => (
             <li key={ban.id} className="rounded-xl border border-line bg-panel p-4">
               <article aria-label={`Ban ${ban.id}`} className="space-y-2">
-                <p className="text-sm text-slate-200">
+                <p className="text-sm wrap-anywhere text-slate-200">
                   <span className="font-semibold text-slate-100">{whom(ban)}</span>
                   {ban.comment ? (
                     <span className="text-slate-400">

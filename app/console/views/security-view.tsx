@@ -97,7 +97,7 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
             <List items={list} empty="No passkey yet." className="space-y-2">
               {(p) => (
                 <li key={p.id} className={row}>
-                  <span>
+                  <span className="min-w-0 wrap-anywhere">
                     <span className="font-medium text-slate-100">{p.name}</span>
                     <span className="text-slate-400">
                       {" "}
