@@ -120,6 +120,12 @@ for (const width of [360, 1280]) {
     const card = page.getByRole("article", { name: "Enquiry from Asha Kulkarni" });
     await expect(card.getByText(unbroken)).toBeVisible();
     expect(await pastTheEdge(page)).toBe(0);
+    // Every card has the same buttons: grouped, they say whose enquiry they act on.
+    await expect(
+      card
+        .getByRole("group", { name: "Enquiry from Asha Kulkarni" })
+        .getByRole("button", { name: "Mark answered" }),
+    ).toBeVisible();
   });
 }
 

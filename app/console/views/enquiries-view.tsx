@@ -101,7 +101,11 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
           {...refusal.field("body")}
         />
         {refusal.problem}
-        <div className="flex flex-wrap gap-2">
+        {/* Every card has the same buttons: the group says whose they are. */}
+        <fieldset
+          aria-label={`Enquiry from ${enquiry.name}`}
+          className="flex min-w-0 flex-wrap gap-2"
+        >
           <button type="submit" className={primaryClass} disabled={sending || answer.trim() === ""}>
             {sending ? "Sending…" : "Send answer"}
           </button>
@@ -122,7 +126,7 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
             done={`Deleted the enquiry from ${enquiry.name}`}
             after={changed}
           />
-        </div>
+        </fieldset>
       </form>
     </article>
   );
