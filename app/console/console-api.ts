@@ -32,7 +32,7 @@ export async function consoleApi<R extends ConsoleRoute>(
 
 export type Loaded<T> =
   | { state: "loading" }
-  | { state: "failed"; message: string }
+  | { state: "failed"; message: string; retry: () => unknown }
   | { state: "ready"; data: T };
 
 /**
@@ -107,14 +107,21 @@ export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>
     focused.current = placesOf(pressedButton());
   }, [query.data]);
   const loaded: Loaded<Endpoints[R]["response"]> = query.isError
-    ? { state: "failed", message: query.error.message }
+    ? { state: "failed", message: errorMessage(query.error), retry: query.refetch }
     : query.data === undefined
       ? { state: "loading" }
       : { state: "ready", data: query.data };
   return { loaded, reload, data: query.data };
 }
 
+/**
+ * What went wrong, in words the owner can act on: the browser's own words
+ * for a request that got no answer ("Failed to fetch") say neither.
+ */
 export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError && error.code === "network_error") {
+    return "The site did not answer: check your connection, then try again.";
+  }
   return error instanceof Error ? error.message : String(error);
 }
 

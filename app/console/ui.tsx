@@ -1,5 +1,12 @@
 import { AlertDialog } from "radix-ui";
-import { type InputHTMLAttributes, type ReactNode, useId, useState } from "react";
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
 import { act, type Call, type Loaded, useBusy } from "./console-api.ts";
 import type { useRefusal } from "./refusal.tsx";
 
@@ -148,7 +155,7 @@ export function Fact({
   );
 }
 
-/** What a view shows while its data loads or when it could not be read. */
+/** What a view shows while its data loads, or when it could not be read: why, and Try again. */
 export function Loading<T>({
   loaded,
   children,
@@ -156,12 +163,33 @@ export function Loading<T>({
   loaded: Loaded<T>;
   children: (data: T) => ReactNode;
 }) {
+  // Try again's button goes once the data has come: the focus goes to the heading above it.
+  const heading = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const landed = heading.current;
+    if (loaded.state !== "ready" || !landed) return;
+    heading.current = null;
+    if (document.activeElement !== document.body) return;
+    landed.tabIndex = -1;
+    landed.addEventListener("blur", () => landed.removeAttribute("tabindex"), { once: true });
+    landed.focus();
+  }, [loaded.state]);
   if (loaded.state === "loading") return <p className="text-slate-400">Loading…</p>;
   if (loaded.state === "failed") {
+    const retry = (event: { currentTarget: HTMLElement }) => {
+      const around = event.currentTarget.closest("section[aria-label], main");
+      heading.current = around?.querySelector<HTMLElement>("h1, h2") ?? null;
+      loaded.retry();
+    };
     return (
-      <p role="alert" className="text-red-300">
-        Could not load: {loaded.message}
-      </p>
+      <div className="flex flex-wrap items-center gap-3">
+        <p role="alert" className="wrap-anywhere text-red-300">
+          Could not load: {loaded.message}
+        </p>
+        <button type="button" className={buttonClass} onClick={retry}>
+          Try again
+        </button>
+      </div>
     );
   }
   return <>{children(loaded.data)}</>;

@@ -276,3 +276,27 @@ test("Bans and Sign-in and passkeys fit a phone: a writer's or a passkey's name 
   ).toBeVisible();
   expect(await pastTheEdge(page)).toBe(0);
 });
+
+test("a read or a write the site does not answer says so and what to do; Try again reads the screen again", async ({
+  visitor,
+}) => {
+  const page = await openAt(visitor, "/admin/enquiries", 1280);
+  const card = page.getByRole("article", { name: "Enquiry from Asha Kulkarni" });
+  await page.route("**/api/admin/enquiries/*", (route) => route.abort("internetdisconnected"));
+  await card.getByRole("button", { name: "Keep" }).click();
+  // Not the browser's "Failed to fetch", which says neither what happened nor what to do.
+  const noAnswer = "The site did not answer: check your connection, then try again.";
+  await expect(page.getByText(noAnswer)).toBeVisible();
+  await page.unrouteAll();
+
+  await page.route("**/api/admin/audit*", (route) => route.abort("internetdisconnected"));
+  await page.goto(`${own.siteUrl}/admin/audit`);
+  await expect(page.getByRole("alert")).toHaveText(`Could not load: ${noAnswer}`);
+  await page.unrouteAll();
+  await page.getByRole("button", { name: "Try again" }).press("Enter");
+  await expect(page.getByRole("list", { name: "Audit trail, newest first" })).toContainText(
+    "visitor ban",
+  );
+  // The button gone with the failure, the focus goes to the screen's heading, not the page.
+  await expect(page.getByRole("heading", { name: "Audit trail", level: 1 })).toBeFocused();
+});
