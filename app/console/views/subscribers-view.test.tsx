@@ -46,7 +46,11 @@ describe("SubscribersView", () => {
         <Toaster />
       </QueryClientProvider>,
     );
-    expect(await screen.findByText("No addresses match.")).toBeTruthy();
+    expect(
+      await screen.findByText(
+        "No subscribers yet: readers subscribe with the form at the foot of every page.",
+      ),
+    ).toBeTruthy();
     await user.type(
       screen.getByRole("searchbox", { name: "Search addresses" }),
       "left@example.com",
