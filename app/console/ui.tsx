@@ -392,18 +392,6 @@ export const whenText = (iso: string) =>
     timeZoneName: "short",
   }).format(new Date(iso));
 
-/**
- * The browser's zone as a time typed at `at` is read in (a datetime-local
- * field's): its name and its offset then ("India Standard Time, GMT+5:30").
- */
-export function zoneText(at: Date): string {
-  const part = (timeZoneName: "long" | "shortOffset") =>
-    new Intl.DateTimeFormat("en-GB", { timeZoneName })
-      .formatToParts(at)
-      .find((each) => each.type === "timeZoneName")?.value;
-  return `${part("long")}, ${part("shortOffset")}`;
-}
-
 export function When({ iso }: { iso: string }) {
   return <time dateTime={iso}>{whenText(iso)}</time>;
 }

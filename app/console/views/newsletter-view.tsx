@@ -5,7 +5,7 @@ import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List, Table } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
-import { buttonClass, ConfirmButton, Input, Loading, When, whenText, zoneText } from "../ui.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, When, whenText } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;
@@ -118,6 +118,18 @@ function TestSend({ slug }: { slug: string }) {
       {refusal.problem}
     </form>
   );
+}
+
+/**
+ * The browser's zone as a time typed at `at` is read in (a datetime-local
+ * field's): its name and its offset then ("India Standard Time, GMT+5:30").
+ */
+function zoneText(at: Date): string {
+  const part = (timeZoneName: "long" | "shortOffset") =>
+    new Intl.DateTimeFormat("en-GB", { timeZoneName })
+      .formatToParts(at)
+      .find((each) => each.type === "timeZoneName")?.value;
+  return `${part("long")}, ${part("shortOffset")}`;
 }
 
 /**
