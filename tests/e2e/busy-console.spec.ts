@@ -134,7 +134,7 @@ test("a busy site's screens say what the command line says, and every comment is
 
   // Health: a call's reminders are mail due later, not a backlog.
   await open(page, "Health");
-  await expect(page.getByText(/^0 waiting, 0 failed, [1-9]\d* due later/)).toBeVisible();
+  await expect(page.getByText(/^0 mails waiting, 0 given up, [1-9]\d* due later/)).toBeVisible();
 
   // On a phone, no screen of long names, right-to-left text and long notes is wider than it.
   await page.setViewportSize({ width: 360, height: 780 });

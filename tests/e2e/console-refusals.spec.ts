@@ -124,7 +124,12 @@ test("adding a passkey 10 minutes after signing in asks to sign in again, and th
     passkeys.getByRole("button", { name: "Remove the passkey Work laptop" }),
   ).toBeVisible();
   await expect(passkeys.getByRole("alert")).toHaveCount(0);
+  // Removing it ends the sessions it signed in: the console asks first.
   await passkeys.getByRole("button", { name: "Remove the passkey Work laptop" }).click();
+  await page
+    .getByRole("alertdialog", { name: 'Remove the passkey "Work laptop"?' })
+    .getByRole("button", { name: "Remove" })
+    .click();
   await expect(passkeys.getByText("No passkey yet.")).toBeVisible();
 });
 

@@ -51,7 +51,7 @@ export function HealthView() {
                 label="Outbox"
                 value={
                   <>
-                    {outbox.queued} waiting, {outbox.failed} failed
+                    {outbox.queued} mails waiting, {outbox.failed} given up
                     {outbox.scheduled > 0
                       ? `, ${outbox.scheduled} due later (reminders and digests)`
                       : ""}

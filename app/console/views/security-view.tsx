@@ -6,7 +6,7 @@ import { List } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
 import {
   ActButton,
-  dangerClass,
+  ConfirmButton,
   Input,
   Loading,
   Panel,
@@ -104,10 +104,11 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
                       added <When iso={p.createdAt} />
                     </span>
                   </span>
-                  <ActButton
+                  <ConfirmButton
                     label="Remove"
-                    name={`Remove the passkey ${p.name}`}
-                    className={dangerClass}
+                    ariaLabel={`Remove the passkey ${p.name}`}
+                    title={`Remove the passkey "${p.name}"?`}
+                    description="It no longer signs you in, and the sessions it signed in end, this one too if it did."
                     call={["DELETE /admin/passkeys/:id", { params: { id: p.id } }]}
                     done="Passkey removed"
                     after={passkeys.reload}
