@@ -745,6 +745,10 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   await expect(page.getByText(/[1-9]\d* sent, 0 waiting, 0 failed/)).toBeVisible({
     timeout: 30_000,
   });
+  // Its end is said once, where the figures under the bar are not read out.
+  await expect(
+    page.getByText(/^"Fuel cells in November" has gone out: [1-9]\d* sent$/),
+  ).toBeVisible();
 });
 
 test("a Send after one whose line failed says how many that one queued", async ({ visitor }) => {

@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
@@ -219,6 +219,20 @@ export function NewsletterView() {
     return () => clearInterval(timer);
   }, [sending, reload]);
 
+  // A sending's end is said once, as its start was: the figures under its bar
+  // change every two seconds, which a live region would read out each time.
+  const goingOut = useRef(new Set<string>());
+  useEffect(() => {
+    if (loaded.state !== "ready") return;
+    for (const { slug, subject, progress: p } of loaded.data.editions) {
+      if ((p?.queued ?? 0) > 0) goingOut.current.add(slug);
+      else if (goingOut.current.delete(slug) && p) {
+        const failed = p.failed > 0 ? `, ${p.failed} failed` : "";
+        toast.success(`"${subject ?? slug}" has gone out: ${p.sent} sent${failed}`);
+      }
+    }
+  }, [loaded]);
+
   const send = (slug: string) =>
     act(
       () => consoleApi("POST /admin/editions/:slug/send", { params: { slug } }),
@@ -226,6 +240,7 @@ export function NewsletterView() {
         `Queued for ${plural(queued, "subscriber")}${before > 0 ? `, after ${before} queued since its last send` : ""}`,
       ({ warnings }) => {
         warnAbout(warnings);
+        goingOut.current.add(slug);
         return reload();
       },
     );
