@@ -24,11 +24,13 @@ import type { ClientDirective } from "astro";
  *   server-rendered nodes, so the element is still the one clicked;
  * - so is a plain click on a link that a script has marked as opening a popup
  *   (`aria-haspopup`, the header's Search): the island opens it rather than
- *   the link's page. Should the island fail to load, the click goes on to the
- *   page after all;
+ *   the link's page; and a click on a submit button marked `data-replay`, whose
+ *   form holds nothing typed (a service page's suggested question): the island
+ *   sends it in place. Should the island fail to load, either click goes on to
+ *   the page after all;
  * - what works without JavaScript keeps working natively: links, a <summary>
- *   opening its <details>, a form's own submission, typing into a field. The
- *   island reads that state when it takes over.
+ *   opening its <details>, any other form's own submission, typing into a
+ *   field. The island reads that state when it takes over.
  *
  * This file is inlined into every page that has an island: keep it small.
  */
@@ -74,10 +76,12 @@ const deferred: ClientDirective = (load, options, island) => {
     const plain = !(event.ctrlKey || event.metaKey || event.shiftKey || event.altKey);
     const replayable =
       target instanceof HTMLElement &&
-      (link ? plain : (target as HTMLButtonElement).type !== "submit");
+      (link
+        ? plain
+        : (target as HTMLButtonElement).type !== "submit" || "replay" in target.dataset);
     if (live) island.removeEventListener("click", hold, true);
     if (replayable) {
-      if (link) event.preventDefault();
+      if (link || "replay" in target.dataset) event.preventDefault();
       event.stopImmediatePropagation();
       if (live) replayClick(target);
       else held = target;

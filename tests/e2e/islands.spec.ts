@@ -164,6 +164,27 @@ test.describe("before the islands hydrate", () => {
     await expect(page.getByRole("tabpanel")).toContainText(/fuel cell/i);
   });
 
+  test("a service page's suggested question pressed before the chat is live is asked on the page", async ({
+    page,
+  }) => {
+    const release = await slowIslands(page);
+    await page.goto("/services/dfmea", { waitUntil: "load" });
+    const log = page.getByRole("log", { name: "Conversation" });
+    await log.getByRole("button", { name: "What does the DFMEA service include?" }).click();
+    release();
+    await expect(log).toContainText("You asked: What does the DFMEA service include?");
+    await expect(log.getByRole("link", { name: "Book a call" })).toBeVisible();
+    await expect(page).toHaveURL(/\/services\/dfmea$/);
+
+    // Should the chat's script never come, the press goes on to the answer page after all.
+    await page.unrouteAll();
+    await page.route(/\/assets\/.*\.js$/, (route) => route.abort());
+    await page.reload({ waitUntil: "load" });
+    await log.getByRole("button", { name: "What does the DFMEA service include?" }).click();
+    await expect(page).toHaveURL(/\/services\/assistant$/);
+    await expect(page.getByRole("link", { name: /^Back to .*DFMEA/ })).toBeVisible();
+  });
+
   test("the menu opens on the first tap, while no island's script has arrived", {
     tag: "@narrow",
   }, async ({ page }) => {

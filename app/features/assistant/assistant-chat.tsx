@@ -81,8 +81,10 @@ const intro =
  * server, which answers on a page of its own; once hydrated (on first use) it
  * asks the API and keeps the conversation in a log. A `suggestion` (a service
  * page's question about its service) is a button that asks it, a form of its
- * own without JavaScript; `from` (that service's id) lets the answer page lead
- * back to it. Answers are text and the site's own links, never HTML.
+ * own without JavaScript, whose press before hydration is held and asked here
+ * once live (`data-replay`: it has nothing typed to lose, deferred-directive.ts);
+ * `from` (that service's id) lets the answer page lead back to it. Answers are
+ * text and the site's own links, never HTML.
  */
 export function AssistantChat({ suggestion, from }: { suggestion?: string; from?: string }) {
   const [exchanges, setExchanges] = useState<Exchange[]>([]);
@@ -202,7 +204,7 @@ export function AssistantChat({ suggestion, from }: { suggestion?: string; from?
           <form action={askPath} method="post" onSubmit={ask}>
             <input type="hidden" name="question" value={suggestion} />
             {from ? <input type="hidden" name="from" value={from} /> : null}
-            <button type="submit" className="btn-secondary text-left" disabled={asking}>
+            <button type="submit" className="btn-secondary text-left" disabled={asking} data-replay>
               {suggestion}
             </button>
           </form>
