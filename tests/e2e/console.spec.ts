@@ -406,7 +406,10 @@ test("subscribers: counts, search, removal after confirmation, the screen axe cl
   await expect(rows).toHaveCount(1);
   await expect(row).toBeVisible();
   // By keyboard: Remove, then past Cancel to the confirmation's Remove.
-  await row.getByRole("button", { name: "Remove" }).press("Enter");
+  // Among the page's buttons, each Remove names the address it removes.
+  await page
+    .getByRole("button", { name: "Remove reader-0@example.com", exact: true })
+    .press("Enter");
   const dialog = page.getByRole("alertdialog", { name: "Remove reader-0@example.com?" });
   await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
   await page.keyboard.press("Tab");

@@ -127,6 +127,7 @@ export function SubscribersView() {
               <ConfirmButton
                 key="act"
                 label="Remove"
+                ariaLabel={`Remove ${email}`}
                 title={`Remove ${email}?`}
                 description="The address gets no more editions. Its owner can subscribe again."
                 call={["POST /admin/subscribers/remove", { body: { email } }]}
