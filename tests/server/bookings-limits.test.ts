@@ -82,7 +82,8 @@ describe.each(backends)("the bookings' limits under requests at once on %s", (ba
   });
 
   it("books BOOKINGS_PER_HOUR calls an hour from one connection, however many ask at once", async () => {
-    const days = await freeDays();
+    // Days with a second free time: late in the owner's day, today may have one left.
+    const days = (await freeDays()).filter((day) => day.length > 1);
     const answers = await atOnce(
       days
         .slice(0, 4)
