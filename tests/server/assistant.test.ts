@@ -38,6 +38,16 @@ const indexJson = serializeIndex(
   sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` }),
 );
 
+/** A question to the API from `ip`, as the site's pages send it. */
+const askApi = (app: TestApp["app"], question: string, ip: string) =>
+  app.inject({
+    method: "POST",
+    url: "/api/assistant",
+    remoteAddress: ip,
+    headers: { origin: siteUrl },
+    payload: { question },
+  });
+
 describe.each(backends)("the assistant on %s", (backend) => {
   let t: TestApp;
   const questions = async () =>
@@ -507,14 +517,7 @@ describe.each(backends)("the assistant on %s", (backend) => {
           });
           // The form and the API share one count per address: a question asked through the
           // API leaves none for the form that minute, and the form's none for the API.
-          const throughApi = (ip: string) =>
-            bare.app.inject({
-              method: "POST",
-              url: "/api/assistant",
-              remoteAddress: ip,
-              headers: { origin: siteUrl },
-              payload: { question: "What does DFMEA include?" },
-            });
+          const throughApi = (ip: string) => askApi(bare.app, "What does DFMEA include?", ip);
           expect((await throughApi("10.1.0.32")).statusCode).toBe(503);
           expect((await ask(bare.app, question, "10.1.0.32")).status).toBe(429);
           expect((await throughApi("10.1.0.31")).statusCode).toBe(429);
@@ -710,14 +713,7 @@ describe("questions from one address in a day", () => {
 
   it("are ASSISTANT_QUESTIONS_PER_DAY_PER_IP at most, through the API and the form together, each kept no more: then 429 until the next day", async () => {
     const question = "What temperature should I iron cotton at?";
-    const throughApi = (ip: string) =>
-      t.app.inject({
-        method: "POST",
-        url: "/api/assistant",
-        remoteAddress: ip,
-        headers: { origin: siteUrl },
-        payload: { question },
-      });
+    const throughApi = (ip: string) => askApi(t.app, question, ip);
     const throughForm = (ip: string) =>
       t.app.inject({
         method: "POST",
