@@ -151,7 +151,7 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
         () =>
           consoleApi("POST /admin/editions/:slug/schedule", {
             params: { slug },
-            body: { at: new Date(at).toISOString() },
+            body: { at: typed.toISOString() },
           }),
         ({ sendAt }) => `Scheduled for ${whenText(sendAt)}`,
         ({ warnings }) => {
