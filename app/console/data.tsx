@@ -7,6 +7,10 @@ import { buttonClass } from "./ui.tsx";
  */
 const number = new Intl.NumberFormat("en-GB");
 
+/** A text's start, `most` characters at most, marked cut ("…") when it is. */
+export const shortened = (text: string, most: number) =>
+  text.length > most ? `${text.slice(0, most - 1)}…` : text;
+
 /** Figures in large type, each under its label. */
 export function Figures({ figures }: { figures: readonly (readonly [string, ReactNode])[] }) {
   return (

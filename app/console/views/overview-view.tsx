@@ -14,13 +14,11 @@ import {
 } from "recharts";
 import { plural } from "../../../contract/plural.ts";
 import { useConsoleData } from "../console-api.ts";
-import { Figures } from "../data.tsx";
+import { Figures, shortened } from "../data.tsx";
 import { Loading, Panel } from "../ui.tsx";
 import { AwaitingApproval } from "./awaiting-approval.tsx";
 
 const axis = { stroke: "#94a3b8", fontSize: 12 };
-/** Titles are long questions: the axis shows their start, the summary and tooltip the whole. */
-const shortTitle = (title: string) => (title.length > 26 ? `${title.slice(0, 25)}…` : title);
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 /** Nine services and "Something else": one colour each, distinct on the dark panel. */
@@ -89,7 +87,8 @@ function Chart({
                   type="category"
                   dataKey={x}
                   width={170}
-                  tickFormatter={shortTitle}
+                  // Titles are long questions: the axis shows their start, the summary and tooltip the whole.
+                  tickFormatter={(title: string) => shortened(title, 26)}
                   interval={0}
                   {...axis}
                   fontSize={11}

@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { StoredQuestion } from "../../../contract/assistant.ts";
 import { plural } from "../../../contract/plural.ts";
 import { useConsoleData } from "../console-api.ts";
-import { List } from "../data.tsx";
+import { List, shortened } from "../data.tsx";
 import { ConfirmButton, Loading, Panel, Radios, When } from "../ui.tsx";
 
 type Filter = "all" | "yes" | "no";
@@ -12,9 +12,6 @@ function verdict(question: StoredQuestion): string {
   if (question.helpful === false) return "not helpful";
   return "no verdict";
 }
-
-/** A question's start, to name its Delete by: 60 characters, marked cut when it is. */
-const shortQuestion = (text: string) => (text.length > 60 ? `${text.slice(0, 59)}…` : text);
 
 /**
  * What readers asked the site's assistant (docs/product.md, "Chat with Me"),
@@ -106,7 +103,7 @@ export function QuestionsView() {
                 </div>
                 <ConfirmButton
                   label="Delete"
-                  ariaLabel={`Delete the question “${shortQuestion(question.question)}”`}
+                  ariaLabel={`Delete the question “${shortened(question.question, 60)}”`}
                   title="Delete this question?"
                   description="It is gone from the Questions screen and the database. This cannot be undone."
                   call={["DELETE /admin/questions/:id", { params: { id: question.id } }]}
