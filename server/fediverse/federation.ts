@@ -26,6 +26,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
+import { withTablesAsParagraphs } from "./article-html.ts";
 import { serverNamesOf } from "./blocks.ts";
 import { nameOf } from "./deadlines.ts";
 import { documentLoader } from "./document-loader.ts";
@@ -153,7 +154,7 @@ export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): 
     url: page,
     name: item.title,
     summary: item.summary ? escapeHtml(item.summary) : null,
-    content: `${item.html}<p><a href="${escapeHtml(page.href)}">${escapeHtml(page.href)}</a></p>`,
+    content: `${withTablesAsParagraphs(item.html)}<p><a href="${escapeHtml(page.href)}">${escapeHtml(page.href)}</a></p>`,
     published: instant(item.published),
     updated: instant(item.updated),
     image: item.image

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { renderMarkdown } from "../../content/markdown.ts";
+import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The site as someone on Mastodon sees it: an item's text once their server
+ * has sanitized it, on both databases.
+ */
+
+const activityJson = "application/activity+json";
+
+/** A story with a table, as the site's Markdown writes it (a box that scrolls, then the table). */
+const garuda = `${siteUrl}/mythology/garuda`;
+const garudaHtml = renderMarkdown(
+  `Four moments carry most of the story's weight.
+
+| Moment | What happened | The habit at work |
+|---|---|---|
+| The broken egg | Vinata's impatience produced Aruna half-formed. | Do not break the egg early. |
+| The vessel | He carried the amrita and never tasted it. | Handle what you are trusted with. |
+
+The last row is the one most worth rereading.
+`,
+  0,
+);
+
+const feed = {
+  items: [
+    {
+      id: garuda,
+      url: garuda,
+      title: "Garuda",
+      summary: "Four moments, four habits.",
+      content_html: garudaHtml,
+      date_published: "2026-05-01T00:00:00.000Z",
+    },
+  ],
+};
+
+/**
+ * The text Mastodon shows of HTML from elsewhere (its sanitizer, `MASTODON_STRICT`):
+ * paragraphs, line breaks, links, emphasis, lists, quotes and code kept, a heading
+ * made a paragraph, any other element unwrapped, its text run on; then as a
+ * browser shows it, one line a paragraph or line break, white space as one space.
+ */
+function asMastodonShowsIt(html: string): string[] {
+  const kept = /^(p|br|a|span|strong|b|em|i|u|s|del|code|pre|blockquote|ul|ol|li)$/;
+  const sanitized = html
+    .replace(/<(\/?)h[1-6]\b[^>]*>/g, "<$1p>")
+    .replace(/<\/?([a-z0-9]+)\b[^>]*>/g, (tag, name: string) => (kept.test(name) ? tag : ""));
+  return sanitized
+    .split(/<br>|<\/?(?:p|li|ul|ol|blockquote|pre)>/)
+    .map((line) =>
+      line
+        .replace(/<[^>]*>/g, "")
+        .replace(/\s+/g, " ")
+        .trim(),
+    )
+    .filter((line) => line !== "");
+}
+
+describe.each(backends)(
+  "the site's items as its followers' servers show them, on %s",
+  (backend) => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(backend, {
+        env: { FEDIVERSE_HANDLE: "arjun" },
+        clientFiles: { "feed.json": JSON.stringify(feed) },
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    const get = async (url: string) =>
+      (await t.app.inject({ method: "GET", url, headers: { accept: activityJson } })).json();
+
+    // The first request loads Fedify: seconds, or a minute on a machine busy with other tests.
+    it("gives a table's rows as lines that keep each cell with its column's heading", {
+      timeout: 240_000,
+    }, async () => {
+      const article = z
+        .object({ content: z.string() })
+        .parse(await get("/fediverse/items/mythology/garuda"));
+      expect(asMastodonShowsIt(article.content)).toEqual([
+        "Four moments carry most of the story's weight.",
+        "The broken egg",
+        "What happened: Vinata's impatience produced Aruna half-formed.",
+        "The habit at work: Do not break the egg early.",
+        "The vessel",
+        "What happened: He carried the amrita and never tasted it.",
+        "The habit at work: Handle what you are trusted with.",
+        "The last row is the one most worth rereading.",
+        garuda,
+      ]);
+    });
+  },
+);
