@@ -107,6 +107,9 @@ type FederationDeps = {
 
 const algorithms = ["RSASSA-PKCS1-v1_5", "Ed25519"] as const;
 
+/** The items a page of the outbox holds (Mastodon's own hold 20 posts, far shorter). */
+const outboxPage = 10;
+
 /** The actor's key pairs, made on first use and kept in the database; every instance shares them. */
 export async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
   const { db } = store;
@@ -283,15 +286,21 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     deps.queue.failed(await removeGoneFollowers(failure, deps));
   });
 
-  // Mastodon shows an account's posts from its outbox; ours are the items.
+  // Mastodon counts an account's posts by its outbox; ours are the items, newest first, in
+  // pages: the collection holds their number alone, and a page `outboxPage` items, each
+  // page's work bounded (an item costs some 8 ms) and the whole far under the 1 MB
+  // Mastodon reads of a document, however many items the site has.
   federation
-    .setOutboxDispatcher(paths.outbox, (ctx, identifier) => {
-      if (identifier !== siteActor) return null;
+    .setOutboxDispatcher(paths.outbox, (ctx, identifier, cursor) => {
+      if (identifier !== siteActor || !/^\d{1,6}$/.test(cursor ?? "")) return null;
+      const from = Number(cursor);
       const newestFirst = [...deps.items().values()].sort((a, b) =>
         b.published.localeCompare(a.published),
       );
+      if (from % outboxPage !== 0 || (from > 0 && from >= newestFirst.length)) return null;
+      const next = from + outboxPage;
       return {
-        items: newestFirst.map((item) => {
+        items: newestFirst.slice(from, next).map((item) => {
           const article = articleOf(ctx, item, siteUrl);
           return new Create({
             id: new URL("#create", article.id ?? ctx.getActorUri(siteActor)),
@@ -301,8 +310,11 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
             published: instant(item.published),
           });
         }),
+        nextCursor: next < newestFirst.length ? String(next) : null,
+        prevCursor: from > 0 ? String(from - outboxPage) : null,
       };
     })
+    .setFirstCursor(() => "0")
     .setCounter(() => deps.items().size);
 
   federation.setObjectDispatcher(Article, paths.article, (ctx, values) => {

@@ -5,7 +5,8 @@ import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-ap
 
 /*
  * The site as someone on Mastodon sees it: an item's text once their server
- * has sanitized it, on both databases.
+ * has sanitized it, and the account's posts, counted from its outbox, on both
+ * databases.
  */
 
 const activityJson = "application/activity+json";
@@ -35,6 +36,14 @@ const feed = {
       content_html: garudaHtml,
       date_published: "2026-05-01T00:00:00.000Z",
     },
+    // And 24 science posts before it, one a day.
+    ...Array.from({ length: 24 }, (_, at) => ({
+      id: `${siteUrl}/science/post-${at}`,
+      url: `${siteUrl}/science/post-${at}`,
+      title: `Post ${at}`,
+      content_html: `<p>Post ${at}.</p>`,
+      date_published: `2026-04-${String(30 - at).padStart(2, "0")}T00:00:00.000Z`,
+    })),
   ],
 };
 
@@ -95,6 +104,42 @@ describe.each(backends)(
         "The last row is the one most worth rereading.",
         garuda,
       ]);
+    });
+
+    it("counts its items in an outbox of pages of ten, newest first, whatever their number", async () => {
+      const outbox = "/fediverse/actors/site/outbox";
+      const collection = z
+        .object({ type: z.literal("OrderedCollection"), totalItems: z.number(), first: z.string() })
+        .parse(await get(outbox));
+      expect(collection.totalItems).toBe(25);
+      // The collection holds the count and where its pages start, none of the items.
+      expect(await get(outbox)).not.toHaveProperty("orderedItems");
+      const pageSchema = z.object({
+        type: z.literal("OrderedCollectionPage"),
+        orderedItems: z.array(
+          z.object({ type: z.literal("Create"), object: z.object({ name: z.string() }) }),
+        ),
+        next: z.string().optional(),
+      });
+      const names: string[] = [];
+      const sizes: number[] = [];
+      for (let page: string | undefined = collection.first; page; ) {
+        const read = pageSchema.parse(await get(page.replace(siteUrl, "")));
+        names.push(...read.orderedItems.map((create) => create.object.name));
+        sizes.push(read.orderedItems.length);
+        page = read.next;
+      }
+      expect(sizes).toEqual([10, 10, 5]);
+      expect(names).toEqual(["Garuda", ...Array.from({ length: 24 }, (_, at) => `Post ${at}`)]);
+      // A page that is none answers 404, never a 500.
+      for (const cursor of ["30", "5", "-10", "x", "1e1", "9".repeat(40)]) {
+        const asked = await t.app.inject({
+          method: "GET",
+          url: `${outbox}?cursor=${cursor}`,
+          headers: { accept: activityJson },
+        });
+        expect(asked.statusCode, cursor).toBe(404);
+      }
     });
   },
 );
