@@ -235,15 +235,17 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
       username.toLowerCase() === handle.toLowerCase() ? siteActor : null,
     );
 
-  // Who follows the site is theirs to tell: the collection is refused to a
-  // request, and Fedify reads the list itself to deliver, as it sends. A
-  // follower whose inbox is refused (kept before Follows were checked) follows
-  // no more; one whose server's name is not found now is only skipped.
+  // Who follows the site is theirs to tell: a request for the collection is
+  // given their number alone (Mastodon shows it as the account's followers,
+  // and keeps the list hidden when there is no first page), and Fedify reads
+  // the list itself to deliver, as it sends. A follower whose inbox is refused
+  // (kept before Follows were checked) follows no more; one whose server's
+  // name is not found now is only skipped.
   federation
     .setFollowersDispatcher(paths.followers, async (ctx, identifier) => {
       if (identifier !== siteActor) return null;
-      // Fedify reads the list before `authorize` refuses it: a request for it
-      // reads nothing and looks no server up (a send's context is the site's).
+      // A request for it, a page or a server's part of it reads nothing and looks no
+      // server up (a send's context is the site's).
       const asked = "request" in ctx && ctx.request instanceof Request ? ctx.request.url : "";
       if (URL.parse(asked)?.pathname === ctx.getFollowersUri(siteActor).pathname) {
         return { items: [] };
@@ -270,8 +272,7 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
       }
       return { items: followers.filter((_, index) => verdicts[index] === "allowed") };
     })
-    .setCounter(async () => repository.followerCount())
-    .authorize(() => false);
+    .setCounter(async () => repository.followerCount());
 
   // A delivery Fedify gives up for good: its inbox answered 404 or 410, or its
   // server, held by Fedify's circuit breaker for failing, still failed when

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { renderMarkdown } from "../../content/markdown.ts";
+import { runSql } from "./support/sql.ts";
 import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The site as someone on Mastodon sees it: an item's text once their server
- * has sanitized it, and the account's posts, counted from its outbox, on both
- * databases.
+ * has sanitized it, and the account's posts and followers, counted from its
+ * outbox and its followers' collection, on both databases.
  */
 
 const activityJson = "application/activity+json";
@@ -140,6 +141,32 @@ describe.each(backends)(
         });
         expect(asked.statusCode, cursor).toBe(404);
       }
+    });
+
+    it("gives the number of its followers, and never who they are", async () => {
+      for (const name of ["asha", "bo"]) {
+        const actor = `https://social.example/users/${name}`;
+        await runSql(
+          t,
+          "insert into fediverse_followers (actor_id, handle, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?)",
+          [
+            actor,
+            `@${name}@social.example`,
+            `${actor}/inbox`,
+            null,
+            `${actor}#follow`,
+            new Date().toISOString(),
+          ],
+        );
+      }
+      const followers = await t.app.inject({
+        method: "GET",
+        url: "/fediverse/actors/site/followers",
+        headers: { accept: activityJson },
+      });
+      expect(followers.statusCode).toBe(200);
+      expect(followers.json()).toMatchObject({ type: "OrderedCollection", totalItems: 2 });
+      expect(followers.body).not.toContain("social.example");
     });
   },
 );
