@@ -15,6 +15,7 @@ import {
   Create,
   Endpoints,
   Image,
+  Mention,
   Note,
   Person,
   PropertyValue,
@@ -332,6 +333,9 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
       attribution: ctx.getActorUri(siteActor),
       to: PUBLIC_COLLECTION,
       cc: new URL(note.to),
+      // Mastodon notifies of a reply only by its Mention: an account it is addressed to
+      // (cc) alone is a silent mention, which reaches no one's notifications.
+      tags: [new Mention({ href: new URL(note.to) })],
       replyTarget: new URL(note.inReplyTo),
       content: note.html,
       published: instant(note.published),

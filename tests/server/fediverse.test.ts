@@ -1285,6 +1285,8 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       id: `${siteUrl}/fediverse/notes/${answerId}`,
       attributedTo: actorUrl,
       inReplyTo: `${dee}/statuses/2001`,
+      // Mentioning Dee, as Mastodon needs to put it in Dee's notifications.
+      tag: { type: "Mention", href: dee },
     });
     expect(JSON.stringify(served.json())).toContain("It does, more slowly.");
     expect((await get(`/fediverse/notes/${question?.id}`, activityJson)).statusCode).toBe(404);
