@@ -162,7 +162,11 @@ export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): 
     published: instant(item.published),
     updated: instant(item.updated),
     image: item.image
-      ? new Image({ url: new URL(item.image, siteUrl), mediaType: "image/png" })
+      ? new Image({
+          url: new URL(item.image, siteUrl),
+          mediaType: "image/png",
+          name: item.imageAlt,
+        })
       : null,
   });
 }

@@ -36,6 +36,8 @@ export type SiteItem = {
   html: string;
   /** The share image's path. */
   image: string | null;
+  /** What the share image shows, as the page's `og:image:alt` says it: its section's name and its title. */
+  imageAlt: string;
   published: string;
   updated: string;
   /** Of what the Fediverse is sent: a change of it is an `Update`. */
@@ -66,6 +68,7 @@ export function readSiteItems(clientRoot: string): SiteItem[] {
         summary: entry.summary ?? null,
         html: entry.content_html,
         image,
+        imageAlt: [...(entry.tags ?? []).slice(0, 1), entry.title].join(", "),
         published: entry.date_published,
         updated: entry.date_modified ?? entry.date_published,
         digest: createHash("sha256").update(JSON.stringify(sent)).digest("hex"),

@@ -35,6 +35,9 @@ const feed = {
       title: "Garuda",
       summary: "Four moments, four habits.",
       content_html: garudaHtml,
+      image: `${siteUrl}/og/mythology/garuda.png`,
+      // The section's name, as the build's feed gives each item's.
+      tags: ["Mythological Inspirations"],
       date_published: "2026-05-01T00:00:00.000Z",
     },
     // And 24 science posts before it, one a day.
@@ -105,6 +108,16 @@ describe.each(backends)(
         "The last row is the one most worth rereading.",
         garuda,
       ]);
+    });
+
+    it("describes an item's share image as its page does", async () => {
+      expect(await get("/fediverse/items/mythology/garuda")).toMatchObject({
+        image: {
+          type: "Image",
+          url: `${siteUrl}/og/mythology/garuda.png`,
+          name: "Mythological Inspirations, Garuda",
+        },
+      });
     });
 
     it("counts its items in an outbox of pages of ten, newest first, whatever their number", async () => {
