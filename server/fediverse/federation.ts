@@ -148,8 +148,16 @@ export const everyone = (ctx: Context<void>) => ({
   cc: ctx.getFollowersUri(siteActor),
 });
 
-/** An item as the Fediverse sees it. */
-export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): Article {
+/**
+ * An item as the Fediverse sees it; `posted`: the time its Create goes, its
+ * `published` then, and never edited (publishing.ts, `sendItem`).
+ */
+export function articleOf(
+  ctx: Context<void>,
+  item: SiteItem,
+  siteUrl: string,
+  posted?: globalThis.Temporal.Instant,
+): Article {
   const page = new URL(item.path, siteUrl);
   return new Article({
     id: ctx.getObjectUri(Article, { section: item.section, slug: item.slug }),
@@ -159,8 +167,8 @@ export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): 
     name: item.title,
     summary: item.summary ? escapeHtml(item.summary) : null,
     content: `${withTablesAsParagraphs(item.html)}<p><a href="${escapeHtml(page.href)}">${escapeHtml(page.href)}</a></p>`,
-    published: instant(item.published),
-    updated: instant(item.updated),
+    published: posted ?? instant(item.published),
+    updated: posted ? null : instant(item.updated),
     image: item.image
       ? new Image({
           url: new URL(item.image, siteUrl),

@@ -70,8 +70,11 @@ export async function sendItem(
   before: { deleted: boolean } | undefined,
 ): Promise<"created" | "updated"> {
   const ctx = contextOf(sender);
-  const article = articleOf(ctx, item, sender.siteUrl);
   const fresh = !before || before.deleted;
+  // Mastodon puts in its followers' home timelines only a post published within the last
+  // six hours, and an item is dated by its day alone (midnight, hours or days before it
+  // goes): a new one goes as published now, unedited. Its address gives it with its day.
+  const article = articleOf(ctx, item, sender.siteUrl, fresh ? instant() : undefined);
   const activity = new (fresh ? Create : Update)({
     ...fromSite(ctx, fresh ? "create" : "update", article.id ?? undefined),
     ...everyone(ctx),

@@ -303,6 +303,11 @@ describe.each(backends)("new keys for the site's account, on %s", (backend) => {
 
     await restart(soap);
     await arrived("Create", 1);
+    // Dated by its day alone, months ago, it goes as published now, unedited: Mastodon puts
+    // in its followers' home timelines only what was published within the last six hours.
+    const created = about("Create")[0]?.body.object as { published?: string; updated?: string };
+    expect(Date.now() - Date.parse(created.published ?? "")).toBeLessThan(60_000);
+    expect(created.updated).toBeUndefined();
     // Gone from the site: a Delete, and its address answers with a tombstone.
     const without = await restart({ "feed.json": JSON.stringify({ items: [] }) });
     await arrived("Delete", 1);
