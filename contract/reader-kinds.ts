@@ -20,13 +20,15 @@ export type ConversionKind = (typeof conversionKinds)[number];
 export const readerDimensions = ["page", "source", "campaign", "country", "device"] as const;
 export type ReaderDimension = (typeof readerDimensions)[number];
 
-const regionNames = new Intl.DisplayNames(["en-GB"], { type: "region" });
+/** Made at the first country named: it loads ICU's region names, which a start does without. */
+let regionNames: Intl.DisplayNames | undefined;
 
 /** A row's value as the owner reads it (the console, `admin readers`): a country's name, a device in words. */
 export function labelOf(dimension: ReaderDimension, value: string): string {
   if (!value) return "Unknown";
   if (dimension === "country") {
     try {
+      regionNames ??= new Intl.DisplayNames(["en-GB"], { type: "region" });
       return regionNames.of(value) ?? value;
     } catch {
       return value;

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { Temporal } from "@js-temporal/polyfill";
 import type { Log } from "../lib/log.ts";
 import { dayMs } from "../lib/time.ts";
 import { AddressRefused, type RemoteFetch } from "./safe-fetch.ts";
@@ -14,15 +13,12 @@ export const giveUpAfterMs = 3 * dayMs;
 /**
  * Fedify's own retries of a delivery or of an activity received, on the queue's rule: after ever
  * longer waits (1 s, 2, 4, … at most an hour) for three days since it was first queued, instead
- * of Fedify's ten tries within about half an hour. Null: given up.
+ * of Fedify's ten tries within about half an hour. The wait in ms; null: given up. Fedify takes
+ * it as a Temporal duration, made where Fedify is loaded (federation.ts): the polyfill's module
+ * reads ICU's calendar data as it loads, which a start leaves to the first delivery.
  */
 export const retryAfter = (elapsedMs: number, attempts: number) =>
-  elapsedMs >= giveUpAfterMs
-    ? null
-    : // Fedify's types name the global Temporal; Fedify itself uses this polyfill.
-      (Temporal.Duration.from({
-        milliseconds: Math.min(longestWaitMs, 1000 * 2 ** attempts),
-      }) as unknown as globalThis.Temporal.Duration);
+  elapsedMs >= giveUpAfterMs ? null : Math.min(longestWaitMs, 1000 * 2 ** attempts);
 
 /** A delivery's post cut at its deadline, or refused: its message, shown on Health, names no one. */
 class NoAnswer extends Error {}

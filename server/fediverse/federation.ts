@@ -8,6 +8,7 @@ import {
   importJwk,
   type KvStore,
   kvCache,
+  type RetryPolicy,
   SendActivityError,
 } from "@fedify/fedify";
 import {
@@ -182,6 +183,13 @@ export function articleOf(
 export async function createSiteFederation(deps: FederationDeps): Promise<Federation<void>> {
   const { repository, siteUrl, handle, profile } = deps;
   const cached = kvCache({ loader: documentLoader(deps.remoteFetch), kv: deps.kv });
+  // The queue's waits, as the durations Fedify takes (message-queue.ts, `retryAfterMs`).
+  const retryPolicy: RetryPolicy = (context) => {
+    const ms = deps.queue.retryAfterMs(context);
+    return ms === null
+      ? null
+      : (Temporal.Duration.from({ milliseconds: ms }) as unknown as globalThis.Temporal.Duration);
+  };
   const federation = createFederation<void>({
     kv: deps.kv,
     queue: deps.queue,
@@ -192,8 +200,8 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     // The queue is started by the composition root, after the routes exist.
     manuallyStartQueue: true,
     ...(deps.circuitBreaker ? { circuitBreaker: deps.circuitBreaker } : {}),
-    outboxRetryPolicy: deps.queue.retryPolicy,
-    inboxRetryPolicy: deps.queue.retryPolicy,
+    outboxRetryPolicy: retryPolicy,
+    inboxRetryPolicy: retryPolicy,
     // Each failed try, for the queue to record should Fedify give the delivery up.
     onOutboxError: (error) =>
       deps.queue.failed(

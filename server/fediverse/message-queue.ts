@@ -4,7 +4,7 @@ import type {
   MessageQueue,
   MessageQueueEnqueueOptions,
   MessageQueueListenOptions,
-  RetryPolicy,
+  RetryContext,
 } from "@fedify/fedify";
 import { sql } from "kysely";
 import { z } from "zod";
@@ -298,16 +298,17 @@ export function createMessageQueue(
 
   return {
     /**
-     * Fedify's retries (`retryAfter`) on the queue's clock: the message in hand since its row was
-     * queued, not since Fedify's `started`, which is the system clock's and no test's to move.
+     * Fedify's retries (`retryAfter`), in ms, on the queue's clock: the message in hand since its
+     * row was queued, not since Fedify's `started`, which is the system clock's and no test's to
+     * move. federation.ts hands it to Fedify as its retry policy.
      */
-    retryPolicy: (({ elapsedTime, attempts }) => {
+    retryAfterMs({ elapsedTime, attempts }: RetryContext) {
       const taken = inHand.getStore()?.created_at;
       const since = taken
         ? clock().getTime() - Date.parse(toIso(taken))
         : elapsedTime.total("milliseconds");
       return retryAfter(since, attempts);
-    }) satisfies RetryPolicy,
+    },
     /**
      * Fedify's word, from inside its handler, that the message in hand failed
      * (`why` names no one): ended with no retry queued, it is given up, and
@@ -393,5 +394,5 @@ export function createMessageQueue(
         .executeTakeFirstOrThrow();
       return { queued: Number(row.count) };
     },
-  } satisfies MessageQueue & { failed(why: string): void; retryPolicy: RetryPolicy };
+  } satisfies MessageQueue & Record<"failed" | "retryAfterMs", unknown>;
 }

@@ -1,4 +1,3 @@
-import { defaultTreeAdapter, parse } from "parse5";
 import type { ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import {
@@ -107,7 +106,7 @@ const markedMax = 2000;
  * elements left open are made anew in each block after: 34 kB took 8 seconds
  * and 750 MB). Counted by the parser itself, no way of writing a tag escapes.
  */
-function tooCostly(html: string): string | null {
+function tooCostly(html: string, { defaultTreeAdapter, parse }: Parse5): string | null {
   const depths = new WeakMap<object, number>();
   let elements = 0;
   let marked = 0;
@@ -147,13 +146,16 @@ function tooCostly(html: string): string | null {
 
 class TooCostly extends Error {}
 
+/** The HTML parser, loaded with the first page read (as microformats-parser, which uses it). */
+type Parse5 = typeof import("parse5");
+
 /** Who wrote the page, what it says and how it answers `target`, from its h-entry. */
 export async function readEntry(
   html: string,
   source: URL,
   target: URL,
 ): Promise<Omit<ShownMention, "id" | "source">> {
-  const refusal = tooCostly(html);
+  const refusal = tooCostly(html, await import("parse5"));
   if (refusal) throw new Error(refusal);
   const { mf2 } = await import("microformats-parser");
   const entry = firstEntry(mf2(html, { baseUrl: source.href }).items as Mf2Item[]);

@@ -34,8 +34,8 @@ import { json } from "./support/test-app.ts";
 
 /** Where the server notes Node's modules it has loaded once it listens. */
 const loadedAtListen = (folder: string) => path.join(folder, "modules-at-listen.txt");
-/** And how many Intl.DateTimeFormat it has made by then. */
-const dateFormatsAtListen = (folder: string) => path.join(folder, "date-formats-at-listen.txt");
+/** And what it has asked of ICU's locale data by then (a date format, region names, a date in a calendar). */
+const localeDataAtListen = (folder: string) => path.join(folder, "locale-data-at-listen.txt");
 
 let outdir: string;
 let metafile: Metafile;
@@ -63,24 +63,33 @@ beforeAll(async () => {
   }
   smtp = await startSmtpSink();
   // npm start's own flags, with this test's bundle in place of build/server's,
-  // and a note of Node's own modules loaded, and of the date formats made, by
-  // the time the server listens.
+  // and a note of Node's own modules loaded, and of ICU's locale data asked
+  // for, by the time the server listens.
   writeFileSync(
     path.join(dataDir, "note-modules.mjs"),
     `import { writeFileSync } from "node:fs";
-let dateFormats = 0;
-Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, {
-  construct(target, args) {
-    dateFormats += 1;
-    return Reflect.construct(target, args);
-  },
-});
+const asked = [];
+for (const name of ["DateTimeFormat", "DisplayNames"]) {
+  Intl[name] = new Proxy(Intl[name], {
+    construct(target, args) {
+      asked.push(name);
+      return Reflect.construct(target, args);
+    },
+  });
+}
+for (const name of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) {
+  const own = Date.prototype[name];
+  Date.prototype[name] = function (...args) {
+    asked.push("Date's " + name);
+    return own.apply(this, args);
+  };
+}
 const { Server } = process.getBuiltinModule("node:net");
 const listen = Server.prototype.listen;
 Server.prototype.listen = function (...args) {
   this.once("listening", () => {
     writeFileSync(${JSON.stringify(loadedAtListen(dataDir))}, process.moduleLoadList.join("\\n"));
-    writeFileSync(${JSON.stringify(dateFormatsAtListen(dataDir))}, String(dateFormats));
+    writeFileSync(${JSON.stringify(localeDataAtListen(dataDir))}, asked.join("\\n"));
   });
   return listen.apply(this, args);
 };
@@ -110,7 +119,7 @@ Server.prototype.listen = function (...args) {
   });
   // The notes are written when Node emits "listening", which a loaded machine
   // may run just after the server's own line says it listens: wait for them.
-  await vi.waitFor(() => readFileSync(dateFormatsAtListen(dataDir), "utf8"), {
+  await vi.waitFor(() => readFileSync(localeDataAtListen(dataDir), "utf8"), {
     timeout: 30_000,
     interval: 50,
   });
@@ -170,6 +179,10 @@ describe("the server as npm start runs it, bundled", () => {
       "html-to-text",
       "pg",
       "@fedify/fedify",
+      // Fedify's Temporal: its module reads a date in the Indian calendar as it loads.
+      "@js-temporal/polyfill",
+      // The HTML parser of the pages that mention the site.
+      "parse5",
     ]) {
       expect(packagesAtStart, onFirstUse).not.toContain(onFirstUse);
     }
@@ -208,8 +221,8 @@ describe("the server as npm start runs it, bundled", () => {
     expect(migrationsOf(path.join(dataDir, "engage.sqlite"))).toEqual(built);
   });
 
-  it("makes no date format to start: the first loads ICU's date data, and comes with the first time shown", () => {
-    expect(readFileSync(dateFormatsAtListen(dataDir), "utf8")).toBe("0");
+  it("asks nothing of ICU's locale data to start: a date format, region names or a date in a calendar load it, some MB of memory, and come with their first use", () => {
+    expect(readFileSync(localeDataAtListen(dataDir), "utf8")).toBe("");
   });
 
   it("holds its scripts in ASCII, so V8 keeps their source at a byte per character", () => {
