@@ -242,6 +242,18 @@ export function createReadersRepository(store: Store) {
     lastRolled,
 
     /**
+     * Whether anything was ever counted here: a view, or a day's salt (the
+     * latest is kept until the next day's is made, so one stays once any view,
+     * read or conversion has been counted).
+     */
+    async countedAny(): Promise<boolean> {
+      const salt = await db.selectFrom("reader_salts").select("day").limit(1).executeTakeFirst();
+      if (salt) return true;
+      const view = await db.selectFrom("reader_views").select("day").limit(1).executeTakeFirst();
+      return view !== undefined;
+    },
+
+    /**
      * Rolls up each finished day not rolled up yet, up to `through`, oldest
      * first: its figures are written once, with a mark (and the owner's zone it
      * was counted in) that another instance doing the same meanwhile finds

@@ -267,12 +267,12 @@ export function createReaders({
   }
 
   /**
-   * The day's work: rolls up every finished day, deletes the raw rows older
-   * than ANALYTICS_RAW_DAYS and salts of past days. A day is rolled up ten
-   * minutes after the owner's midnight that ends it, when every instance has
-   * written its last views.
+   * The day's work, once something is counted (the owner's date loads ICU's date data): rolls up
+   * every finished day ten minutes after the owner's midnight that ends it, when every instance
+   * has written its last views; deletes the raw rows older than ANALYTICS_RAW_DAYS and old salts.
    */
   async function maintain(): Promise<{ rolled: string[] }> {
+    if (!(await repository.countedAny())) return { rolled: [] };
     const now = clock();
     const zone = await readZone();
     const date = dayIn(now, zone);

@@ -142,6 +142,11 @@ describe.each(backends)("readers on %s", (backend) => {
     await t?.close();
   });
 
+  it("has its hourly pass do nothing before anything is counted: no day's salt is made until the first view", async () => {
+    expect(await t.app.readers.maintain()).toEqual({ rolled: [] });
+    expect(await runSql(t, "select day from reader_salts")).toEqual([]);
+  });
+
   it("counts two readers, their pages, their sources, and the enquiry one of them sent, by its entry page and source", async () => {
     expect(
       (await view(t, asha, "/science", { referrer: "https://www.linkedin.com/feed/" })).statusCode,
