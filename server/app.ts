@@ -320,6 +320,7 @@ export async function buildApp({
     await firstCallPages(app, {
       bookings,
       root: clientRoot,
+      pageOf: (address) => siteFiles.get(address)?.bytes,
       offer: (request, reply, page, headers, current) =>
         offerSent(fastPages, request, reply, page, { headers }, current),
     });
