@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { XMLParser } from "fast-xml-parser";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { type DefaultTreeAdapterMap, parseFragment } from "parse5";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { siteName } from "../app/lib/site-name.ts";
@@ -63,10 +64,10 @@ const siteUrl = "https://engineer.example";
 const owner = { name: "Asha Rao", url: `${siteUrl}/about` };
 
 /** The feeds as the build writes them, into a folder of their own. */
-function writtenFeeds(): { clientDir: string; written: string[] } {
+function writtenFeeds(list = items): { clientDir: string; written: string[] } {
   const clientDir = mkdtempSync(path.join(os.tmpdir(), "ewe-feeds-"));
   // Each item's enclosure states its share image's size: the build draws them first.
-  for (const item of items) {
+  for (const item of list) {
     const file = path.join(clientDir, item.shareImage);
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, "a share image");
@@ -80,7 +81,7 @@ function writtenFeeds(): { clientDir: string; written: string[] } {
       contactEmail: "owner@engineer.example",
       description: "Articles, stories and services of an engineer.",
     },
-    items,
+    list,
   );
   return { clientDir, written };
 }
@@ -128,6 +129,18 @@ describe("the JSON Feeds", () => {
 const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" });
 const dayOf = (date: string) => new Date(date).toISOString().slice(0, 10);
 
+/** What a reader's app shows of some HTML: its text. */
+function htmlText(html: string): string {
+  type Node = DefaultTreeAdapterMap["childNode"];
+  const text = (node: Node): string =>
+    "value" in node && node.nodeName === "#text"
+      ? node.value
+      : "childNodes" in node
+        ? node.childNodes.map(text).join("")
+        : "";
+  return parseFragment(html).childNodes.map(text).join("");
+}
+
 /**
  * What a reader's app takes from each item of one scope's three feeds: its link,
  * title, days, author, section and picture, in the feed's order.
@@ -146,7 +159,8 @@ function feedItems(clientDir: string, scope: string) {
   }));
   const atom = list(xml.parse(read("atom.xml")).feed.entry).map((entry) => ({
     link: list(entry.link)[0].href,
-    title: entry.title["#text"],
+    // Atom's title is `type="html"`: a reader's app shows its text.
+    title: htmlText(entry.title["#text"]),
     published: dayOf(entry.published),
     updated: dayOf(entry.updated),
     author: `${entry.author.email} (${entry.author.name})`,
@@ -232,6 +246,46 @@ describe("every feed's text", () => {
       expect(addresses).toContain(`${siteUrl}/technical/fuel-injection-blog`);
     });
   }
+});
+
+describe("an item whose title and summary hold & and <, and whose text holds ]]> twice", () => {
+  const [first] = items;
+  if (!first) throw new Error("no items");
+  const odd = {
+    ...first,
+    title: "Torque & power: why 1 < 2 <b>here</b>",
+    description: "Bore & stroke < 100 mm, &amp; no more.",
+    html: "<p>In code, <code>a[b[0]]>1</code> and <code>c[d[1]]>2</code>.</p>",
+  };
+  let clientDir = "";
+  beforeAll(() => {
+    ({ clientDir } = writtenFeeds([odd]));
+  });
+  const read = (file: string) => readFileSync(path.join(clientDir, file), "utf8");
+
+  it("every feed is well-formed XML or JSON", () => {
+    expect(XMLValidator.validate(read("rss.xml"))).toBe(true);
+    expect(XMLValidator.validate(read("atom.xml"))).toBe(true);
+    expect(() => JSON.parse(read("feed.json"))).not.toThrow();
+  });
+
+  it("a reader's app shows the title, summary and text as written, in every format", () => {
+    const rss = xml.parse(read("rss.xml")).rss.channel.item;
+    const atom = xml.parse(read("atom.xml")).feed.entry;
+    const json = JSON.parse(read("feed.json")).items[0];
+    // RSS's title is text; its description, and Atom's type="html" title and summary, HTML.
+    expect(rss.title).toBe(odd.title);
+    expect(htmlText(rss.description)).toBe(odd.description);
+    expect(atom.title.type).toBe("html");
+    expect(htmlText(atom.title["#text"])).toBe(odd.title);
+    expect(htmlText(atom.summary["#text"])).toBe(odd.description);
+    expect(json.title).toBe(odd.title);
+    expect(json.summary).toBe(odd.description);
+    const text = "In code, a[b[0]]>1 and c[d[1]]>2.";
+    expect(htmlText(rss["content:encoded"])).toBe(text);
+    expect(htmlText(atom.content["#text"])).toBe(text);
+    expect(htmlText(json.content_html)).toBe(text);
+  });
 });
 
 describe("the sitemap", () => {

@@ -27,7 +27,39 @@ const day = (date: string) => new Date(`${date}T00:00:00Z`);
 const absolute = (html: string, siteUrl: string) =>
   html.replace(/(\s(?:href|src)=")\/(?!\/)/g, `$1${siteUrl}/`);
 
-function feedOf(site: Site, items: Item[], section: Section | null, clientDir: string) {
+/**
+ * The library wraps titles, summaries and texts in CDATA sections and splits
+ * only the first `]]>` in each, so a second would end the section early and
+ * break the XML. In HTML `]]&gt;` reads the same.
+ */
+const cdataSafe = (html: string) => html.replaceAll("]]>", "]]&gt;");
+
+type Format = (typeof feedFormats)[number]["id"];
+
+/**
+ * An item's title and summary as each format reads them. Atom's
+ * `type="html"` title and summary, and RSS's description, are HTML: a plain
+ * `&` or `<` in them would be read as markup. RSS's title and JSON Feed's
+ * title and summary are plain text.
+ */
+function textsFor(format: Format, item: Item) {
+  // Only what markup needs: a reader's app that shows the HTML as text shows
+  // an apostrophe, rather than `&#39;`, in the many titles that have one.
+  const html = (text: string) =>
+    text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  return {
+    title: format === "atom" ? html(item.title) : item.title,
+    description: format === "json" ? item.description : html(item.description),
+  };
+}
+
+function feedOf(
+  site: Site,
+  items: Item[],
+  section: Section | null,
+  clientDir: string,
+  format: Format,
+) {
   const home = `${site.siteUrl}/${section?.id ?? ""}`;
   const author = { name: site.ownerName, email: site.contactEmail, link: `${site.siteUrl}/about` };
   const sorted = newestFirst(items);
@@ -51,13 +83,12 @@ function feedOf(site: Site, items: Item[], section: Section | null, clientDir: s
   for (const item of sorted) {
     const url = `${site.siteUrl}${item.path}`;
     feed.addItem({
-      title: item.title,
+      ...textsFor(format, item),
       id: url,
       link: url,
       date: day(lastChanged(item)),
       published: day(item.published),
-      description: item.description,
-      content: absolute(item.html, site.siteUrl),
+      content: cdataSafe(absolute(item.html, site.siteUrl)),
       author: [author],
       // Atom requires a category's term; its label is what readers show.
       category: [{ name: item.section.name, term: item.section.id }],
@@ -100,12 +131,16 @@ function jsonFeed11(json1: string): string {
 export function writeFeeds(clientDir: string, site: Site, items: Item[]): string[] {
   return [null, ...sections].flatMap((section) => {
     const own = items.filter((item) => !section || item.section.id === section.id);
-    const feed = feedOf(site, own, section, clientDir);
-    const bodies = { rss: feed.rss2(), atom: feed.atom1(), json: jsonFeed11(feed.json1()) };
+    const written = (format: Format) => feedOf(site, own, section, clientDir, format);
+    const bodies = {
+      rss: () => written("rss").rss2(),
+      atom: () => written("atom").atom1(),
+      json: () => jsonFeed11(written("json").json1()),
+    };
     return feedFormats.map((format) => {
       const file = path.join(clientDir, feedPath(format, section?.id));
       mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, bodies[format.id]);
+      writeFileSync(file, bodies[format.id]());
       return feedPath(format, section?.id);
     });
   });
