@@ -188,6 +188,13 @@ test.describe("search", () => {
       timeout: 15_000,
     });
     await expect(results(page)).toHaveCount(0);
+    // One long word, quoted back, wraps inside the dialog.
+    await field(page).fill("w".repeat(200));
+    const status = dialog(page).getByRole("status");
+    await expect(status).toContainText(`Nothing found for “${"w".repeat(200)}”.`, {
+      timeout: 15_000,
+    });
+    expect(await status.evaluate((node) => node.scrollWidth <= node.clientWidth)).toBe(true);
     // A word no page holds, though many hold its start: as on the search page, nothing.
     await field(page).fill("pressurexyz");
     await expect(dialog(page).getByRole("status")).toHaveText("Nothing found for “pressurexyz”.", {

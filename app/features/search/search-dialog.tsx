@@ -188,7 +188,11 @@ export function SearchDialog({
               className="w-full rounded-lg border border-line bg-ink px-3 py-2 text-slate-100 placeholder:text-slate-400"
             />
           </form>
-          <p id="search-status" role="status" className="px-5 pt-3 text-sm text-slate-400">
+          <p
+            id="search-status"
+            role="status"
+            className="px-5 pt-3 text-sm text-slate-400 [overflow-wrap:anywhere]"
+          >
             {statusText(state)}
           </p>
           {hits.length > 0 ? (
