@@ -44,7 +44,8 @@ const termsField = / data-search-terms(?:="")?/;
 type Outcome = { status: 200 | 400; words: string; html: string };
 
 const alert = (text: string) => `<p class="search-message" role="alert">${escapeHtml(text)}</p>`;
-const message = (text: string) => `<p class="search-message">${escapeHtml(text)}</p>`;
+const message = (text: string, html = "") =>
+  `<p class="search-message">${escapeHtml(text)}${html}</p>`;
 const quoted = (words: string) => `“${words}”`;
 
 function resultHtml(hit: SearchHit): string {
@@ -129,6 +130,11 @@ export function searchPage(
       };
     }
     const { total, hits } = siteSearch().search(terms, shownMax);
+    // A way on from nothing found: the same words with a slip put right, to follow.
+    const better = total === 0 ? siteSearch().suggest(terms)?.join(" ") : undefined;
+    const suggestion = better
+      ? ` Did you mean <a href="${escapeHtml(`${searchPath}?q=${encodeURIComponent(better)}`)}">${escapeHtml(quoted(better))}</a>?`
+      : "";
     const notes = [
       total === 0
         ? `Nothing found for ${quoted(words)}. Try other words, or fewer.`
@@ -144,7 +150,7 @@ export function searchPage(
       hits.length === 0
         ? ""
         : `<ol class="search-results" aria-label="Search results">${hits.map(resultHtml).join("")}</ol>`;
-    return { status: 200, words, html: `${message(notes.join(" "))}${list}` };
+    return { status: 200, words, html: `${message(notes.join(" "), suggestion)}${list}` };
   }
 
   const count = countByAddress(app, {

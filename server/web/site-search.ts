@@ -61,7 +61,20 @@ export type SiteSearch = {
   pages: number;
   /** How many pages hold every word, and the best `shown` of them, best first. */
   search(terms: string[], shown: number): { total: number; hits: SearchHit[] };
+  /**
+   * The words with each that no page holds put right, when a slip of one
+   * letter explains it and the words so put right find pages; else null.
+   */
+  suggest(terms: string[]): string[] | null;
 };
+
+/**
+ * Words shorter than this are too short to guess a slip in; longer than
+ * `slipTo` are no word (a guess at 200 letters took 30 ms, at 30 half one).
+ */
+const slipFrom = 4;
+const slipTo = 30;
+const slipLetters = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /** Words around a match in an excerpt. */
 const excerptWords = 30;
@@ -180,7 +193,40 @@ export function loadSiteSearch(clientRoot: string): SiteSearch {
     return { total: scored.length, hits };
   }
 
-  return { pages: pages.length, search };
+  /**
+   * The index's word one slip away from a search word (a letter added,
+   * dropped or changed, or two swapped) that most pages hold; null when none.
+   */
+  function nearest(term: string): string | null {
+    if (term.length < slipFrom || term.length > slipTo) return null;
+    const near = new Set<string>();
+    for (let at = 0; at <= term.length; at += 1) {
+      const head = term.slice(0, at);
+      const tail = term.slice(at);
+      if (tail) near.add(head + tail.slice(1));
+      if (tail.length > 1) near.add(`${head}${tail[1]}${tail[0]}${tail.slice(2)}`);
+      for (const letter of slipLetters) {
+        near.add(head + letter + tail);
+        if (tail) near.add(head + letter + tail.slice(1));
+      }
+    }
+    let best: string | null = null;
+    let most = 0;
+    for (const word of near) {
+      const held = index.get(word)?.size ?? 0;
+      if (held > most) [best, most] = [word, held];
+    }
+    return best;
+  }
+
+  function suggest(terms: string[]): string[] | null {
+    const words = [...new Set(terms)].slice(0, searchWordsMax);
+    const better = words.map((term) => (keysFor(term).length > 0 ? term : (nearest(term) ?? term)));
+    const changed = better.some((word, at) => word !== words[at]);
+    return changed && search(better, 0).total > 0 ? better : null;
+  }
+
+  return { pages: pages.length, search, suggest };
 }
 
 /**

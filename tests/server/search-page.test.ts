@@ -157,6 +157,27 @@ describe("the search page", () => {
     expect(resultsOf(response.body)).not.toContain("<ol");
   });
 
+  it("offers the words with a slip of one letter put right when nothing matches", async () => {
+    // A letter dropped, one added, one changed, two swapped; the words kept in order.
+    for (const [typed, meant] of [
+      ["presure+cooker", "pressure cooker"],
+      ["pressure+cookker", "pressure cooker"],
+      ["Boiling+piont", "boiling point"],
+      ["stem+bioling", "steam boiling"],
+    ]) {
+      const results = resultsOf((await search(`?q=${typed}`)).body);
+      expect(results, typed).toContain(
+        `Nothing found for “${typed.replace("+", " ")}”. Try other words, or fewer. Did you mean <a href="/search?q=${encodeURIComponent(meant)}">“${meant}”</a>?`,
+      );
+      const href = /Did you mean <a href="([^"]*)"/.exec(results)?.[1] ?? "";
+      expect(hrefsOf((await search(href.slice("/search".length))).body).length).toBeGreaterThan(0);
+    }
+    // None where no slip explains it, nor where the words put right still find nothing.
+    for (const typed of ["qqqqqq", "pressure+dfmea", "presure+dfmea", "stm"]) {
+      expect(resultsOf((await search(`?q=${typed}`)).body), typed).not.toContain("Did you mean");
+    }
+  });
+
   it("escapes what the reader typed and what the pages hold, wherever it is shown", async () => {
     const attack = `"><script>alert(1)</script><img src=x onerror=alert(2)>'`;
     const response = await search(`?q=${encodeURIComponent(attack)}`);
