@@ -188,6 +188,24 @@ test.describe("search", () => {
       timeout: 15_000,
     });
     await expect(results(page)).toHaveCount(0);
+    // A slip of the finger: the search page, a link away, suggests the words put right.
+    await field(page).fill("presure cooker");
+    await expect(dialog(page).getByRole("status")).toHaveText(
+      "Nothing found for “presure cooker”.",
+      { timeout: 15_000 },
+    );
+    await dialog(page)
+      .getByRole("link", { name: "Search for “presure cooker” on the search page" })
+      .click();
+    await expect(page).toHaveURL(/\/search\?q=presure%20cooker$/);
+    await page.getByRole("main").getByRole("link", { name: "“pressure cooker”" }).click();
+    await expect(
+      page
+        .getByRole("list", { name: "Search results" })
+        .getByRole("link", { name: "Why does a pressure cooker cook faster?" }),
+    ).toBeVisible();
+    await searchControl(page).click();
+    await expect(field(page)).toBeFocused();
     // One long word, quoted back, wraps inside the dialog.
     await field(page).fill("w".repeat(200));
     const status = dialog(page).getByRole("status");

@@ -220,6 +220,18 @@ export function SearchDialog({
                 </li>
               ))}
             </ul>
+          ) : state.phase === "done" ? (
+            // A way on from nothing found: the search page suggests the words
+            // with a slip put right (server/web/search-page.ts).
+            <p className="px-5 pt-2 pb-4 text-sm text-slate-400 [overflow-wrap:anywhere]">
+              <a
+                href={`/search?q=${encodeURIComponent(state.term)}`}
+                className="text-accent underline underline-offset-4"
+              >
+                Search for “{state.term}” on the search page
+              </a>
+              , which suggests other spellings.
+            </p>
           ) : (
             <div className="pb-4" />
           )}
