@@ -164,7 +164,8 @@ describe("the search page", () => {
       ["pressure+cookker", "pressure cooker"],
       ["Boiling+piont", "boiling point"],
       ["stem+bioling", "steam boiling"],
-    ]) {
+      ["pressure+cocker", "pressure cooker"],
+    ] as const) {
       const results = resultsOf((await search(`?q=${typed}`)).body);
       expect(results, typed).toContain(
         `Nothing found for “${typed.replace("+", " ")}”. Try other words, or fewer. Did you mean <a href="/search?q=${encodeURIComponent(meant)}">“${meant}”</a>?`,
