@@ -71,6 +71,11 @@ for (const width of [360, 1280]) {
         /^\/mythology\/garuda(#[a-z0-9-]+)?$/,
       );
 
+      // A section's name as a reader says it finds the section's page first.
+      await searchField(page).fill("mythology");
+      await searchField(page).press("Enter");
+      await expect(results(page).getByRole("link").first()).toHaveAttribute("href", "/mythology");
+
       await searchField(page).fill("qqqqqq");
       await searchField(page).press("Enter");
       await expect(page.getByText("Nothing found for “qqqqqq”.")).toBeVisible();
