@@ -135,6 +135,7 @@ export function startOutboxLoop({
       log.info({ released }, "outbox rows claimed before a restart are queued again");
     while (!stopped) {
       let handled = 0;
+      const roundStart = Date.now();
       try {
         // Paced, one at a time: the pace is the limit, and a crash can then
         // send again only the one mail in hand (docs/decisions/008-newsletter.md).
@@ -150,8 +151,9 @@ export function startOutboxLoop({
       retryAt = Math.min(retryAt, Date.now() + retryIn);
       retryIn = Number.POSITIVE_INFINITY;
       if (handled === 0 && !stopped) {
-        // Passed, and nothing was due: another instance took the row.
-        if (Date.now() > retryAt) retryAt = Number.POSITIVE_INFINITY;
+        // Due before this round looked, and nothing was: another instance took the row.
+        // One that fell due while the round looked is tried at once.
+        if (roundStart > retryAt) retryAt = Number.POSITIVE_INFINITY;
         await pause(Math.min(pollMs, retryAt + 1 - Date.now()));
       }
     }
