@@ -58,7 +58,10 @@ export type ServiceOptions = {
   /** How often scheduled editions are looked for, and how soon the bounce mailbox is first read (5 s each; tests shorten them). */
   scheduleEveryMs?: number;
   bounceFirstMs?: number;
-  /** The clock of the console's links and sessions, comments' times and the Fediverse's queue (tests move it on). */
+  /**
+   * The clock of the console's links and sessions, comments' times, the Fediverse's queue
+   * and the day of the assistant's written answers (tests move it on).
+   */
   clock?: () => Date;
   /**
    * How long a request waits for a free PostgreSQL connection before it is
@@ -348,7 +351,7 @@ export async function startServices({
     retentionDays: config.ASSISTANT_RETENTION_DAYS,
     bookings: bookable,
     services,
-    writer: writerOf(config, log),
+    writer: writerOf(config, log, clock),
     attribute: readers.attribute,
     clock,
   });

@@ -24,6 +24,8 @@ type WriterOptions = {
   /** Answers asked of the model a day (UTC) on this instance; past it, the quotes stand. */
   perDay: number;
   log: { warn(object: unknown, message: string): void };
+  /** Whose date is the day's: the site's clock. */
+  clock?: () => Date;
 };
 
 /** Answers written at once; a question beyond them keeps its quoted answer. */
@@ -127,7 +129,15 @@ const contentOf = (chunk: Chunk) => {
   return typeof content === "string" ? content : "";
 };
 
-export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: WriterOptions) {
+export function createWriter({
+  url,
+  model,
+  apiKey,
+  timeoutMs,
+  perDay,
+  log,
+  clock = () => new Date(),
+}: WriterOptions) {
   const endpoint = /\/chat\/completions\/?$/.test(new URL(url).pathname)
     ? url
     : `${url.replace(/\/+$/, "")}/chat/completions`;
@@ -140,7 +150,7 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
   let today = { day: "", asked: 0, by: new Map<string, number>() };
   const share = Math.max(1, Math.floor(perDay * addressShare));
   function withinDay(from: string | undefined): boolean {
-    const day = new Date().toISOString().slice(0, 10);
+    const day = clock().toISOString().slice(0, 10);
     if (today.day !== day) today = { day, asked: 0, by: new Map() };
     if (today.asked >= perDay) return false;
     // Counted only once an answer is asked for: at most two keys for each of the day's answers.
@@ -265,7 +275,7 @@ export function createWriter({ url, model, apiKey, timeoutMs, perDay, log }: Wri
 export type Writer = ReturnType<typeof createWriter>;
 
 /** The writer the settings name (ASSISTANT_LLM_URL and ASSISTANT_LLM_MODEL), or none. */
-export const writerOf = (config: Config, log: WriterOptions["log"]) =>
+export const writerOf = (config: Config, log: WriterOptions["log"], clock?: () => Date) =>
   config.ASSISTANT_LLM_URL && config.ASSISTANT_LLM_MODEL
     ? createWriter({
         url: config.ASSISTANT_LLM_URL,
@@ -274,5 +284,6 @@ export const writerOf = (config: Config, log: WriterOptions["log"]) =>
         timeoutMs: config.ASSISTANT_LLM_TIMEOUT_MS,
         perDay: config.ASSISTANT_LLM_ANSWERS_PER_DAY,
         log,
+        clock,
       })
     : null;

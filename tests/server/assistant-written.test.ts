@@ -7,6 +7,7 @@ import { loadIndex, serializeIndex } from "../../server/assistant/retrieval.ts";
 import { createWriter, modelRequest, writerInstructions } from "../../server/assistant/writer.ts";
 import { type ModelStub, startModelStub } from "../support/model-stub.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -297,11 +298,13 @@ describe.each(backends)("written answers on %s", (backend) => {
 });
 
 /** A site on SQLite whose answers a model stub writes, with these settings besides. */
-async function writingSite(env: Record<string, string>) {
+/** A site whose model writes answers; its day's count read on `clock`, which the test sets. */
+async function writingSite(env: Record<string, string>, clock = movableClock()) {
   const model = await startModelStub();
   const t = await startTestApp("sqlite", {
     assistantIndex: () => indexJson,
     env: { ASSISTANT_LLM_URL: model.url, ASSISTANT_LLM_MODEL: "site-writer:8b", ...env },
+    clock: clock.now,
   });
   return { t, model };
 }
@@ -334,8 +337,11 @@ describe("a model's streamed line that never ends", () => {
 describe("written answers a day", () => {
   let t: TestApp;
   let model: ModelStub;
+  // A minute before a UTC midnight, whatever the hour the test runs at.
+  const clock = movableClock();
+  clock.set(new Date("2027-01-01T23:59:00Z"));
   beforeAll(async () => {
-    ({ t, model } = await writingSite({ ASSISTANT_LLM_ANSWERS_PER_DAY: "2" }));
+    ({ t, model } = await writingSite({ ASSISTANT_LLM_ANSWERS_PER_DAY: "2" }, clock));
     model.behave({ write: written });
   });
   afterAll(async () => {
@@ -359,6 +365,17 @@ describe("written answers a day", () => {
     expect(answers.map((answer) => answer.written)).toEqual([true, true, false, false]);
     expect(answers[3]?.answer).toContain("°C");
     expect(model.calls).toHaveLength(2);
+    // The next UTC day has its own answers, by the site's clock.
+    clock.set(new Date("2027-01-02T00:00:30Z"));
+    const next = await t.app.inject({
+      method: "POST",
+      url: "/api/assistant",
+      remoteAddress: "10.9.1.5",
+      headers: { origin: siteUrl, "content-type": "application/json" },
+      payload: JSON.stringify({ question: cotton }),
+    });
+    expect(json(next, assistantResponseSchema).written).toBe(true);
+    expect(model.calls).toHaveLength(3);
   });
 });
 
@@ -366,8 +383,11 @@ describe("written answers a day from one address", () => {
   let t: TestApp;
   let model: ModelStub;
   beforeAll(async () => {
-    // A twentieth of 40 a day: 2 for an address, 20 for a network.
-    ({ t, model } = await writingSite({ ASSISTANT_LLM_ANSWERS_PER_DAY: "40" }));
+    // A twentieth of 40 a day: 2 for an address, 20 for a network; all asked at noon, so
+    // no midnight falls between them.
+    const noon = movableClock();
+    noon.set(new Date("2027-01-01T12:00:00Z"));
+    ({ t, model } = await writingSite({ ASSISTANT_LLM_ANSWERS_PER_DAY: "40" }, noon));
     model.behave({ write: written });
   });
   afterAll(async () => {

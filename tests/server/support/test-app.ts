@@ -108,7 +108,7 @@ export type TestAppOptions = {
   scheduleEveryMs?: number;
   /** How soon the bounce mailbox is first read: the server's 5 s unless given. */
   bounceFirstMs?: number;
-  /** The console's clock (sign-in links and sessions), and the readers' days. */
+  /** The console's clock (sign-in links and sessions), the readers' days and the assistant's day. */
   clock?: AppOptions["clock"];
   /** The readers' counting: how often it writes. */
   readers?: AppOptions["readers"];
