@@ -47,6 +47,19 @@ export const projectRoot = path.resolve(import.meta.dirname, "../..");
  */
 export const processSiteUrl = "http://localhost:3000";
 
+/**
+ * The faked clock of a run under libfaketime (docs/testing.md, "At another hour"), which
+ * a child process keeps only if it is handed on: else the site and its command line
+ * would run on the real clock beside a test on the faked one.
+ */
+export const fakedClock = (): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        /^(LD_PRELOAD|FAKETIME\w*)$/.test(entry[0]) && entry[1] !== undefined,
+    ),
+  );
+
 /** For tests that write in bursts from one address, in a process or through inject. */
 export const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "1000000",
@@ -80,6 +93,7 @@ export async function startServerProcess({
     // Only what is given: the test runner's own environment must not leak in.
     env: {
       PATH: process.env.PATH ?? "",
+      ...fakedClock(),
       HOST: "127.0.0.1",
       PORT: "0",
       SITE_URL: processSiteUrl,

@@ -15,6 +15,7 @@ import { commentResponseSchema } from "../../../contract/api.ts";
 import { compileCacheDir } from "../../support/compile-cache.ts";
 import { freePort } from "../../support/postgres.ts";
 import {
+  fakedClock,
   generousLimits,
   projectRoot,
   type ServerProcess,
@@ -89,6 +90,7 @@ const cliOf = (site: OwnSite, argv: string[]) =>
     {
       env: {
         PATH: process.env.PATH ?? "",
+        ...fakedClock(),
         NODE_COMPILE_CACHE: compileCacheDir,
         DATA_DIR: site.dataDir,
         SITE_URL: site.siteUrl,
