@@ -58,10 +58,7 @@ export type ServiceOptions = {
   /** How often scheduled editions are looked for, and how soon the bounce mailbox is first read (5 s each; tests shorten them). */
   scheduleEveryMs?: number;
   bounceFirstMs?: number;
-  /**
-   * The clock of the console's links and sessions, comments' times, the Fediverse's queue
-   * and the day of the assistant's written answers (tests move it on).
-   */
+  /** The clock of the console's links and sessions, comments' times, the Fediverse's queue, the assistant's day (tests move it on). */
   clock?: () => Date;
   /**
    * How long a request waits for a free PostgreSQL connection before it is
