@@ -28,6 +28,8 @@ export type AdminIo = {
    * can answer (a script, a pipe, cron): commands that ask then need --yes.
    */
   confirm?: (question: string) => Promise<boolean>;
+  /** The time the commands read as now: the real one unless a test gives its own. */
+  clock?: () => Date;
 };
 
 /**
@@ -85,6 +87,8 @@ export type CommandContext = {
   actor: OwnerActor;
   /** A question to the person at the terminal; null when there is none (see `agreed`). */
   confirm: ((question: string) => Promise<boolean>) | null;
+  /** Now, for the commands whose answer depends on the day (`readers`). */
+  clock: () => Date;
 };
 
 type Options = NonNullable<ParseArgsConfig["options"]>;

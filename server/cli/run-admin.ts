@@ -355,6 +355,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       moderationActions,
       actor,
       confirm: ask ? (question) => ask(withControlsShown(question)) : null,
+      clock: io.clock ?? (() => new Date()),
     });
     return exitCodes.ok;
   } catch (error) {

@@ -11,7 +11,7 @@ import { createFormTokens } from "../../server/lib/form-token.ts";
 import { createReadersRepository } from "../../server/readers/repository.ts";
 import { isAddressedTo, outboxFiles, outboxMails } from "../support/newsletter.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
-import { admin, adminEnv } from "./support/admin.ts";
+import { admin, adminAt, adminEnv } from "./support/admin.ts";
 import { requestSubscription, tokenFromOutboxFolder } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
@@ -115,14 +115,24 @@ async function tablesHolding(t: TestApp, backend: (typeof backends)[number], tex
   return holding;
 }
 
-async function readersCli(t: Pick<TestApp, "databaseUrl" | "dataDir">, since = "1d") {
-  const run = await admin({ ...adminEnv(t), ...inUtc }, "readers", "--since", since, "--json");
+/** `admin readers --json` in UTC, at `clock`'s now: the app's, so that both read the same day. */
+async function readersCli(
+  t: Pick<TestApp, "databaseUrl" | "dataDir">,
+  since: string,
+  clock: () => Date,
+) {
+  const run = await adminAt({ env: { ...adminEnv(t), ...inUtc }, clock }, [
+    "readers",
+    "--since",
+    since,
+    "--json",
+  ]);
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
   return readersReportSchema.parse(JSON.parse(run.stdout));
 }
 
-/** Today's figures on the console's screen, by the app's clock (the command line reads the real time). */
+/** Today's figures on the console's screen, by the app's clock. */
 async function todayOnScreen(t: TestApp) {
   const owner = new Owner(t);
   await owner.signIn();
@@ -202,9 +212,13 @@ describe.each(backends)("readers on %s", (backend) => {
       },
     ]);
 
-    const report = await readersCli(t);
+    const report = await readersCli(t, "1d", clock.now);
     // Printed for a person: each figure under the end of its heading, as numbers align.
-    const printed = await admin({ ...adminEnv(t), ...inUtc }, "readers", "--since", "1d");
+    const printed = await adminAt({ env: { ...adminEnv(t), ...inUtc }, clock: clock.now }, [
+      "readers",
+      "--since",
+      "1d",
+    ]);
     const tableAfter = (title: string) => {
       const [header = "", ...rows] =
         printed.stdout.split(`${title}\n`)[1]?.split("\n\n")[0]?.split("\n") ?? [];
@@ -365,7 +379,7 @@ describe.each(backends)("readers on %s", (backend) => {
     const rolledDay = first.rolled[0] ?? "";
     expect(await runSql(t, "select * from reader_views where day = ?", [rolledDay])).toEqual([]);
     expect(await runSql(t, "select * from reader_visits where day = ?", [rolledDay])).toEqual([]);
-    const month = await readersCli(t, "40d");
+    const month = await readersCli(t, "40d", clock.now);
     const kept = month.days.find((d) => d.day === rolledDay);
     expect(kept).toMatchObject({ visitors: 3, views: 5 });
     expect(month.conversions.byEntryPage).toEqual([
@@ -773,14 +787,14 @@ describe("a period longer than the days listed one by one", () => {
     expect(exported.headers["content-disposition"]).toBe(
       `attachment; filename="readers-${from}-to-${today}.csv"`,
     );
-    const cli = await readersCli(t, from);
+    const cli = await readersCli(t, from, clock.now);
     expect(cli.days.at(-1)).toEqual({ day: today, views: 1, visitors: 1 });
   });
 });
 
 describe("enquiries either side of midnight (UTC)", () => {
   let t: TestApp;
-  // From yesterday's noon, so that the command line, which reads the real time, sees both days.
+  // From yesterday's noon: the midnight it crosses is the one today began with.
   const clock = movableClock();
   clock.advance(-dayMs);
   beforeAll(async () => {
@@ -823,7 +837,7 @@ describe("enquiries either side of midnight (UTC)", () => {
     ]);
     // Asha's visit stays on the day before, without the enquiry.
     expect(week.days.slice(-2).map((day) => day.visitors)).toEqual([1, 1]);
-    const cli = await readersCli(t, "7d");
+    const cli = await readersCli(t, "7d", clock.now);
     expect(cli.conversions).toEqual(week.conversions);
     expect(cli.days).toEqual(week.days);
     const csv = (await owner.get("/api/admin/readers/export?period=week")).body;
@@ -1104,6 +1118,7 @@ describe("a page taken off the site", () => {
 });
 
 describe.each(backends)("readers' writes on %s", (backend) => {
+  // Today's noon: every view, the stop's write and the command line on one day, whatever the hour.
   const clock = movableClock();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-readers-"));
   let owner: TestApp | undefined;
@@ -1114,7 +1129,10 @@ describe.each(backends)("readers' writes on %s", (backend) => {
 
   it("writes every view of thousands of readers, a few thousand rows at a time, and a clean stop writes what it had not yet", async () => {
     // On PostgreSQL this instance owns the database, which outlives the writer.
-    owner = backend === "postgres" ? await startTestApp("postgres", { clientFiles }) : undefined;
+    owner =
+      backend === "postgres"
+        ? await startTestApp("postgres", { clientFiles, readers: { clock: clock.now } })
+        : undefined;
     const writer = await startTestApp(backend, {
       dataDir,
       ...(owner ? { databaseUrl: owner.databaseUrl } : {}),
@@ -1140,7 +1158,7 @@ describe.each(backends)("readers' writes on %s", (backend) => {
     // Not flushed: the stop writes them.
     await writer.close();
 
-    const report = await readersCli({ dataDir, databaseUrl: owner?.databaseUrl });
+    const report = await readersCli({ dataDir, databaseUrl: owner?.databaseUrl }, "1d", clock.now);
     expect(report.visitors).toBe(2100);
     expect(report.views).toBe(4200);
     expect(report.pages.map((p) => [p.value, p.views, p.visitors])).toEqual([
@@ -1663,12 +1681,17 @@ describe("the beacon over HTTP, answered before Fastify", () => {
 describe("readers on PostgreSQL with two instances", () => {
   let a: TestApp;
   let b: TestApp;
+  // Today's noon: the instances and the command line count on one day, whatever the hour.
+  const clock = movableClock();
   beforeAll(async () => {
-    a = await startTestApp("postgres", { clientFiles, readers: { flushMs: 3_600_000 } });
+    a = await startTestApp("postgres", {
+      clientFiles,
+      readers: { flushMs: 3_600_000, clock: clock.now },
+    });
     b = await startTestApp("postgres", {
       databaseUrl: a.databaseUrl,
       clientFiles,
-      readers: { flushMs: 3_600_000 },
+      readers: { flushMs: 3_600_000, clock: clock.now },
     });
   });
   afterAll(async () => {
@@ -1707,7 +1730,7 @@ describe("readers on PostgreSQL with two instances", () => {
       "select sum(count) as n from reader_conversion_days where kind = 'comment' and source in ('Mastodon', 'Google')",
     );
     expect(Number(comments[0]?.n)).toBe(4);
-    const report = await readersCli(a);
+    const report = await readersCli(a, "1d", clock.now);
     expect(report.visitors).toBe(20);
     expect(report.views).toBe(40);
     // Both instances saw each reader now: each counted once.
@@ -1722,7 +1745,7 @@ describe("readers on PostgreSQL with two instances", () => {
     expect(Number(salts[0]?.n)).toBe(1);
 
     // The rows of a day gone by, rolled up by both instances at once: written once.
-    const past = new Date(Date.now() - 3 * dayMs).toISOString().slice(0, 10);
+    const past = new Date(clock.now().getTime() - 3 * dayMs).toISOString().slice(0, 10);
     await runSql(a, "update reader_views set day = ?", [past]);
     await runSql(a, "update reader_visits set day = ?", [past]);
     const [ra, rb] = await Promise.all([a.app.readers.maintain(), b.app.readers.maintain()]);

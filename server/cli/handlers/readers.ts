@@ -7,7 +7,7 @@ import { createReaders } from "../../readers/service.ts";
 import { type CommandContext, usageError } from "../command.ts";
 import { formatTable, printedJson } from "../table.ts";
 
-export async function readers({ values, stdout, config, store }: CommandContext) {
+export async function readers({ values, stdout, config, store, clock }: CommandContext) {
   const since = typeof values.since === "string" ? values.since : "7d";
   // Malformed, it is refused before the database is opened; a day after today, once it is.
   if (!sinceToPeriod(since, "9999-12-31")) {
@@ -16,7 +16,7 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     );
   }
   const database = await store();
-  const bookings = createBookingSettings(database, () => new Date());
+  const bookings = createBookingSettings(database, clock);
   const counter = createReaders({
     store: database,
     enabled: config.ANALYTICS,
@@ -24,6 +24,7 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     siteUrl: config.siteUrl,
     ownerCookie: "",
     ownerZone: async () => ownerZoneIn(await bookings.availability(), config.bookingTimeZone),
+    clock,
   });
   const today = await counter.today();
   const period = sinceToPeriod(since, today.day);
@@ -33,7 +34,7 @@ export async function readers({ values, stdout, config, store }: CommandContext)
       `--since takes a number of days or weeks (7d, 4w) or a first day up to today, ${today.day} (${zoneName(today.zone)}), not "${since}".`,
     );
   }
-  const report = await createReadersReport(counter).full(period);
+  const report = await createReadersReport(counter, clock).full(period);
   if (printedJson({ values, stdout }, report)) return;
   const share = (figure: ReaderFigure) =>
     figure.visitors && figure.engaged !== null

@@ -22,9 +22,12 @@ export function admin(env: Record<string, string>, ...argv: string[]): Promise<A
   return adminAt({ env }, argv);
 }
 
-/** `admin` with more of what a terminal gives: `confirm` answers the questions it asks. */
+/**
+ * `admin` with more of what a terminal gives: `confirm` answers the questions it asks;
+ * `clock`, a test app's, is the time it reads.
+ */
 export async function adminAt(
-  io: Pick<AdminIo, "env" | "confirm">,
+  io: Pick<AdminIo, "env" | "confirm" | "clock">,
   argv: string[],
 ): Promise<AdminRun> {
   let stdout = "";
