@@ -118,6 +118,7 @@ const editionProgressSchema = z.object({
 export type EditionProgress = z.infer<typeof editionProgressSchema>;
 
 export const overviewResponseSchema = z.object({
+  zone: z.string(), // The owner's: each day of the charts runs from its midnight there.
   activity: z.array(dayCountSchema),
   subscribers: z.array(subscriberDaySchema),
   mostEngaged: z.array(engagedItemSchema),
@@ -143,10 +144,7 @@ const consoleCommentSchema = z.object({
   status: z.enum(["published", "pending", "spam"]),
   /** Why a held or spam comment is there, in the owner's words: a rule, the score, a stranger's link. */
   why: z.string().optional(),
-  /**
-   * For a reply, the comment whose thread it answers: its writer's name and
-   * the start of its text (both empty once that comment was deleted).
-   */
+  /** For a reply, the comment it answers: its writer's name, its start (both empty once deleted). */
   replyTo: z
     .object({ id: z.number().int().positive(), userName: z.string(), excerpt: z.string() })
     .nullable(),

@@ -268,7 +268,7 @@ export async function buildApp({
           moderation,
           defences,
           spam: spam.filter,
-          insights: createInsightsRepository(store, itemTitles(items), clock),
+          insights: createInsightsRepository(store, itemTitles(items), clock, bookings.ownerZone),
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,
           enquiries,

@@ -6,11 +6,13 @@ import type {
   OverviewResponse,
 } from "../../contract/console.ts";
 import type { ListPlace } from "../../contract/list-pages.ts";
+import { dateKey } from "../../contract/time-zones.ts";
 import { remoteWritersOf } from "../comments/rows.ts";
 import { containsText, type Store } from "../db/store.ts";
 import { keptDomain, readableAddress } from "../lib/mailbox.ts";
-import { dayMs, toIso } from "../lib/time.ts";
+import { toIso } from "../lib/time.ts";
 import { subscriberSuppressed } from "../outbox/suppressions.ts";
+import { lastDays, ownerDates, quarterOfIso } from "./owner-days.ts";
 import type { Clock } from "./owner-repository.ts";
 import type { ItemTitles } from "./titles.ts";
 
@@ -26,14 +28,6 @@ const excerptOf = (text: string) => {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 };
 
-/** The UTC days of the last `days` days, oldest first, as YYYY-MM-DD. */
-function lastDays(today: Date, days: number): string[] {
-  const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
-  return Array.from({ length: days }, (_, i) =>
-    new Date(end - (days - 1 - i) * dayMs).toISOString().slice(0, 10),
-  );
-}
-
 export type InsightsRepository = ReturnType<typeof createInsightsRepository>;
 
 /**
@@ -41,39 +35,57 @@ export type InsightsRepository = ReturnType<typeof createInsightsRepository>;
  * Reads only; writes go through the engagement repositories, which record
  * the live events readers' pages need.
  */
-export function createInsightsRepository(store: Store, titles: ItemTitles, now: Clock) {
+export function createInsightsRepository(
+  store: Store,
+  titles: ItemTitles,
+  now: Clock,
+  /** The owner's zone (their Bookings hours'), whose midnights the charts' days run from. */
+  ownerZone: () => Promise<string> = async () => "UTC",
+) {
   const { db } = store;
-  // The day of a timestamp column, the same text on both databases.
-  const dayOf = (column: string): RawBuilder<string> =>
-    store.kind === "sqlite"
-      ? sql<string>`substr(${sql.ref(column)}, 1, 10)`
-      : sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD')`;
+  // The quarter hour (UTC) of a timestamp column, the same text on both databases.
+  const quarterOf = (column: string): RawBuilder<string> => {
+    const at = sql.ref(column);
+    return store.kind === "sqlite"
+      ? sql<string>`substr(${at}, 1, 14) || (cast(substr(${at}, 15, 2) as integer) / 15)`
+      : sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:') || (extract(minute from ${at} at time zone 'UTC')::int / 15)`;
+  };
 
+  /** The rows of `table` since `since`, counted by the owner's date (`dateOf` a quarter hour). */
   async function perDay(
     table: "science_comments" | "science_reactions" | "mythology_reactions",
     since: string,
+    dateOf: (quarter: string) => string,
   ): Promise<Map<string, number>> {
-    const day = dayOf("created_at");
+    const quarter = quarterOf("created_at");
     let query = db
       .selectFrom(table)
-      .select([day.as("day"), (eb) => eb.fn.countAll().as("count")])
+      .select([quarter.as("quarter"), (eb) => eb.fn.countAll().as("count")])
       .where("created_at", ">=", since);
     // Comments as readers see them, as `stats` counts them: not held, spam or deleted.
     if (table === "science_comments") query = query.where(publishedComment);
-    const rows = await query.groupBy(day).execute();
-    return new Map(rows.map((row) => [row.day, Number(row.count)]));
+    const perDate = new Map<string, number>();
+    for (const row of await query.groupBy(quarter).execute()) {
+      const date = dateOf(row.quarter);
+      perDate.set(date, (perDate.get(date) ?? 0) + Number(row.count));
+    }
+    return perDate;
   }
 
   return {
     posts: () => titles.list("science"),
 
+    /** The charts by the owner's days, from midnight in their zone (as the Readers screen's). */
     async overview(): Promise<Omit<OverviewResponse, "editions" | "moderation">> {
-      const days = lastDays(now(), overviewDays);
-      const since = `${days[0]}T00:00:00.000Z`;
+      const zone = await ownerZone();
+      const dateOf = ownerDates(zone);
+      const days = lastDays(dateKey(now(), zone), overviewDays);
+      // The first day's midnight comes at most 14 hours before it does in UTC.
+      const since = new Date(Date.parse(`${days[0]}T00:00:00Z`) - 14 * 3_600_000).toISOString();
       const [comments, science, mythology] = await Promise.all([
-        perDay("science_comments", since),
-        perDay("science_reactions", since),
-        perDay("mythology_reactions", since),
+        perDay("science_comments", since, dateOf),
+        perDay("science_reactions", since, dateOf),
+        perDay("mythology_reactions", since, dateOf),
       ]);
       const activity = days.map((day) => ({
         day,
@@ -89,12 +101,11 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         .selectFrom("subscribers")
         .select(["status", "created_at", "confirmed_at"])
         .execute();
-      const asked = subscriberRows.map((row) => toIso(row.created_at).slice(0, 10)).sort();
+      const dayOfRow = (at: Date | string) => dateOf(quarterOfIso(toIso(at)));
+      const asked = subscriberRows.map((row) => dayOfRow(row.created_at)).sort();
       const confirmedDays = subscriberRows
         .flatMap((row) =>
-          row.status === "confirmed"
-            ? [toIso(row.confirmed_at ?? row.created_at).slice(0, 10)]
-            : [],
+          row.status === "confirmed" ? [dayOfRow(row.confirmed_at ?? row.created_at)] : [],
         )
         .sort();
       const countUpTo = (sorted: string[], day: string) => {
@@ -150,7 +161,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         )
         .slice(0, 8)
         .map((item) => ({ ...item, title: titles.of(item.kind, item.id) }));
-      return { activity, subscribers, mostEngaged };
+      return { zone, activity, subscribers, mostEngaged };
     },
 
     /**

@@ -22,6 +22,7 @@ import {
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
 import { limits } from "../../contract/limits.ts";
+import { dateKey, instantOf } from "../../contract/time-zones.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createOwnerRepository } from "../../server/console/owner-repository.ts";
 import { openStore } from "../../server/db/store.ts";
@@ -516,7 +517,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     await owner.signIn();
     const overview = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
     expect(overview.activity).toHaveLength(90);
-    const today = new Date().toISOString().slice(0, 10);
+    const today = dateKey(clock.now(), overview.zone);
     const last = overview.activity.at(-1)!;
     expect(last.day).toBe(today);
     expect(last.comments).toBeGreaterThanOrEqual(2);
@@ -529,6 +530,32 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const latest = after.subscribers.at(-1)!;
     expect(latest.confirmed + latest.pending).toBeGreaterThan(0);
     expect(after.mostEngaged.map((i) => i.id)).toEqual(expect.arrayContaining(["garuda", "wifi"]));
+  });
+
+  it("charts each day from the owner's midnight, in the zone of the Bookings hours", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const before = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
+    // The sample owner's zone, as the Readers screen's days.
+    expect(before.zone).toBe("Asia/Kolkata");
+    const today = dateKey(clock.now(), before.zone);
+    expect(before.activity.at(-1)?.day).toBe(today);
+    // A reaction in the first second of the owner's today: 18:30 UTC of the day before in Kolkata.
+    const [year, month, day] = today.split("-").map(Number) as [number, number, number];
+    const midnight = instantOf({ year, month, day }, 0, before.zone) ?? Number.NaN;
+    const at = new Date(Math.min(midnight + 1000, clock.now().getTime())).toISOString();
+    await t.visitor().react("mythology", "garuda", "love");
+    await runSql(
+      t,
+      "update mythology_reactions set created_at = ? where id = (select max(id) from mythology_reactions)",
+      [at],
+    );
+    const after = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
+    expect(after.activity.at(-1)).toMatchObject({
+      day: today,
+      reactions: (before.activity.at(-1)?.reactions ?? 0) + 1,
+    });
+    expect(after.activity.at(-2)?.reactions).toBe(before.activity.at(-2)?.reactions);
   });
 
   it("charts an address kept from before double opt-in as confirmed, as the Subscribers screen does", async () => {

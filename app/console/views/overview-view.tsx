@@ -13,6 +13,7 @@ import {
   YAxis,
 } from "recharts";
 import { plural } from "../../../contract/plural.ts";
+import { zoneName } from "../../../contract/time-zones.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Figures, shortened } from "../data.tsx";
 import { Loading, Panel } from "../ui.tsx";
@@ -227,6 +228,10 @@ export function OverviewView() {
                   x="day"
                   series={[named("comments", green), named("reactions", blue)]}
                 />
+                <p className="mt-3 text-sm text-slate-400">
+                  Each day runs from midnight in {zoneName(data.zone)} (the zone of your Bookings
+                  hours), here and under Subscribers over time.
+                </p>
               </Panel>
               <Panel title="Subscribers over time">
                 <Chart
