@@ -310,15 +310,16 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     pendingFor: limits.pendingFor,
 
     /**
-     * Calls booked per week (Monday 00:00 UTC, by the call's start), over the
-     * last `weeks` and those ahead up to the booking horizon's, at least 4
-     * (30 days from a Saturday reach a fifth week).
+     * Calls booked per week (from Monday's midnight in `zone`, by the call's
+     * start), over the last `weeks` and those ahead up to the booking horizon's,
+     * at least 4 (30 days from a Saturday reach a fifth week).
      */
-    async perWeek(weeks = 12): Promise<{ week: string; count: number }[]> {
+    async perWeek(weeks: number, zone: string): Promise<{ week: string; count: number }[]> {
       const now = clock();
       const { horizonDays } = await repository.availability();
       const horizon = new Date(now.getTime() + horizonDays * dayMs);
-      const range = weeksAround(now, weeks, Math.max(4, weeksAround(now, 1).indexOf(horizon)));
+      const ahead = Math.max(4, weeksAround(now, 1, 0, zone).indexOf(horizon));
+      const range = weeksAround(now, weeks, ahead, zone);
       const rows = await db
         .selectFrom("bookings")
         .select("starts_at")

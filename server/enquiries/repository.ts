@@ -320,9 +320,12 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
       });
     },
 
-    /** Enquiries per week (Monday 00:00 UTC) by service, over the last `weeks` weeks. */
-    async perWeek(weeks = 12): Promise<{ week: string; counts: Record<string, number> }[]> {
-      const range = weeksAround(clock(), weeks);
+    /** Enquiries per week (from Monday's midnight in `zone`) by service, over the last `weeks` weeks. */
+    async perWeek(
+      weeks: number,
+      zone: string,
+    ): Promise<{ week: string; counts: Record<string, number> }[]> {
+      const range = weeksAround(clock(), weeks, 0, zone);
       const rows = await db
         .selectFrom("enquiries")
         .select(["service", "created_at"])

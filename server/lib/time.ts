@@ -1,3 +1,5 @@
+import { dateKey } from "../../contract/time-zones.ts";
+
 /** Timestamps leave the store as ISO-8601 UTC strings, whichever database holds them. */
 export function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : value;
@@ -13,22 +15,27 @@ export const dayMs = 86_400_000;
 const weekMs = 7 * dayMs;
 
 /**
- * Weeks from Monday 00:00 UTC: the last `back` up to the one of `now`, and
- * `ahead` after it. `starts` are their first days; `indexOf` a time's week
- * among them (outside the range, below 0 or past the last).
+ * Weeks from Monday's midnight in `zone` (the owner's, as the Overview's days: docs/decisions/065):
+ * the last `back` up to the one of `now`, and `ahead` after it. `starts` are their first days;
+ * `from` and `to` bound, with a margin, the times that may fall in them (offsets run from -12 to
+ * +14 hours); `indexOf` a time's week among them (outside the range, below 0 or past the last).
  */
-export function weeksAround(now: Date, back: number, ahead = 0) {
-  const monday =
-    Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) -
-    ((now.getUTCDay() + 6) % 7) * dayMs;
+export function weeksAround(now: Date, back: number, ahead = 0, zone = "UTC") {
+  const today = Date.parse(`${dateKey(now, zone)}T00:00:00Z`);
+  const monday = today - ((new Date(today).getUTCDay() + 6) % 7) * dayMs;
   const first = monday - (back - 1) * weekMs;
   const count = back + ahead;
+  const margin = 14 * 3_600_000;
   return {
-    from: new Date(first).toISOString(),
-    to: new Date(first + count * weekMs).toISOString(),
+    from: new Date(first - margin).toISOString(),
+    to: new Date(first + count * weekMs + margin).toISOString(),
     starts: Array.from({ length: count }, (_, index) =>
       new Date(first + index * weekMs).toISOString().slice(0, 10),
     ),
-    indexOf: (at: Date | string) => Math.floor((Date.parse(toIso(at)) - first) / weekMs),
+    // The week of the time's date there, a calendar date written as UTC's midnight.
+    indexOf: (at: Date | string) =>
+      Math.floor(
+        (Date.parse(`${dateKey(Date.parse(toIso(at)), zone)}T00:00:00Z`) - first) / weekMs,
+      ),
   };
 }

@@ -44,10 +44,12 @@ const method = (mail: ReceivedMail | undefined) => {
 };
 
 /** The Monday (UTC) of a time's week, as the chart of calls per week names it. */
+/** The Monday that starts the week of `iso` in the owner's zone, as the Overview counts weeks. */
 const mondayOf = (iso: string) => {
-  const at = new Date(iso);
-  const day = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
-  return new Date(day - ((at.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+  const day = Date.parse(`${dateKey(Date.parse(iso), ownerZone)}T00:00:00Z`);
+  return new Date(day - ((new Date(day).getUTCDay() + 6) % 7) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
 };
 
 describe.each(backends)("the owner's bookings on %s", (backend) => {

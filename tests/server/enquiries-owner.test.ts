@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
+import { bookingsResponseSchema } from "../../contract/bookings.ts";
 import { auditResponseSchema } from "../../contract/console.ts";
 import {
   enquiriesResponseSchema,
   enquiryResponseOwnerSchema,
   enquiryWeeksResponseSchema,
 } from "../../contract/enquiries.ts";
-import { momentLabel } from "../../contract/time-zones.ts";
+import { instantOf, momentLabel } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
@@ -218,6 +219,33 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     expect(weeks).toHaveLength(12);
     expect(weeks.at(-1)!.counts["technical-training"]).toBeGreaterThanOrEqual(1);
     expect(new Date(`${weeks.at(-1)!.week}T00:00:00Z`).getUTCDay()).toBe(1);
+  });
+
+  it("counts the weeks from Monday's midnight in the owner's zone, as the Overview's days", async () => {
+    const weeksNow = async () =>
+      json(await me.get("/api/admin/enquiries/weeks"), enquiryWeeksResponseSchema).weeks;
+    const { ownerZone } = json(await me.get("/api/admin/bookings"), bookingsResponseSchema);
+    expect(ownerZone).toBe("Asia/Kolkata");
+    const before = await weeksNow();
+    // The first second of this week there: 18:30 UTC on Sunday, in the week before by UTC's.
+    const [year, month, day] = before.at(-1)!.week.split("-").map(Number) as [
+      number,
+      number,
+      number,
+    ];
+    const monday = instantOf({ year, month, day }, 0, ownerZone) ?? Number.NaN;
+    const service = "technical-training";
+    const sent = enquiry({ service });
+    await send(sent);
+    const at = new Date(Math.min(monday + 1000, Date.now())).toISOString();
+    await runSql(t, "update enquiries set created_at = ? where id = ?", [
+      at,
+      await idOf(sent.email),
+    ]);
+    const after = await weeksNow();
+    const count = (weeks: typeof before, index: number) => weeks.at(index)!.counts[service] ?? 0;
+    expect(count(after, -1)).toBe(count(before, -1) + 1);
+    expect(count(after, -2)).toBe(count(before, -2));
   });
 
   it("exports a CSV a spreadsheet cannot run, and the command line lists, shows, closes and deletes", async () => {

@@ -184,7 +184,7 @@ describe.each(backends)("lookups by index on %s", (backend) => {
       await bookings.taken(now);
       await bookings.list("upcoming");
       await bookings.since(now);
-      await bookings.perWeek();
+      await bookings.perWeek(12, "UTC");
       await recorded.db
         .transaction()
         .execute((trx) => queueMovedReminders(trx, now, undefined, undefined, [1, 2]));

@@ -229,8 +229,8 @@ export function OverviewView() {
                   series={[named("comments", green), named("reactions", blue)]}
                 />
                 <p className="mt-3 text-sm text-slate-400">
-                  Each day runs from midnight in {zoneName(data.zone)} (the zone of your Bookings
-                  hours), here and under Subscribers over time.
+                  The Overview's days run from midnight, and its weeks from Monday's, in{" "}
+                  {zoneName(data.zone)} (the zone of your Bookings hours).
                 </p>
               </Panel>
               <Panel title="Subscribers over time">

@@ -47,10 +47,10 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
   app.get(
     "/bookings/weeks",
     route(
-      "Calls per week (from Monday, UTC), the last 12 weeks and those ahead to the booking horizon (at least 4)",
+      "Calls per week (from Monday, in the owner's zone), the last 12 weeks and those ahead to the booking horizon (at least 4)",
       bookingWeeksResponseSchema,
     ),
-    async () => ({ weeks: await repository.perWeek(12) }),
+    async () => ({ weeks: await repository.perWeek(12, await bookings.ownerZone()) }),
   );
 
   app.put(

@@ -48,10 +48,13 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
   app.get(
     "/enquiries/weeks",
     route(
-      "Enquiries per week (from Monday, UTC) by service, the last 12 weeks",
+      "Enquiries per week (from Monday, in the owner's zone) by service, the last 12 weeks",
       enquiryWeeksResponseSchema,
     ),
-    async () => ({ weeks: await repository.perWeek(12), services }),
+    async () => ({
+      weeks: await repository.perWeek(12, await context.bookings.ownerZone()),
+      services,
+    }),
   );
 
   app.get(
