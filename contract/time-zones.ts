@@ -115,6 +115,9 @@ export function wallTime(instant: Date | number, zone: string): WallTime {
   };
 }
 
+/** The widest a zone's offset from UTC runs, either way (-12 to +14 hours): 14 hours. */
+export const widestOffsetMs = 14 * 3_600_000;
+
 /** The zone's offset from UTC at `instant`, in minutes (India +330, New York -300 or -240). */
 function offsetMinutes(instant: number, zone: string): number {
   const wall = wallTime(instant, zone);
@@ -164,7 +167,7 @@ function steadyOffset(midnight: number, zone: string): number | null {
   const known = steadyDays.get(key);
   if (known !== undefined) return known;
   if (steadyDays.size >= steadyDaysKept) steadyDays.clear();
-  const first = offsetMinutes(midnight - 14 * 3_600_000, zone);
+  const first = offsetMinutes(midnight - widestOffsetMs, zone);
   let found: number | null = first;
   for (let hours = -1; hours <= 38 && found !== null; hours += 13) {
     if (offsetMinutes(midnight + hours * 3_600_000, zone) !== first) found = null;
@@ -179,9 +182,9 @@ const steadyDaysKept = 10_000;
 function firstInstant(wall: number, zone: string): number | null {
   // The offsets a day can have are those a few hours either side.
   const candidates = new Set([
-    offsetMinutes(wall - 14 * 3_600_000, zone),
+    offsetMinutes(wall - widestOffsetMs, zone),
     offsetMinutes(wall, zone),
-    offsetMinutes(wall + 14 * 3_600_000, zone),
+    offsetMinutes(wall + widestOffsetMs, zone),
   ]);
   const matches = [...candidates]
     .map((offset) => wall - offset * 60_000)

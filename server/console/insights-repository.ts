@@ -6,7 +6,7 @@ import type {
   OverviewResponse,
 } from "../../contract/console.ts";
 import type { ListPlace } from "../../contract/list-pages.ts";
-import { dateKey } from "../../contract/time-zones.ts";
+import { dateKey, widestOffsetMs } from "../../contract/time-zones.ts";
 import { remoteWritersOf } from "../comments/rows.ts";
 import { containsText, type Store } from "../db/store.ts";
 import { keptDomain, readableAddress } from "../lib/mailbox.ts";
@@ -80,8 +80,8 @@ export function createInsightsRepository(
       const zone = await ownerZone();
       const dateOf = ownerDates(zone);
       const days = lastDays(dateKey(now(), zone), overviewDays);
-      // The first day's midnight comes at most 14 hours before it does in UTC.
-      const since = new Date(Date.parse(`${days[0]}T00:00:00Z`) - 14 * 3_600_000).toISOString();
+      // The first day's midnight there comes at most the widest offset before UTC's.
+      const since = new Date(Date.parse(`${days[0]}T00:00:00Z`) - widestOffsetMs).toISOString();
       const [comments, science, mythology] = await Promise.all([
         perDay("science_comments", since, dateOf),
         perDay("science_reactions", since, dateOf),

@@ -1,5 +1,5 @@
 import { dateKey } from "../../contract/time-zones.ts";
-import { dayMs } from "../lib/time.ts";
+import { addDays } from "../lib/time.ts";
 
 /*
  * The Overview's days are the owner's, from midnight in the zone of their Bookings hours,
@@ -8,12 +8,8 @@ import { dayMs } from "../lib/time.ts";
  */
 
 /** The `days` dates up to `today` (YYYY-MM-DD), oldest first. */
-export function lastDays(today: string, days: number): string[] {
-  const end = Date.parse(`${today}T00:00:00Z`);
-  return Array.from({ length: days }, (_, i) =>
-    new Date(end - (days - 1 - i) * dayMs).toISOString().slice(0, 10),
-  );
-}
+export const lastDays = (today: string, days: number): string[] =>
+  Array.from({ length: days }, (_, i) => addDays(today, i + 1 - days));
 
 /** A quarter hour of UTC ("2026-12-06T18:2", its third), as `quarterOf` writes it, as an instant. */
 const quarterStart = (quarter: string) =>

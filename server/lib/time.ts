@@ -1,4 +1,4 @@
-import { dateKey } from "../../contract/time-zones.ts";
+import { dateKey, widestOffsetMs } from "../../contract/time-zones.ts";
 
 /** Timestamps leave the store as ISO-8601 UTC strings, whichever database holds them. */
 export function toIso(value: Date | string): string {
@@ -14,6 +14,10 @@ export const dayMs = 86_400_000;
 
 const weekMs = 7 * dayMs;
 
+/** The date `days` after `day` (YYYY-MM-DD): calendar arithmetic, whatever the zone. */
+export const addDays = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
+
 /**
  * Weeks from Monday's midnight in `zone` (the owner's, as the Overview's days: docs/decisions/065):
  * the last `back` up to the one of `now`, and `ahead` after it. `starts` are their first days;
@@ -25,10 +29,9 @@ export function weeksAround(now: Date, back: number, ahead = 0, zone = "UTC") {
   const monday = today - ((new Date(today).getUTCDay() + 6) % 7) * dayMs;
   const first = monday - (back - 1) * weekMs;
   const count = back + ahead;
-  const margin = 14 * 3_600_000;
   return {
-    from: new Date(first - margin).toISOString(),
-    to: new Date(first + count * weekMs + margin).toISOString(),
+    from: new Date(first - widestOffsetMs).toISOString(),
+    to: new Date(first + count * weekMs + widestOffsetMs).toISOString(),
     starts: Array.from({ length: count }, (_, index) =>
       new Date(first + index * weekMs).toISOString().slice(0, 10),
     ),

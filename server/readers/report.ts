@@ -10,8 +10,9 @@ import {
   type ReadersReport,
 } from "../../contract/readers.ts";
 import { toCsv } from "../lib/csv.ts";
+import { addDays } from "../lib/time.ts";
 import { type ConversionRow, type DayRow, type Dimension, unattributed } from "./day-figures.ts";
-import { addDays, readingNowMs } from "./repository.ts";
+import { readingNowMs } from "./repository.ts";
 import type { Readers } from "./service.ts";
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { dateKey } from "../../contract/time-zones.ts";
 import type { Store } from "../db/store.ts";
-import { dayMs } from "../lib/time.ts";
+import { addDays } from "../lib/time.ts";
 import {
   aggregate,
   type ConversionRow,
@@ -45,9 +45,6 @@ export const readingNowMs = 30 * 60_000;
  * (docs/decisions/063-readers-days-in-the-owners-zone.md).
  */
 export const dayIn = (at: Date | number, zone: string) => dateKey(at, zone);
-/** The date `days` after `day`: calendar arithmetic, whatever the zone. */
-export const addDays = (day: string, days: number) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
 
 /**
  * How far a salt's day may run ahead of the owner's date and still be the day

@@ -6,9 +6,9 @@ import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
 import { remembered } from "../lib/remembered.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
+import { addDays } from "../lib/time.ts";
 import { addressWindow } from "./address-window.ts";
 import {
-  addDays,
   type Batch,
   createReadersRepository,
   dayIn,
