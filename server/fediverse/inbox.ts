@@ -202,9 +202,9 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
         signed: true,
       });
     let verdict = await judge();
-    // Someone elsewhere may bear the owner's name: here they go by their handle, held for
-    // the owner should it read so too.
-    if (verdict.outcome === "refused" && verdict.refusal.code === "reserved_name") {
+    // Someone elsewhere may bear the owner's name, or a name with a link in it: here they go
+    // by their handle, held for the owner should it read as the owner's too.
+    if (verdict.outcome === "refused" && defences.nameRefusal(userName) !== null) {
       userName = remoteName(handle, handle);
       verdict = await judge(true);
     }

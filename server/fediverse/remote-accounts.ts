@@ -53,7 +53,9 @@ export function remoteAccounts(deps: AccountDeps) {
         name: remoteName(actor.name, ""),
       });
       const given = remoteName(actor.name, handle);
-      const name = [given, remoteName(handle, handle)].find((one) => !defences.nameRefusal(one));
+      const name = [given, remoteName(handle, handle)].find(
+        (one, i) => !defences.nameRefusal(one, { handle: i === 1 }),
+      );
       // Its picture is fetched only for replies to show it on.
       if (!name || (await repository.repliesByActor(actor.id.href)).length === 0) return;
       const avatar = await writerPicture(actor, ctx, deps.remoteFetch, log);

@@ -266,3 +266,21 @@ export function checkContent(
   if (isKeywordStuffing(text)) return { code: "blocked_content", message: messages.stuffing };
   return null;
 }
+
+/**
+ * Why a name a reader typed breaks the text rules, or null: it shows under every
+ * comment, in the owner's mails and in reply mails to other readers, so a link,
+ * contact details or a blocked word in it would pass where a comment's would not.
+ */
+export function checkName(name: string, blocklist: BlocklistEntries): string | null {
+  if (linksIn(name).length > 0 || htmlAnchor.test(name) || bbcodeLink.test(name)) {
+    return "Names cannot hold a link or a web address; please choose another name.";
+  }
+  if (email.test(name) || hasPhoneNumber(name)) {
+    return "Names cannot hold phone numbers or email addresses; please choose another name.";
+  }
+  if (hasBlockedWords(name, blocklist)) {
+    return "This name contains words this blog blocks because spam uses them; please choose another name.";
+  }
+  return null;
+}

@@ -5,7 +5,7 @@ import type { Config } from "../config.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
 import { createFormTokens, type FormTokens, type SpentFormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
-import { checkContent } from "./content-rules.ts";
+import { checkContent, checkName } from "./content-rules.ts";
 import { claimsBadge, claimsName } from "./fold.ts";
 import type { Moderation } from "./service.ts";
 import type { SpamFilter } from "./spam/filter.ts";
@@ -76,21 +76,26 @@ export function createCommentDefences({
   /**
    * The owner's name, in any letter case or look-alike spelling, with words
    * around it or cut to initials, is the owner's alone; so is a word that
-   * reads as the "Author" label beside it (`claimsBadge`).
+   * reads as the "Author" label beside it (`claimsBadge`). A name also meets the
+   * text rules (`checkName`), unless it is a Fediverse `handle`, which its
+   * server gave and which holds its host.
    */
-  function nameRefusal(userName: string): Refusal | null {
+  function nameRefusal(userName: string, { handle = false } = {}): Refusal | null {
     const why =
       ownerName && claimsName(userName, ownerName)
         ? "is the site owner's name"
         : claimsBadge(userName)
           ? "reads as the label of the site owner's own comments"
           : null;
-    if (!why) return null;
-    return {
-      status: 422,
-      code: "reserved_name",
-      message: `"${userName}" ${why}, so visitors cannot comment under it. Please choose another name.`,
-    };
+    if (why) {
+      return {
+        status: 422,
+        code: "reserved_name",
+        message: `"${userName}" ${why}, so visitors cannot comment under it. Please choose another name.`,
+      };
+    }
+    const broken = handle ? null : checkName(userName, blocklist.entries());
+    return broken ? { status: 422, code: "blocked_content", message: broken } : null;
   }
 
   function contentRefusal(content: string): Refusal | null {
@@ -154,7 +159,7 @@ export function createCommentDefences({
       }
       const timing = input.signed === true ? null : await formTokens.admit(input.formToken);
       if (timing) return refuse(timing);
-      const named = nameRefusal(input.userName);
+      const named = nameRefusal(input.userName, { handle: input.handle === true });
       const refusal = (input.handle ? null : named) ?? contentRefusal(input.content);
       if (refusal) return refuse(refusal);
       if (config.COMMENT_DUPLICATE_MINUTES > 0) {

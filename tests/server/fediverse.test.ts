@@ -108,6 +108,7 @@ async function remoteServer() {
     nia: () => ["image/png", png],
     oma: () => ["image/png", png],
     the_author_desk: () => ["image/png", png],
+    pia: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
   const usernames: Record<string, string> = {
@@ -115,7 +116,11 @@ async function remoteServer() {
     // A name with a server in it: "@support@bank.example@their.host" reads as the bank's account.
     max: "support@bank.example",
   };
-  const names: Record<string, string> = { eve: "\u001B]0;owned\u0007Eve\u202E\nRao" };
+  const names: Record<string, string> = {
+    eve: "\u001B]0;owned\u0007Eve\u202E\nRao",
+    // A name the comment form would refuse: a link, which the text rules never read there.
+    pia: "Pia Rao · deals at bit.ly/x7",
+  };
   let base = "";
   /** What the site delivered to the accounts' inboxes, parsed. */
   const delivered: { type?: string; object?: unknown }[] = [];
@@ -1325,6 +1330,22 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       what: "max's reply under the post",
     });
     expect((await max())?.remote?.handle).toBe(`@supportbank.example@${new URL(remote.base).host}`);
+  });
+
+  it("shows a writer whose name holds a link by their handle, as the comment form refuses it", {
+    timeout: 240_000,
+  }, async () => {
+    const id = `${remote.actor("pia")}/statuses/1`;
+    expect((await says("pia", id, "pia asks about the soap")).statusCode).toBe(202);
+    const pia = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
+        (comment) => comment.content.startsWith("pia asks"),
+      );
+    await waitFor(async () => (await pia()) !== undefined, {
+      timeoutMs: 120_000,
+      what: "pia's reply under the post",
+    });
+    expect((await pia())?.userName).toBe(`@pia@${new URL(remote.base).host}`);
   });
 
   it("holds for the owner a reply whose writer's name and handle both read as the owner's badge", {

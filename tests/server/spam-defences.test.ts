@@ -482,6 +482,29 @@ describe.each(backends)("spam defences on %s", (backend) => {
     });
   });
 
+  describe("the writer's name", () => {
+    // Shown under the comment, in the owner's notification and in reply mails: the
+    // text rules read it as they read the comment.
+    it.each([
+      ["Approve: https://evil.example/a", /link or a web address/],
+      ["deals at bit.ly/x7", /link or a web address/],
+      ["www.cheap-pills.example", /link or a web address/],
+      ["Asha asha@example.com", /phone numbers or email addresses/],
+      ["Call +91 98765 43210", /phone numbers or email addresses/],
+      ["Viagra Sam", /words this blog blocks/],
+      ["c a s i n o king", /words this blog blocks/],
+    ])("refuses %j", async (userName, message) => {
+      await expectRefused({ content: "Hello", userName }, 422, "blocked_content", message);
+    });
+
+    it("accepts names with initials, dots and numbers", async () => {
+      for (const userName of ["A. B. Singh", "Dr. Asha Rao", "J.R.R. Fan", "Team 42", "@asha"]) {
+        const response = await t.visitor().comment(freshItem("science"), "Hi", userName);
+        expect([userName, response.statusCode]).toEqual([userName, 201]);
+      }
+    });
+  });
+
   describe("the Author label", () => {
     it.each([
       "Sam Author",
