@@ -52,8 +52,8 @@ type FediverseOptions = {
   changed?: (itemPath: string) => void;
   /** Whether webmentions wait for the owner (MODERATION). */
   moderation: "off" | "first" | "all";
-  /** Whether a webmention's words break a comment's rules (moderation/defences.ts): it waits then. */
-  mentionBreaksRules?: (text: string) => boolean;
+  /** Whether a webmention's words or author's name break a comment's rules (moderation/defences.ts): it waits then. */
+  mentionBreaksRules?: (text: string, name: string | null) => boolean;
   /** The queue's clock: when a message is due, and given up (tests move it). */
   clock?: () => Date;
   /** How long a delivery's post waits for its answer: 15 s unless given (tests wait less). */

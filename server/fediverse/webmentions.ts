@@ -78,8 +78,11 @@ export function createWebmentions({
   changed: (itemPath: string) => void;
   /** Whether any of these addresses names a blocked account or server (blocks.ts). */
   blocked?: (addresses: readonly string[]) => Promise<boolean>;
-  /** Whether words from elsewhere break a rule a comment's keeps (the blocklist…): held then. */
-  breaksRules?: (text: string) => boolean;
+  /**
+   * Whether words from elsewhere break a rule a comment's keeps (the blocklist…), or the
+   * author's `name` is one a commenter may not take (the owner's): held then.
+   */
+  breaksRules?: (text: string, name: string | null) => boolean;
 }) {
   const { db } = store;
   const site = new URL(siteUrl);
@@ -160,8 +163,8 @@ export function createWebmentions({
     // and apart from them its addresses, which are the mention's own, not links it adds.
     const lines = (parts: (string | null)[]) => parts.filter((part) => part !== null).join("\n");
     const suspect =
-      breaksRules(lines([entry.authorName, entry.content])) ||
-      breaksRules(lines([source.href, answer.url, entry.authorUrl]));
+      breaksRules(lines([entry.authorName, entry.content]), entry.authorName) ||
+      breaksRules(lines([source.href, answer.url, entry.authorUrl]), null);
     // The site trusted is the one whose page was read: a trusted site's page that
     // redirects (an open redirect, a page moved away) passes on no trust.
     const shownFromSite = async (path?: string) => {

@@ -73,6 +73,14 @@ export function createCommentDefences({
 }) {
   const ownerName = config.owner.name;
 
+  /** Why a name is the owner's alone, or null. */
+  const ownersRefusal = (name: string) =>
+    ownerName && claimsName(name, ownerName)
+      ? "is the site owner's name"
+      : claimsBadge(name)
+        ? "reads as the label of the site owner's own comments"
+        : null;
+
   /**
    * The owner's name, in any letter case or look-alike spelling, with words
    * around it or cut to initials, is the owner's alone; so is a word that
@@ -81,12 +89,7 @@ export function createCommentDefences({
    * server gave and which holds its host.
    */
   function nameRefusal(userName: string, { handle = false } = {}): Refusal | null {
-    const why =
-      ownerName && claimsName(userName, ownerName)
-        ? "is the site owner's name"
-        : claimsBadge(userName)
-          ? "reads as the label of the site owner's own comments"
-          : null;
+    const why = ownersRefusal(userName);
     if (why) {
       return {
         status: 422,
@@ -206,9 +209,11 @@ export function createCommentDefences({
     /**
      * Whether words from another site (a webmention's author and text, or its addresses)
      * break a rule a comment's must keep: blocked words or sites, look-alike addresses, a
-     * compliment around a link, contacts, keyword stuffing. However many links.
+     * compliment around a link, contacts, keyword stuffing. However many links. And
+     * whether its author's `name` is one no commenter may take: the owner's, the badge's.
      */
-    breaksRules(text: string): boolean {
+    breaksRules(text: string, name: string | null = null): boolean {
+      if (name !== null && ownersRefusal(name) !== null) return true;
       const list = blocklist.entries();
       return checkContent(text, { maxLinks: Number.POSITIVE_INFINITY, blocklist: list }) !== null;
     },

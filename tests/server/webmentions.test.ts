@@ -419,17 +419,23 @@ describe.each(backends)("webmentions at the site's endpoint, on %s", (backend) =
     // Short praise, as many a mention is: its page's address is no link it adds.
     "/clean": "Good read on soap for my chemistry class.",
     "/spam": "Soap is fine, but our online casino pays better.",
+    "/owner": "Good read on soap for my chemistry class.",
+    "/badge": "Good read on soap for my chemistry class.",
   };
+  /** Pages that sign their words with a name no commenter may take: the owner's, the badge's. */
+  const signed: Record<string, string> = { "/owner": "Ravi Kumar", "/badge": "Site Owner" };
   const pages = createServer((request, response) => {
+    const by = signed[request.url ?? ""];
+    const author = by ? `<a class="p-author h-card" href="https://ravi.example/">${by}</a>` : "";
     response
       .writeHead(200, { "content-type": "text/html" })
       .end(
-        `<!doctype html><article class="h-entry"><p class="e-content">${said[request.url ?? ""] ?? ""} <a href="${target}">Soap</a></p></article>`,
+        `<!doctype html><article class="h-entry">${author}<p class="e-content">${said[request.url ?? ""] ?? ""} <a href="${target}">Soap</a></p></article>`,
       );
   });
   beforeAll(async () => {
     t = await startTestApp(backend, {
-      env: { FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on", SITE_OWNER_NAME: "Ravi Kumar" },
       clientFiles: { "feed.json": JSON.stringify(soapFeed) },
     });
     await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
@@ -440,8 +446,8 @@ describe.each(backends)("webmentions at the site's endpoint, on %s", (backend) =
     await t?.close();
   });
 
-  it("holds for the owner, whatever MODERATION says, a mention whose words a comment could not use", async () => {
-    for (const page of ["/spam", "/clean"]) {
+  it("holds for the owner, whatever MODERATION says, a mention whose words or author's name a comment could not use", async () => {
+    for (const page of ["/spam", "/owner", "/badge", "/clean"]) {
       const response = await t.app.inject({
         method: "POST",
         url: "/webmention",
@@ -461,7 +467,12 @@ describe.each(backends)("webmentions at the site's endpoint, on %s", (backend) =
     await waitFor(async () => (await statuses())["/clean"] === "published", {
       what: "the clean mention shown",
     });
-    expect(await statuses()).toEqual({ "/spam": "pending", "/clean": "published" });
+    expect(await statuses()).toEqual({
+      "/spam": "pending",
+      "/owner": "pending",
+      "/badge": "pending",
+      "/clean": "published",
+    });
   });
 });
 
