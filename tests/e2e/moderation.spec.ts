@@ -242,6 +242,18 @@ test.describe("with the default defences", () => {
     await expect(item(page).locator("li", { hasText: "Official announcement" })).toHaveCount(0);
   });
 
+  test("a name cannot carry a link: the form says so and nothing is posted", async ({
+    visitor,
+  }) => {
+    const page = await newItemReader(visitor, site);
+    await giveName(page, "deals at bit.ly/x7");
+    await write(page, "Thanks for the clear explanation of the valve.");
+    await expect(refusal(page)).toHaveText(/Names cannot hold a link/);
+    await expect(
+      item(page).locator("li", { hasText: "clear explanation of the valve" }),
+    ).toHaveCount(0);
+  });
+
   test("two readers of one name get different avatars, on the page and in its HTML", async ({
     visitor,
     request,
