@@ -50,6 +50,9 @@ const htmlAnchor = /<\s*a\b[^<>]*\bhref\s*=/i;
 const bbcodeLink = /\[\s*(?:url|img)\b[^[\]]*\]|\[\s*link\s*=/i;
 const markdownReference = /^[^\S\n\r\u2028\u2029]*\[[^\]\n]+\]:\s*(?:[a-z]+:\/\/|www\.)/im;
 
+/** Degrees that read as a bare address: B.Tech, M.Tech, B.Com, M.Com. */
+const degree = /^[BM]\.(?:Tech|Com)$/i;
+
 /** The links in a comment, as written (scheme, www. or bare domain), each once. */
 export function linksIn(text: string): string[] {
   const plain = undisguise(text);
@@ -59,7 +62,7 @@ export function linksIn(text: string): string[] {
     for (const match of rest.matchAll(pattern)) found.add(match[0].replace(/[.,;:!?)\]]+$/u, ""));
     rest = rest.replace(pattern, " ");
   }
-  return [...found];
+  return [...found].filter((link) => !degree.test(link));
 }
 
 export function hostOf(link: string): string {

@@ -99,6 +99,12 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "There is more on this on Wikipedia: https://en.wikipedia.org/wiki/Atkinson_cycle",
     );
     expect(reader.awaitingApproval).toBe(false);
+    // A degree is no address, though it is written like one.
+    const degrees = await post(
+      postId,
+      "I did my B.Tech and M.Tech in mechanical engineering, and a B.Com before that.",
+    );
+    expect(degrees.awaitingApproval).toBe(false);
   });
 
   it("holds a reply with a link from a browser it does not trust yet", async () => {
