@@ -27,6 +27,9 @@ The console's sessions and links the backup holds end, and its passkeys the
 replaced database does not hold are removed: sign in again with "login".
 Into a new DATA_DIR, with no database to compare, its passkeys are kept and
 named, to remove in the console any removed since the backup.
+Comments and subscribers it holds that were deleted since are named, to
+delete again. A backup whose tables are not what its migrations say is
+refused; a restore that fails or is stopped half way changes nothing.
 On PostgreSQL use pg_restore.
 
   --from FILE   the backup to restore`,

@@ -1,17 +1,16 @@
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { plural } from "../../../contract/plural.ts";
 import { keepCancelledSince, type RestoredCall, type Since } from "../../bookings/restored.ts";
 import type { Config } from "../../config.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
-import { migrations } from "../../db/migrations.ts";
+import { migrateToLatest, openStore } from "../../db/store.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
-import { cookieSecretFileOf } from "../../engagement/visitor.ts";
+import { cookieSecretFileOf, migrationAddressKey } from "../../engagement/visitor.ts";
+import { withMailFiles } from "../../outbox/mail-files.ts";
 import { AdminError, assertFolderOf, type CommandContext, usageError } from "../command.ts";
-
-/** The tables a database of this site has; a file without them is not one of its backups. */
-const expectedTables = ["subscribers", "science_comments", "events", "kysely_migration"];
+import { assertShaped, checkDatabase } from "./database-checks.ts";
 
 /**
  * Copies `source` into a new file `target` with VACUUM INTO: one read
@@ -32,51 +31,6 @@ function copyDatabase(source: string, target: string): void {
   }
   chmodSync(partial, 0o600);
   renameSync(partial, target);
-}
-
-/** Throws unless `file` is an intact SQLite database with this site's tables. */
-function checkDatabase(file: string, role: string): void {
-  let db: DatabaseSync;
-  try {
-    db = new DatabaseSync(file, { readOnly: true });
-  } catch (error) {
-    throw new AdminError(`${role} ${file} cannot be opened: ${(error as Error).message}`);
-  }
-  try {
-    const check = db.prepare("pragma quick_check").get() as { quick_check: string } | undefined;
-    if (check?.quick_check !== "ok") {
-      throw new AdminError(`${role} ${file} is damaged: ${check?.quick_check ?? "no answer"}`);
-    }
-    const rows = db.prepare("select type, name from sqlite_master").all();
-    const tables = new Set(rows.filter((row) => row.type === "table").map((row) => row.name));
-    const missing = expectedTables.filter((table) => !tables.has(table));
-    if (missing.length > 0) {
-      throw new AdminError(
-        `${role} ${file} is not a database of this site (no ${missing.join(", ")} table).`,
-      );
-    }
-    // The site makes none: one would run its own statements on the site's every write.
-    const added = rows.filter((row) => row.type === "trigger" || row.type === "view");
-    if (added.length > 0) {
-      const names = added.map((row) => `${String(row.type)} ${String(row.name)}`).join(", ");
-      throw new AdminError(
-        `${role} ${file} holds what this site never makes (${names}): it is not one of its backups.`,
-      );
-    }
-    const known = migrations("sqlite");
-    const ran = db.prepare("select name from kysely_migration").all();
-    const newer = ran.map((row) => String(row.name)).filter((name) => !(name in known));
-    if (newer.length > 0) {
-      throw new AdminError(
-        `${role} ${file} was made by a newer version of the site (its migration "${newer[0]}" is not in this version): restore it with that version.`,
-      );
-    }
-  } catch (error) {
-    if (error instanceof AdminError) throw error;
-    throw new AdminError(`${role} ${file} is not a SQLite database: ${(error as Error).message}`);
-  } finally {
-    db.close();
-  }
 }
 
 function sqliteOnly(config: Config, what: string): string {
@@ -193,11 +147,141 @@ const callLines = (calls: RestoredCall[]) =>
   calls.map((call) => `\n  ${call.id}  ${call.start}  ${call.name}`).join("");
 
 /**
+ * The rows of `table` the replaced database once held (their ids are at most
+ * the last it gave) and holds no more, while the backup holds them: deleted since.
+ */
+function deletedSince(
+  backup: DatabaseSync,
+  replacedFile: string,
+  table: "science_comments" | "subscribers",
+  column: "user_name" | "email",
+): { id: number; said: string }[] {
+  using replaced = new DatabaseSync(replacedFile, { readOnly: true });
+  try {
+    const last = replaced.prepare("select seq from sqlite_sequence where name = ?").get(table) as
+      | { seq: number }
+      | undefined;
+    const kept = new Set(
+      replaced
+        .prepare(`select id from ${table}`)
+        .all()
+        .map((row) => Number(row.id)),
+    );
+    return (
+      backup
+        .prepare(`select id, ${column} as said from ${table} where id <= ? order by id`)
+        .all(last?.seq ?? 0) as { id: number; said: string }[]
+    ).filter((row) => !kept.has(Number(row.id)));
+  } catch {
+    return []; // Not one of the site's databases: nothing to compare.
+  }
+}
+
+/**
+ * Readies the copy of a backup beside the database: migrated, checked against
+ * what this version makes, and every step a restore takes on it done, so that
+ * a restore that fails or is interrupted before the copy is renamed into place
+ * leaves the database as it was. What the restore says is returned.
+ */
+async function readyRestored(
+  incoming: string,
+  replaced: string | null,
+  fromFile: string,
+  config: Config,
+): Promise<string[]> {
+  const said: string[] = [];
+  const store = withMailFiles(
+    await openStore({ kind: "sqlite", file: incoming, busyTimeoutMs: 60_000 }),
+    config,
+  );
+  try {
+    await migrateToLatest(store, migrationAddressKey(config));
+  } finally {
+    await store.close();
+  }
+  await assertShaped(incoming, "The backup");
+  const reopened = withMailFiles(
+    await openStore({ kind: "sqlite", file: incoming, busyTimeoutMs: 60_000 }),
+    config,
+  );
+  try {
+    const owner = createOwnerRepository(reopened);
+    // Recorded in the database put in place, which the backup's trail continues.
+    await owner.actor(null).audit("restore", fromFile);
+    // Ended or removed since the backup (a stolen laptop's), or planted in a file from elsewhere.
+    const replacedPasskeys = replaced ? passkeysIn(replaced) : null;
+    const removed = await owner.endRestoredSignIns(replacedPasskeys);
+    said.push(
+      "The console's sessions and sign-in links the backup holds are ended: sign in again (`login`).",
+    );
+    if (removed.length > 0) {
+      said.push(
+        `${plural(removed.length, "passkey")} the backup holds ${removed.length === 1 ? "is" : "are"} not in the database it replaced (removed since, or another site's): removed:${removed.map((name) => `\n  ${name}`).join("")}`,
+      );
+    }
+    // Into a new DATA_DIR nothing says which passkeys were removed since: each is named, to check.
+    const unchecked = replacedPasskeys === null ? await owner.listPasskeys() : [];
+    if (unchecked.length > 0) {
+      said.push(
+        `${plural(unchecked.length, "passkey")} the backup holds ${unchecked.length === 1 ? "is" : "are"} kept with nothing to check ${unchecked.length === 1 ? "it" : "them"} against: once signed in, remove under "Sign-in and passkeys" any you removed since the backup or do not know:${unchecked.map((p) => `\n  ${p.name}  added ${p.createdAt}${p.lastUsedAt ? `, last used ${p.lastUsedAt}` : ""}`).join("")}`,
+      );
+    }
+    // Calls cancelled since the backup stay so, by what the replaced database says of them.
+    const since = replaced
+      ? await keepCancelledSince(reopened.db, callsSince(replaced), new Date())
+      : null;
+    if (since?.cancelled.length) {
+      said.push(
+        `${plural(since.cancelled.length, "call")} the backup holds as booked ${since.cancelled.length === 1 ? "was" : "were"} cancelled since, in the database it replaced: ${since.cancelled.length === 1 ? "it stays" : "they stay"} cancelled, and no reminder of ${since.cancelled.length === 1 ? "it" : "them"} is sent:${callLines(since.cancelled)}`,
+      );
+    }
+    if (since?.gone.length) {
+      said.push(
+        `${plural(since.gone.length, "call")} the backup holds as booked ${since.gone.length === 1 ? "is" : "are"} not in the database it replaced: deleted since the backup, and cancelled before that (a call ahead is deleted no other way), but the server would send ${since.gone.length === 1 ? "its" : "their"} reminders. Before the start, cancel each (\`bookings cancel ID\`: both sides are mailed a cancellation again), then delete it (\`bookings delete ID\`) if its reader asked for that:${callLines(since.gone)}`,
+      );
+    }
+    if (since?.requeued) {
+      said.push(
+        `The database it replaced had ${plural(since.requeued, "call's cancellation", "calls' cancellations")} still to send: queued again, the server sends ${since.requeued === 1 ? "it" : "them"} once started.`,
+      );
+    }
+  } finally {
+    await reopened.close();
+  }
+  // One file, as the database it replaces is kept: no log beside it to lose in the rename.
+  using db = new DatabaseSync(incoming);
+  db.exec("pragma journal_mode = delete");
+  if (replaced) {
+    const comments = deletedSince(db, replaced, "science_comments", "user_name");
+    if (comments.length > 0) {
+      said.push(
+        `${plural(comments.length, "comment")} the backup holds ${comments.length === 1 ? "was" : "were"} deleted since, in the database it replaced (by ${comments.length === 1 ? "its" : "their"} writer, or by you): restored, ${comments.length === 1 ? "it is" : "they are"} on the site again. Delete again each that was not deleted by mistake (\`comments delete ID\`), above all a reader's who asked for it:${comments.map((c) => `\n  ${c.id}  ${c.said}`).join("")}`,
+      );
+    }
+    const subscribers = deletedSince(db, replaced, "subscribers", "email");
+    if (subscribers.length > 0) {
+      said.push(
+        `${plural(subscribers.length, "subscriber")} the backup holds ${subscribers.length === 1 ? "was" : "were"} unsubscribed or removed since, in the database it replaced: restored, ${subscribers.length === 1 ? "it is" : "they are"} mailed the newsletter again. Before the start, remove each that did not leave by mistake (\`subscribers remove EMAIL\`):${subscribers.map((s) => `\n  ${s.said}`).join("")}`,
+      );
+    }
+  }
+  const queued = mailsToSend(incoming);
+  if (queued > 0) {
+    said.push(
+      `The backup holds ${plural(queued, "mail")} still to send (a call's reminders, an edition's copies, notifications), which the server sends once started, also for a call or an edition cancelled since the backup: check \`bookings list\` and \`newsletter status\` first.`,
+    );
+  }
+  return said;
+}
+
+/**
  * Replaces the database with a backup while the server is stopped. The
  * database it replaces is kept beside it, so a restore of the wrong file can
- * be undone by hand.
+ * be undone by hand. Everything the restore does is done on a copy of the
+ * backup beside the database, which then replaces it in one rename: a restore
+ * that fails, or is stopped half way, changes nothing.
  */
-export async function restore({ values, config, stdout, actor, store }: CommandContext) {
+export async function restore({ values, config, stdout }: CommandContext) {
   const databaseFile = sqliteOnly(config, "restore");
   if (typeof values.from !== "string") throw usageError("--from FILE is required.");
   const fromFile = path.resolve(values.from);
@@ -206,78 +290,46 @@ export async function restore({ values, config, stdout, actor, store }: CommandC
   if (!found.isFile()) throw new AdminError(`${fromFile} is a folder: name the backup in it.`);
   checkDatabase(fromFile, "The backup");
   mkdirSync(path.dirname(databaseFile), { recursive: true, mode: 0o700 });
+  const exists = existsSync(databaseFile);
+  if (exists) assertNotInUse(databaseFile);
   // Copied beside the database before it is put aside: a copy that fails (a disk too
   // full for it) leaves it in place, where a start would otherwise make an empty one.
   const incoming = `${databaseFile}.restoring`;
+  const forget = () => {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) {
+      rmSync(`${incoming}${suffix}`, { force: true });
+    }
+  };
+  forget(); // What a restore stopped half way left.
+  let said: string[];
   try {
     copyDatabase(fromFile, incoming);
   } catch (error) {
+    forget();
     throw new AdminError(
       `The backup could not be copied to ${path.dirname(databaseFile)}: ${(error as Error).message}; nothing was changed.`,
     );
   }
+  try {
+    said = await readyRestored(incoming, exists ? databaseFile : null, fromFile, config);
+  } catch (error) {
+    forget();
+    const message = (error as Error).message.replace(/\.?$/, "");
+    throw new AdminError(`${message}; nothing was changed.`);
+  }
   let keptAs: string | null = null;
   if (existsSync(databaseFile)) {
-    try {
-      assertNotInUse(databaseFile);
-    } catch (error) {
-      rmSync(incoming, { force: true });
-      throw error;
-    }
+    assertNotInUse(databaseFile);
     keptAs = `${databaseFile}.before-restore-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-    renameSync(databaseFile, keptAs);
+    // Kept under a second name, then replaced in one rename: at no moment is there no database.
+    linkSync(databaseFile, keptAs);
   }
   // A log left by a crashed server belongs to the old file; on the new one it would corrupt it.
   for (const suffix of ["-wal", "-shm"]) rmSync(`${databaseFile}${suffix}`, { force: true });
   renameSync(incoming, databaseFile);
-  // Recorded in the database now in place, which the backup's trail continues.
-  await actor.audit("restore", fromFile);
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
   if (keptAs) stdout.write(`The database it replaced is kept as ${keptAs}.\n`);
-  // Ended or removed since the backup (a stolen laptop's), or planted in a file from elsewhere.
-  const owner = createOwnerRepository(await store());
-  const replacedPasskeys = keptAs ? passkeysIn(keptAs) : null;
-  const removed = await owner.endRestoredSignIns(replacedPasskeys);
-  stdout.write(
-    "The console's sessions and sign-in links the backup holds are ended: sign in again (`login`).\n",
-  );
-  if (removed.length > 0) {
-    stdout.write(
-      `${plural(removed.length, "passkey")} the backup holds ${removed.length === 1 ? "is" : "are"} not in the database it replaced (removed since, or another site's): removed:${removed.map((name) => `\n  ${name}`).join("")}\n`,
-    );
-  }
-  // Into a new DATA_DIR nothing says which passkeys were removed since: each is named, to check.
-  const unchecked = replacedPasskeys === null ? await owner.listPasskeys() : [];
-  if (unchecked.length > 0) {
-    stdout.write(
-      `${plural(unchecked.length, "passkey")} the backup holds ${unchecked.length === 1 ? "is" : "are"} kept with nothing to check ${unchecked.length === 1 ? "it" : "them"} against: once signed in, remove under "Sign-in and passkeys" any you removed since the backup or do not know:${unchecked.map((p) => `\n  ${p.name}  added ${p.createdAt}${p.lastUsedAt ? `, last used ${p.lastUsedAt}` : ""}`).join("")}\n`,
-    );
-  }
-  // Calls cancelled since the backup stay so, by what the replaced database says of them.
-  const since = keptAs
-    ? await keepCancelledSince((await store()).db, callsSince(keptAs), new Date())
-    : null;
-  if (since?.cancelled.length) {
-    stdout.write(
-      `${plural(since.cancelled.length, "call")} the backup holds as booked ${since.cancelled.length === 1 ? "was" : "were"} cancelled since, in the database it replaced: ${since.cancelled.length === 1 ? "it stays" : "they stay"} cancelled, and no reminder of ${since.cancelled.length === 1 ? "it" : "them"} is sent:${callLines(since.cancelled)}\n`,
-    );
-  }
-  if (since?.gone.length) {
-    stdout.write(
-      `${plural(since.gone.length, "call")} the backup holds as booked ${since.gone.length === 1 ? "is" : "are"} not in the database it replaced: deleted since the backup, and cancelled before that (a call ahead is deleted no other way), but the server would send ${since.gone.length === 1 ? "its" : "their"} reminders. Before the start, cancel each (\`bookings cancel ID\`: both sides are mailed a cancellation again), then delete it (\`bookings delete ID\`) if its reader asked for that:${callLines(since.gone)}\n`,
-    );
-  }
-  if (since?.requeued) {
-    stdout.write(
-      `The database it replaced had ${plural(since.requeued, "call's cancellation", "calls' cancellations")} still to send: queued again, the server sends ${since.requeued === 1 ? "it" : "them"} once started.\n`,
-    );
-  }
-  const queued = mailsToSend(databaseFile);
-  if (queued > 0) {
-    stdout.write(
-      `The backup holds ${plural(queued, "mail")} still to send (a call's reminders, an edition's copies, notifications), which the server sends once started, also for a call or an edition cancelled since the backup: check \`bookings list\` and \`newsletter status\` first.\n`,
-    );
-  }
+  for (const line of said) stdout.write(`${line}\n`);
   // A new DATA_DIR: the server would make a new secret, and readers would lose their own.
   const secretFile = cookieSecretFileOf(config);
   if (!config.COOKIE_SECRET && !existsSync(secretFile)) {

@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { migrations } from "../../db/migrations.ts";
+import { migrateToLatest, openStore } from "../../db/store.ts";
+import { AdminError } from "../command.ts";
+
+/*
+ * Whether a file is one of the site's backups, before a restore puts it in place
+ * (docs/backups.md, "Backups").
+ */
+
+/** The tables a database of this site has; a file without them is not one of its backups. */
+const expectedTables = ["subscribers", "science_comments", "events", "kysely_migration"];
+
+/** Throws unless `file` is an intact SQLite database with this site's tables. */
+export function checkDatabase(file: string, role: string): void {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { readOnly: true });
+  } catch (error) {
+    throw new AdminError(`${role} ${file} cannot be opened: ${(error as Error).message}`);
+  }
+  try {
+    const check = db.prepare("pragma quick_check").get() as { quick_check: string } | undefined;
+    if (check?.quick_check !== "ok") {
+      throw new AdminError(`${role} ${file} is damaged: ${check?.quick_check ?? "no answer"}`);
+    }
+    const rows = db.prepare("select type, name from sqlite_master").all();
+    const tables = new Set(rows.filter((row) => row.type === "table").map((row) => row.name));
+    const missing = expectedTables.filter((table) => !tables.has(table));
+    if (missing.length > 0) {
+      throw new AdminError(
+        `${role} ${file} is not a database of this site (no ${missing.join(", ")} table).`,
+      );
+    }
+    // The site makes none: one would run its own statements on the site's every write.
+    const added = rows.filter((row) => row.type === "trigger" || row.type === "view");
+    if (added.length > 0) {
+      const names = added.map((row) => `${String(row.type)} ${String(row.name)}`).join(", ");
+      throw new AdminError(
+        `${role} ${file} holds what this site never makes (${names}): it is not one of its backups.`,
+      );
+    }
+    const known = migrations("sqlite");
+    const ran = db.prepare("select name from kysely_migration").all();
+    const newer = ran.map((row) => String(row.name)).filter((name) => !(name in known));
+    if (newer.length > 0) {
+      throw new AdminError(
+        `${role} ${file} was made by a newer version of the site (its migration "${newer[0]}" is not in this version): restore it with that version.`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof AdminError) throw error;
+    throw new AdminError(`${role} ${file} is not a SQLite database: ${(error as Error).message}`);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * What a SQLite database is made of, a line per column, index, foreign key and
+ * other object, as SQLite describes them (not their statements' text, which
+ * differs with the version that wrote them).
+ */
+function shapeOf(file: string): Set<string> {
+  using db = new DatabaseSync(file, { readOnly: true });
+  const lines = new Set<string>();
+  const all = (query: string, ...args: string[]) =>
+    db.prepare(query).all(...args) as Record<string, string | number | null>[];
+  const objects = all(
+    "select type, name, tbl_name from sqlite_schema where name not like 'sqlite\\_%' escape '\\'",
+  );
+  for (const { type, name, tbl_name: table } of objects) {
+    const of = String(name);
+    if (type === "table") {
+      for (const c of all("select * from pragma_table_xinfo(?)", of)) {
+        const nullable = c.notnull ? " not null" : "";
+        const key = c.pk ? ` key ${c.pk}` : "";
+        const fallback = c.dflt_value === null ? "" : ` default ${c.dflt_value}`;
+        lines.add(
+          `table ${of}: column ${c.name} ${c.type}${nullable}${key}${fallback}${c.hidden ? ` hidden ${c.hidden}` : ""}`,
+        );
+      }
+      for (const f of all("select * from pragma_foreign_key_list(?)", of)) {
+        lines.add(
+          `table ${of}: ${f.from} refers to ${f.table}.${f.to} ${f.on_update} ${f.on_delete}`,
+        );
+      }
+      const [kind] = all("select strict, wr from pragma_table_list(?)", of);
+      if (kind?.strict || kind?.wr)
+        lines.add(`table ${of}: strict ${kind.strict} without rowid ${kind.wr}`);
+    } else if (type === "index") {
+      const columns = all(
+        "select name from pragma_index_xinfo(?) where key = 1 order by seqno",
+        of,
+      );
+      const [index] = all("select * from pragma_index_list(?) where name = ?", String(table), of);
+      const named = columns.map((c) => c.name ?? "(expression)").join(", ");
+      lines.add(
+        `index ${of} on ${table} (${named}) unique ${index?.unique} partial ${index?.partial}`,
+      );
+    } else {
+      lines.add(`${type} ${of}`);
+    }
+  }
+  return lines;
+}
+
+/** Throws unless the migrated `file` is made as this version makes a new database. */
+export async function assertShaped(file: string, role: string): Promise<void> {
+  const folder = mkdtempSync(path.join(os.tmpdir(), "ewe-restore-"));
+  try {
+    const fresh = path.join(folder, "new.sqlite");
+    const store = await openStore({ kind: "sqlite", file: fresh });
+    try {
+      await migrateToLatest(store);
+    } finally {
+      await store.close();
+    }
+    const made = shapeOf(fresh);
+    const found = shapeOf(file);
+    const differences = [
+      ...[...found].filter((line) => !made.has(line)).map((line) => `holds ${line}`),
+      ...[...made].filter((line) => !found.has(line)).map((line) => `lacks ${line}`),
+    ];
+    if (differences.length > 0) {
+      const shown = differences.slice(0, 5).join("; ");
+      const more = differences.length > 5 ? ` and ${differences.length - 5} more` : "";
+      throw new AdminError(
+        `${role} is not made as this version of the site makes its database, whatever its migrations say (it ${shown}${more}): it was changed by hand, or is not one of its backups.`,
+      );
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}

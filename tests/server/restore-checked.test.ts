@@ -1,0 +1,154 @@
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { Migrator } from "kysely/migration";
+import { expect, it } from "vitest";
+import { commentsResponseSchema } from "../../contract/api.ts";
+import { migrations } from "../../server/db/migrations.ts";
+import { openStore } from "../../server/db/store.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { requestSubscription } from "./support/newsletter.ts";
+import { json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * What a restore does on a bad day (docs/backups.md, "Backups"): a backup whose tables are
+ * not what its migrations say is refused before anything changes (it was put in place,
+ * and the restore failed half way on it, the console's sessions not ended); one an older
+ * version made is migrated and served; what was deleted since the backup is named.
+ */
+
+const folder = () => mkdtempSync(path.join(os.tmpdir(), "ewe-restore-checked-"));
+const env = { COOKIE_SECRET: "restore-checked-tests-cookie-secret-0123456" };
+
+const commentsOn = async (site: TestApp, post: string) =>
+  json(
+    await site.visitor().get(`/api/items/science/${post}/comments`),
+    commentsResponseSchema,
+  ).comments.map((c) => c.content);
+
+/** A site with a comment in its backup and one after; the backup's file. */
+async function siteWithBackup(): Promise<{ site: TestApp; backup: string }> {
+  const site = await startTestApp("sqlite", { dataDir: path.join(folder(), "data"), env });
+  await site.visitor().comment("soap", "before the backup");
+  const backup = path.join(folder(), "b.sqlite");
+  expect((await admin({ ...adminEnv(site), ...env }, "backup", "--out", backup)).code).toBe(0);
+  await site.visitor().comment("soap", "after the backup");
+  await site.close();
+  return { site, backup };
+}
+
+it.each([
+  [
+    "a table remade without its columns",
+    "drop table owner_sessions; create table owner_sessions (id text primary key)",
+    "lacks table owner_sessions: column token_hash TEXT not null",
+  ],
+  [
+    "a table the site never makes",
+    "create table planted (x text)",
+    "holds table planted: column x",
+  ],
+  [
+    "an index dropped",
+    "drop index science_comments_by_post",
+    "lacks index science_comments_by_post on science_comments",
+  ],
+])(
+  "refuses a backup with %s under its migrations' names, and changes nothing",
+  async (_, change, said) => {
+    const { site, backup } = await siteWithBackup();
+    using planted = new DatabaseSync(backup);
+    planted.exec(change);
+    const run = await admin({ ...adminEnv(site), ...env }, "restore", "--from", backup);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(
+      "The backup is not made as this version of the site makes its database, whatever its migrations say (it ",
+    );
+    expect(run.stderr).toContain(said);
+    expect(run.stderr).toMatch(
+      /: it was changed by hand, or is not one of its backups; nothing was changed\.\n$/,
+    );
+    // Nothing put aside, nothing half-made left beside the database.
+    expect(readdirSync(site.dataDir).filter((name) => name.startsWith("engage."))).toEqual([
+      "engage.sqlite",
+    ]);
+    const again = await startTestApp("sqlite", { dataDir: site.dataDir, env });
+    try {
+      expect(await commentsOn(again, "soap")).toEqual(["before the backup", "after the backup"]);
+    } finally {
+      await again.close();
+    }
+  },
+);
+
+it("restores a backup an older version made: migrated, it serves its comments", async () => {
+  const old = path.join(folder(), "old.sqlite");
+  const store = await openStore({ kind: "sqlite", file: old });
+  try {
+    const migrator = new Migrator({
+      db: store.db,
+      provider: { getMigrations: async () => migrations(store.kind) },
+    });
+    expect((await migrator.migrateTo("010_comment_threads")).error).toBeUndefined();
+  } finally {
+    await store.close();
+  }
+  using db = new DatabaseSync(old);
+  const at = new Date(Date.now() - 86_400_000).toISOString();
+  db.prepare(
+    "insert into science_comments (post_id, content, user_name, visitor_id, created_at, updated_at) values ('wifi', 'from an older version', 'Asha', 'v1', ?, ?)",
+  ).run(at, at);
+  const dataDir = path.join(folder(), "data");
+  const run = await admin(
+    { ...adminEnv({ dataDir, databaseUrl: undefined }), ...env },
+    "restore",
+    "--from",
+    old,
+  );
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  const site = await startTestApp("sqlite", { dataDir, env });
+  try {
+    expect(await commentsOn(site, "wifi")).toEqual(["from an older version"]);
+  } finally {
+    await site.close();
+  }
+});
+
+it("names the comments and subscribers deleted since the backup, which it brings back", async () => {
+  const dataDir = path.join(folder(), "data");
+  let site = await startTestApp("sqlite", { dataDir, env });
+  const at = { ...adminEnv(site), ...env };
+  await site.visitor().comment("soap", "erase me later");
+  await site.visitor().comment("soap", "kept");
+  await requestSubscription(site, "leaving@example.org");
+  await requestSubscription(site, "staying@example.org");
+  const backup = path.join(folder(), "b.sqlite");
+  expect((await admin(at, "backup", "--out", backup)).code).toBe(0);
+  const [erased] = json(
+    await site.visitor().get("/api/items/science/soap/comments"),
+    commentsResponseSchema,
+  ).comments;
+  expect((await admin(at, "comments", "delete", String(erased?.id))).code).toBe(0);
+  expect((await admin(at, "subscribers", "remove", "leaving@example.org")).code).toBe(0);
+  await site.close();
+
+  const run = await admin(at, "restore", "--from", backup);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain(
+    `1 comment the backup holds was deleted since, in the database it replaced (by its writer, or by you): restored, it is on the site again. Delete again each that was not deleted by mistake (\`comments delete ID\`), above all a reader's who asked for it:\n  ${erased?.id}  ${erased?.userName}\n`,
+  );
+  expect(run.stdout).toContain(
+    "1 subscriber the backup holds was unsubscribed or removed since, in the database it replaced: restored, it is mailed the newsletter again. Before the start, remove each that did not leave by mistake (`subscribers remove EMAIL`):\n  leaving@example.org\n",
+  );
+  expect(run.stdout).not.toContain("staying@example.org");
+  site = await startTestApp("sqlite", { dataDir, env });
+  try {
+    expect(await commentsOn(site, "soap")).toEqual(["erase me later", "kept"]);
+  } finally {
+    await site.close();
+  }
+  expect(existsSync(path.join(dataDir, "engage.sqlite.restoring"))).toBe(false);
+});
