@@ -8,6 +8,11 @@ function itemUrl(siteUrl: string, kind: ItemKind, itemId: string): string {
   return `${siteUrl}/${kind}#${encodeURIComponent(itemId)}`;
 }
 
+/** What the download holds of each comment (one line: the console's list names them too). */
+const commentColumns = [
+  ...["id", "post_id", "content", "user_name", "created_at", "updated_at", "parent_id"],
+] as const;
+
 /**
  * Everything one visitor cookie made, for the "Your data" download
  * (docs/decisions/014-search-and-your-data.md). Deleting it goes through the
@@ -16,24 +21,47 @@ function itemUrl(siteUrl: string, kind: ItemKind, itemId: string): string {
 export function createVisitorDataRepository(store: Store) {
   const { db } = store;
   return {
-    async commentsBy(visitorId: string, siteUrl: string): Promise<OwnComment[]> {
-      const rows = await db
-        .selectFrom("science_comments")
-        .select(["id", "post_id", "content", "user_name", "created_at", "updated_at", "parent_id"])
-        .where("visitor_id", "=", visitorId)
-        .orderBy("created_at")
-        .orderBy("id")
-        .execute();
-      return rows.map((row) => ({
-        id: row.id,
-        postId: row.post_id,
-        url: itemUrl(siteUrl, "science", row.post_id),
-        content: row.content,
-        userName: row.user_name,
-        createdAt: toIso(row.created_at),
-        updatedAt: toIso(row.updated_at),
-        parentId: row.parent_id,
-      }));
+    /**
+     * Every comment one visitor wrote, oldest first, `pageSize` at a time: a
+     * browser that wrote for years is never held in memory whole, only the ids.
+     */
+    async *commentsBy(
+      visitorId: string,
+      siteUrl: string,
+      pageSize = 500,
+    ): AsyncGenerator<OwnComment[]> {
+      const ids = (
+        await db
+          .selectFrom("science_comments")
+          .select("id")
+          .where("visitor_id", "=", visitorId)
+          .orderBy("created_at")
+          .orderBy("id")
+          .execute()
+      ).map((row) => row.id);
+      for (let at = 0; at < ids.length; at += pageSize) {
+        const page = ids.slice(at, at + pageSize);
+        const rows = await db
+          .selectFrom("science_comments")
+          .select(commentColumns)
+          .where("id", "in", page)
+          .where("visitor_id", "=", visitorId)
+          .execute();
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        // In the order read first; one deleted meanwhile is left out.
+        yield page
+          .flatMap((id) => byId.get(id) ?? [])
+          .map((row) => ({
+            id: row.id,
+            postId: row.post_id,
+            url: itemUrl(siteUrl, "science", row.post_id),
+            content: row.content,
+            userName: row.user_name,
+            createdAt: toIso(row.created_at),
+            updatedAt: toIso(row.updated_at),
+            parentId: row.parent_id,
+          }));
+      }
     },
 
     async reactionsBy(visitorId: string, siteUrl: string): Promise<OwnReaction[]> {

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { FastifyError } from "fastify";
 import {
@@ -5,6 +6,7 @@ import {
   deleteConfirmationValue,
   deleteYourDataRequestSchema,
   deleteYourDataResponseSchema,
+  type OwnComment,
   type YourDataResponse,
   yourDataResponseSchema,
 } from "../../../contract/your-data.ts";
@@ -66,23 +68,44 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
     },
     async (request, reply) => {
       const { visitorId } = request;
-      const body: YourDataResponse = {
-        site: siteUrl,
-        exportedAt: new Date().toISOString(),
-        visitorCookie: visitorId !== null,
-        comments: visitorId ? await engagement.visitorData.commentsBy(visitorId, siteUrl) : [],
+      const exportedAt = new Date().toISOString();
+      const head = { site: siteUrl, exportedAt, visitorCookie: visitorId !== null };
+      const comments = visitorId ? engagement.visitorData.commentsBy(visitorId, siteUrl) : null;
+      // The first page is read before the answer starts, so a database that fails says so.
+      const first = (await comments?.next())?.value ?? [];
+      const rest = {
         reactions: visitorId ? await engagement.visitorData.reactionsBy(visitorId, siteUrl) : [],
         replyAddresses: visitorId ? await replyMail.ofVisitor(visitorId) : [],
         bookings: visitorId ? await bookings.ofVisitor(visitorId) : [],
-      };
-      const day = body.exportedAt.slice(0, 10);
+      } satisfies Omit<YourDataResponse, keyof typeof head | "comments">;
+      /**
+       * The file as one JSON object, its comments a page at a time: a browser's
+       * comments may be tens of thousands, each up to a long text, and were read
+       * whole into one answer (hundreds of megabytes, seconds of a blocked server).
+       */
+      async function* file() {
+        yield `${JSON.stringify(head).slice(0, -1)},"comments":[`;
+        let page: OwnComment[] | undefined = first;
+        let separator = "";
+        while (page) {
+          if (page.length > 0) {
+            yield separator + page.map((comment) => JSON.stringify(comment)).join(",");
+            separator = ",";
+          }
+          page = comments ? (await comments.next()).value || undefined : undefined;
+        }
+        yield `],${JSON.stringify(rest).slice(1)}`;
+      }
+      // The schema documents the file; a stream is sent as it is, not serialized.
+      const stream = Readable.from(file()) as unknown as YourDataResponse;
       return reply
         .header("cache-control", "no-store")
+        .header("content-type", "application/json; charset=utf-8")
         .header(
           "content-disposition",
-          `attachment; filename="engage-with-engineer-your-data-${day}.json"`,
+          `attachment; filename="engage-with-engineer-your-data-${exportedAt.slice(0, 10)}.json"`,
         )
-        .send(body);
+        .send(stream);
     },
   );
 
