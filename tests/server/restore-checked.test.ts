@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -151,4 +151,24 @@ it("names the comments and subscribers deleted since the backup, which it brings
     await site.close();
   }
   expect(existsSync(path.join(dataDir, "engage.sqlite.restoring"))).toBe(false);
+});
+
+it("refuses a backup cut short, by half or by one byte, saying so, and changes nothing", async () => {
+  const { site, backup } = await siteWithBackup();
+  const whole = readFileSync(backup);
+  for (const size of [Math.floor(whole.length / 2), whole.length - 1]) {
+    const cut = path.join(folder(), "cut.sqlite");
+    writeFileSync(cut, whole.subarray(0, size));
+    const run = await admin({ ...adminEnv(site), ...env }, "restore", "--from", cut);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `The backup ${cut} is cut short: it has ${size} bytes of the ${whole.length} its pages take (a copy or download stopped half way?). Restore a whole copy of it.\n`,
+    );
+  }
+  const again = await startTestApp("sqlite", { dataDir: site.dataDir, env });
+  try {
+    expect(await commentsOn(again, "soap")).toEqual(["before the backup", "after the backup"]);
+  } finally {
+    await again.close();
+  }
 });

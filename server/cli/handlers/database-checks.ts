@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -14,8 +14,35 @@ import { AdminError } from "../command.ts";
 /** The tables a database of this site has; a file without them is not one of its backups. */
 const expectedTables = ["subscribers", "science_comments", "events", "kysely_migration"];
 
+/**
+ * Throws when `file` is a SQLite database cut short: fewer bytes than the pages
+ * its header counts (a copy or download stopped half way), which SQLite may
+ * read as a smaller database without a word, or call malformed.
+ */
+function assertWhole(file: string, role: string): void {
+  const header = Buffer.alloc(100);
+  const size = statSync(file).size;
+  const descriptor = openSync(file, "r");
+  try {
+    if (readSync(descriptor, header, 0, 100, 0) < 100) return; // Not a database: said below.
+  } finally {
+    closeSync(descriptor);
+  }
+  if (header.toString("latin1", 0, 16) !== "SQLite format 3\0") return;
+  const pageSize = header.readUInt16BE(16) === 1 ? 65_536 : header.readUInt16BE(16);
+  // The page count is the file's own only while the counter beside it matches.
+  const pages = header.readUInt32BE(92) === header.readUInt32BE(24) ? header.readUInt32BE(28) : 0;
+  const expected = Math.max(pages * pageSize, Math.ceil(size / pageSize) * pageSize);
+  if (size < expected) {
+    throw new AdminError(
+      `${role} ${file} is cut short: it has ${size} bytes of the ${expected} its pages take (a copy or download stopped half way?). Restore a whole copy of it.`,
+    );
+  }
+}
+
 /** Throws unless `file` is an intact SQLite database with this site's tables. */
 export function checkDatabase(file: string, role: string): void {
+  assertWhole(file, role);
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(file, { readOnly: true });
