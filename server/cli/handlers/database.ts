@@ -3,6 +3,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { plural } from "../../../contract/plural.ts";
 import { keepCancelledSince, type RestoredCall, type Since } from "../../bookings/restored.ts";
+import { renderRestoredComments } from "../../comments/restored.ts";
 import type { Config } from "../../config.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
 import { migrateToLatest, openStore } from "../../db/store.ts";
@@ -224,6 +225,12 @@ async function readyRestored(
     if (unchecked.length > 0) {
       said.push(
         `${plural(unchecked.length, "passkey")} the backup holds ${unchecked.length === 1 ? "is" : "are"} kept with nothing to check ${unchecked.length === 1 ? "it" : "them"} against: once signed in, remove under "Sign-in and passkeys" any you removed since the backup or do not know:${unchecked.map((p) => `\n  ${p.name}  added ${p.createdAt}${p.lastUsedAt ? `, last used ${p.lastUsedAt}` : ""}`).join("")}`,
+      );
+    }
+    const rendered = await renderRestoredComments(reopened.db);
+    if (rendered > 0) {
+      said.push(
+        `${plural(rendered, "comment")} in the backup had HTML other than ${rendered === 1 ? "its" : "their"} text renders to (rendered by an earlier version, changed by hand, or not one of the site's backups): rendered again from ${rendered === 1 ? "its" : "their"} text.`,
       );
     }
     // Calls cancelled since the backup stay so, by what the replaced database says of them.
