@@ -322,7 +322,11 @@ export async function restore({ values, config, stdout }: CommandContext) {
   } catch (error) {
     forget();
     const message = (error as Error).message.replace(/\.?$/, "");
-    throw new AdminError(`${message}; nothing was changed.`);
+    throw new AdminError(
+      error instanceof AdminError
+        ? `${message}; nothing was changed.`
+        : `The backup could not be readied in ${path.dirname(databaseFile)}: ${message}; nothing was changed.`,
+    );
   }
   let keptAs: string | null = null;
   if (existsSync(databaseFile)) {
