@@ -147,16 +147,22 @@ function passkeysIn(databaseFile: string): Set<string> | null {
 const callLines = (calls: RestoredCall[]) =>
   calls.map((call) => `\n  ${call.id}  ${call.start}  ${call.name}`).join("");
 
+/** What a restore compares, by what it knows a row (an address resubscribed since is still there). */
+const sinceKinds = {
+  comments: { table: "science_comments", key: "id", said: "id || '  ' || user_name" },
+  subscribers: { table: "subscribers", key: "lower(email)", said: "email" },
+} as const;
+
 /**
- * The rows of `table` the replaced database once held (their ids are at most
- * the last it gave) and holds no more, while the backup holds them: deleted since.
+ * The rows the replaced database once held (their ids are at most the last it
+ * gave) and holds no more, while the backup holds them: deleted since.
  */
 function deletedSince(
   backup: DatabaseSync,
   replacedFile: string,
-  table: "science_comments" | "subscribers",
-  column: "user_name" | "email",
-): { id: number; said: string }[] {
+  kind: keyof typeof sinceKinds,
+): string[] {
+  const { table, key, said } = sinceKinds[kind];
   using replaced = new DatabaseSync(replacedFile, { readOnly: true });
   try {
     const last = replaced.prepare("select seq from sqlite_sequence where name = ?").get(table) as
@@ -164,15 +170,14 @@ function deletedSince(
       | undefined;
     const kept = new Set(
       replaced
-        .prepare(`select id from ${table}`)
+        .prepare(`select ${key} as key from ${table}`)
         .all()
-        .map((row) => Number(row.id)),
+        .map((row) => String(row.key)),
     );
-    return (
-      backup
-        .prepare(`select id, ${column} as said from ${table} where id <= ? order by id`)
-        .all(last?.seq ?? 0) as { id: number; said: string }[]
-    ).filter((row) => !kept.has(Number(row.id)));
+    const rows = backup
+      .prepare(`select ${key} as key, ${said} as said from ${table} where id <= ? order by id`)
+      .all(last?.seq ?? 0);
+    return rows.filter((row) => !kept.has(String(row.key))).map((row) => String(row.said));
   } catch {
     return []; // Not one of the site's databases: nothing to compare.
   }
@@ -259,16 +264,16 @@ async function readyRestored(
   using db = new DatabaseSync(incoming);
   db.exec("pragma journal_mode = delete");
   if (replaced) {
-    const comments = deletedSince(db, replaced, "science_comments", "user_name");
+    const comments = deletedSince(db, replaced, "comments");
     if (comments.length > 0) {
       said.push(
-        `${plural(comments.length, "comment")} the backup holds ${comments.length === 1 ? "was" : "were"} deleted since, in the database it replaced (by ${comments.length === 1 ? "its" : "their"} writer, or by you): restored, ${comments.length === 1 ? "it is" : "they are"} on the site again. Delete again each that was not deleted by mistake (\`comments delete ID\`), above all a reader's who asked for it:${comments.map((c) => `\n  ${c.id}  ${c.said}`).join("")}`,
+        `${plural(comments.length, "comment")} the backup holds ${comments.length === 1 ? "was" : "were"} deleted since, in the database it replaced (by ${comments.length === 1 ? "its" : "their"} writer, or by you): restored, ${comments.length === 1 ? "it is" : "they are"} on the site again. Delete again each that was not deleted by mistake (\`comments delete ID\`), above all a reader's who asked for it:${comments.map((c) => `\n  ${c}`).join("")}`,
       );
     }
-    const subscribers = deletedSince(db, replaced, "subscribers", "email");
+    const subscribers = deletedSince(db, replaced, "subscribers");
     if (subscribers.length > 0) {
       said.push(
-        `${plural(subscribers.length, "subscriber")} the backup holds ${subscribers.length === 1 ? "was" : "were"} unsubscribed or removed since, in the database it replaced: restored, ${subscribers.length === 1 ? "it is" : "they are"} mailed the newsletter again. Before the start, remove each that did not leave by mistake (\`subscribers remove EMAIL\`):${subscribers.map((s) => `\n  ${s.said}`).join("")}`,
+        `${plural(subscribers.length, "subscriber")} the backup holds ${subscribers.length === 1 ? "was" : "were"} unsubscribed or removed since, in the database it replaced: restored, ${subscribers.length === 1 ? "it is" : "they are"} mailed the newsletter again. Before the start, remove each that did not leave by mistake (\`subscribers remove EMAIL\`):${subscribers.map((s) => `\n  ${s}`).join("")}`,
       );
     }
   }
@@ -330,10 +335,21 @@ export async function restore({ values, config, stdout }: CommandContext) {
   }
   let keptAs: string | null = null;
   if (existsSync(databaseFile)) {
-    assertNotInUse(databaseFile);
     keptAs = `${databaseFile}.before-restore-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-    // Kept under a second name, then replaced in one rename: at no moment is there no database.
-    linkSync(databaseFile, keptAs);
+    try {
+      assertNotInUse(databaseFile); // Again: a server may have started meanwhile.
+      // Kept under a second name, then replaced in one rename: at no moment is there no database.
+      linkSync(databaseFile, keptAs);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A filesystem without hard links: put aside, then replaced a moment later.
+      if (code === "EPERM" || code === "ENOTSUP" || code === "EXDEV") {
+        renameSync(databaseFile, keptAs);
+      } else {
+        forget();
+        throw error;
+      }
+    }
   }
   // A log left by a crashed server belongs to the old file; on the new one it would corrupt it.
   for (const suffix of ["-wal", "-shm"]) rmSync(`${databaseFile}${suffix}`, { force: true });
