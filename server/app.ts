@@ -37,7 +37,7 @@ import { fastifyOptions, requestIdOf, trustedProxies } from "./web/http-server.t
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { searchPage } from "./web/search-page.ts";
 import { securityHeaders } from "./web/security-headers.ts";
-import { htmlPages } from "./web/site-files.ts";
+import { bytesOf, htmlPages } from "./web/site-files.ts";
 import { fastStaticPages, loadBuiltSite, staticSite } from "./web/static-site.ts";
 
 export type AppOptions = ServiceOptions & {
@@ -320,7 +320,10 @@ export async function buildApp({
     await firstCallPages(app, {
       bookings,
       root: clientRoot,
-      pageOf: (address) => siteFiles.get(address)?.bytes,
+      pageOf: (address) => {
+        const file = siteFiles.get(address);
+        return file && bytesOf(file);
+      },
       offer: (request, reply, page, headers, current) =>
         offerSent(fastPages, request, reply, page, { headers }, current),
     });

@@ -43,9 +43,9 @@ export async function firstCallPages(
     bookings: Pick<Bookings, "repository">;
     root: string;
     /**
-     * A built page's bytes by its address, from the site's table in memory (app.ts): a page
-     * is made from them when the terms change, and no copy of it is held as text, which
-     * took some 650 KB of heap for the sample's nine service pages.
+     * A built page's bytes by its address, read from the site's table (app.ts) when the
+     * terms change, and not kept: holding the sample's nine service pages as text took
+     * some 650 KB of heap.
      */
     pageOf: (address: string) => Buffer | undefined;
     /**
@@ -77,13 +77,16 @@ export async function firstCallPages(
     return read.terms;
   };
   for (const id of existsSync(services) ? readdirSync(services) : []) {
-    const built = pageOf(`/services/${id}/index.html`);
-    if (!built?.includes(firstCallHole)) continue;
+    const built = `/services/${id}/index.html`;
+    if (!pageOf(built)?.includes(firstCallHole)) continue;
     let kept: { terms: string; page: Representation } | undefined;
     const show = async (request: FastifyRequest, reply: FastifyReply) => {
       const now = await terms();
       if (kept?.terms !== now) {
-        const page = built.toString("utf8").split(firstCallHole).join(now);
+        // Gone since the start (the build took it away): not found, as after a restart.
+        const bytes = pageOf(built);
+        if (!bytes) return reply.callNotFound();
+        const page = bytes.toString("utf8").split(firstCallHole).join(now);
         kept = { terms: now, page: representation(page) };
       }
       reply.headers(headers);

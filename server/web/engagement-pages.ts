@@ -19,7 +19,7 @@ import {
 } from "./engagement-template.ts";
 import { offerSent } from "./etag.ts";
 import type { FastPages } from "./fast-pages.ts";
-import { cacheControl, type SiteFile } from "./site-files.ts";
+import { bytesOf, cacheControl, type SiteFile } from "./site-files.ts";
 
 /**
  * React and the components that draw an item's engagement, loaded with the
@@ -80,7 +80,9 @@ export async function engagementPages(
     let template = templates.get(pagePath);
     const page = built.get(pagePath);
     if (template || !page) return template;
-    template = parse(page.bytes.toString("utf8"), page.kind, page.single);
+    const bytes = bytesOf(page.file);
+    if (!bytes) return undefined;
+    template = parse(bytes.toString("utf8"), page.kind, page.single);
     templates.set(pagePath, template);
     for (const itemId of template.titles.keys()) {
       const topic = `${template.kind}:${itemId}`;

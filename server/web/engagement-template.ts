@@ -11,7 +11,7 @@ import { commentAnchor, countOf, threadsOf } from "../../contract/threads.ts";
 import type { SharedPage } from "../engagement/read-cache.ts";
 import { type Representation, representation } from "../lib/representation.ts";
 import type * as Markup from "./engagement-markup.ts";
-import type { SiteFile } from "./site-files.ts";
+import { bytesOf, type SiteFile } from "./site-files.ts";
 
 /*
  * A built page's placeholders for engagement (app/pages/*.astro), read into a
@@ -89,17 +89,18 @@ export function parse(html: string, kind: string, single: boolean): Template {
 
 /**
  * The built pages of these kinds that hold a placeholder (each list page and
- * every item's own page), by address, from the site's table in memory.
+ * every item's own page), by address, with their file in the site's table
+ * (read again when its template is first made: none is held as bytes).
  */
 export function pagesOf(files: Map<string, SiteFile>, kindsShown: string[]) {
-  const pages = new Map<string, { kind: string; single: boolean; bytes: Buffer }>();
+  const pages = new Map<string, { kind: string; single: boolean; file: SiteFile }>();
   for (const [address, file] of files) {
     const [, kind = "", id] = /^\/([\w-]+)(?:\/([\w-]+))?\/index\.html$/.exec(address) ?? [];
-    if (!kindsShown.includes(kind) || !file.bytes?.includes(fragmentTag)) continue;
+    if (!kindsShown.includes(kind) || !bytesOf(file)?.includes(fragmentTag)) continue;
     pages.set(id === undefined ? `/${kind}` : `/${kind}/${id}`, {
       kind,
       single: id !== undefined,
-      bytes: file.bytes,
+      file,
     });
   }
   return pages;

@@ -4,7 +4,7 @@ import { limits } from "../../contract/limits.ts";
 import { searchKeys, searchWordsMax } from "../../contract/search-words.ts";
 import { countByAddress, networkFactor } from "../lib/address-limit.ts";
 import { representation, sendRepresentation } from "../lib/representation.ts";
-import { cacheControl, type SiteFile } from "./site-files.ts";
+import { bytesOf, cacheControl, type SiteFile } from "./site-files.ts";
 import { loadSiteSearch, type SearchHit, type SiteSearch } from "./site-search.ts";
 
 /**
@@ -71,7 +71,8 @@ export function searchPage(
   app: FastifyInstance,
   { root, files }: { root: string; files: Map<string, SiteFile> },
 ) {
-  const template = files.get(`${searchPath}/index.html`)?.bytes?.toString("utf8");
+  const file = files.get(`${searchPath}/index.html`);
+  const template = file && bytesOf(file)?.toString("utf8");
   if (template === undefined) return;
   const [before, after, ...extra] = template.split(resultsHole);
   if (after === undefined || extra.length > 0 || !termsField.test(before ?? "")) {

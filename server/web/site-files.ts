@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { compressAbove, encoded, strongEtag } from "../lib/representation.ts";
 
@@ -10,14 +10,18 @@ import { compressAbove, encoded, strongEtag } from "../lib/representation.ts";
  * hand (docs/decisions/029-pages-from-memory.md). A rebuild or a deploy is
  * picked up by restarting the server, as before.
  *
- * What nearly every visit needs is read at start: the text files (pages,
- * scripts, styles, feeds) and their brotli copies, which every browser takes.
+ * What nearly every visit needs is read at start: the brotli copies of the
+ * text files (pages, scripts, styles, feeds), which every browser takes.
  * What few visits need is read on its first request and kept from then on:
+ * the text files as written, which only clients without compression take,
  * binary files (the share images that link previews fetch, pictures), the
- * gzip copies that only clients without brotli ask for, and each file's
+ * gzip copies that only clients without brotli ask for, and each copy's
  * validator, a hash of its bytes. Reading them all at start cost a twentieth
- * of the start's CPU and about 5 MB held by a server that may never send
- * them (docs/decisions/039-server-bundle.md).
+ * of the start's CPU, and holding the pages as written beside their brotli
+ * copies about 5 MB, in a server that may never send them
+ * (docs/decisions/039-server-bundle.md). What reads a page at start (the
+ * CSP's hashes, the templates' placeholders) reads it from the disk,
+ * `bytesOf`, and keeps none of it.
  *
  * Only regular files are listed: no directory is ever listed, a name that
  * starts with a dot (in any segment) is left out, and a path that is not a key
@@ -32,8 +36,6 @@ export type Variant = { body: Buffer; headers: Record<string, string>; etag: str
 export type SiteFile = {
   /** Where the build wrote it. */
   file: string;
-  /** Its bytes, when read (at start for text, on first request for the rest). */
-  bytes?: Buffer;
   /** Each coding once made: `undefined`, not yet; `null`, not worth sending (no smaller than the file). */
   identity?: Variant;
   br?: Variant | null;
@@ -125,14 +127,18 @@ function variant(
   };
 }
 
-/** The HTML pages of a table whose address starts with `prefix`, each once (a page has several addresses). */
-export function htmlPages(files: Map<string, SiteFile>, prefix = "/"): Buffer[] {
-  const pages = new Set<Buffer>();
+/**
+ * The HTML pages of a table whose address starts with `prefix`, each once (a
+ * page has several addresses), read one at a time as they are asked for.
+ */
+export function* htmlPages(files: Map<string, SiteFile>, prefix = "/"): Generator<Buffer> {
+  const seen = new Set<SiteFile>();
   for (const [address, file] of files) {
-    if (address.startsWith(prefix) && address.endsWith(".html") && file.bytes)
-      pages.add(file.bytes);
+    if (!address.startsWith(prefix) || !address.endsWith(".html") || seen.has(file)) continue;
+    seen.add(file);
+    const bytes = bytesOf(file);
+    if (bytes) yield bytes;
   }
-  return [...pages];
 }
 
 function readIfThere(file: string): Buffer | undefined {
@@ -141,6 +147,15 @@ function readIfThere(file: string): Buffer | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A file's bytes as the build wrote it: those its answer as it is holds, once
+ * a client asked for that, else read from the disk and not kept; undefined if
+ * the build took the file away since the start.
+ */
+export function bytesOf(file: SiteFile): Buffer | undefined {
+  return file.identity?.body ?? readIfThere(file.file);
 }
 
 /**
@@ -154,11 +169,9 @@ export function loadSiteFiles(root: string): Map<string, SiteFile> {
     const full = path.join(root, relative);
     const extension = path.extname(relative).toLowerCase();
     const text = compressibleTypes.test(relative);
-    const bytes = text ? readFileSync(full) : undefined;
     const file: SiteFile = {
       file: full,
-      bytes,
-      compressible: text && (bytes?.length ?? 0) > compressAbove,
+      compressible: text && statSync(full).size > compressAbove,
       rangeable: rangeableTypes.test(relative),
       base: {
         "content-type": types[extension] ?? "application/octet-stream",
@@ -189,28 +202,31 @@ export function loadSiteFiles(root: string): Map<string, SiteFile> {
  */
 export function identityOf(file: SiteFile): Variant | null {
   if (file.identity) return file.identity;
-  file.bytes ??= readIfThere(file.file);
-  if (!file.bytes) return null;
-  const etag = strongEtag(file.bytes);
-  file.identity = variant(file.bytes, etag, file.base, "identity", file.compressible);
+  const bytes = readIfThere(file.file);
+  if (!bytes) return null;
+  file.identity = variant(bytes, strongEtag(bytes), file.base, "identity", file.compressible);
   return file.identity;
 }
 
 /**
- * The copy of `file` in `coding`, made once: the build's copy if it wrote one,
- * else compressed here; null when not worth it.
+ * The copy of `file` in `coding`, made once: the build's copy if it wrote one
+ * (it writes one only when it is smaller), else compressed here from the file
+ * as written, which is not kept; null when not worth it. Its validator is a
+ * hash of the copy's own bytes, so it changes with them whenever they change.
  */
 export function codedVariant(file: SiteFile, coding: "br" | "gzip"): Variant | null {
   const known = file[coding];
   if (known !== undefined) return known;
-  const identity = identityOf(file);
-  if (!identity) return null;
-  const built = coding === "br" ? file.builtBr : readIfThere(`${file.file}.gz`);
-  const coded = built ?? encoded(identity.body, coding);
-  const made =
-    coded.length < identity.body.length
-      ? variant(coded, `${identity.etag.slice(0, -1)}-${coding}"`, file.base, coding, true)
-      : null;
+  let coded = coding === "br" ? file.builtBr : readIfThere(`${file.file}.gz`);
+  if (!coded) {
+    const bytes = bytesOf(file);
+    if (!bytes) return null;
+    const encodedHere = encoded(bytes, coding);
+    coded = encodedHere.length < bytes.length ? encodedHere : undefined;
+  }
+  const made = coded
+    ? variant(coded, `${strongEtag(coded).slice(0, -1)}-${coding}"`, file.base, coding, true)
+    : null;
   file[coding] = made;
   file.builtBr = undefined;
   return made;

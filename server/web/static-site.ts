@@ -101,12 +101,13 @@ function routedPath(request: FastifyRequest): string {
   return `/${(request.params as { "*": string })["*"]}`;
 }
 
-/** The coding of `file` the reader takes best; null if the file is gone since the start. */
+/**
+ * The coding of `file` the reader takes best; null if the file is gone since
+ * the start. The file as written is read only for a reader who takes no copy.
+ */
 function chosenVariant(headers: IncomingHttpHeaders, file: SiteFile): Variant | null {
-  const identity = identityOf(file);
-  if (!identity || !file.compressible) return identity;
-  const coding = preferredEncoding(headers["accept-encoding"]);
-  return (coding && codedVariant(file, coding)) || identity;
+  const coding = file.compressible ? preferredEncoding(headers["accept-encoding"]) : null;
+  return (coding && codedVariant(file, coding)) || identityOf(file);
 }
 
 function sendFile(request: FastifyRequest, reply: FastifyReply, file: SiteFile, chosen: Variant) {
