@@ -6,6 +6,8 @@ import {
   createSpamModel,
   featuresOf,
   type ModelFile,
+  type PackedModel,
+  packModel,
   parseSealedExample,
   type SpamModel,
   scoreCounts,
@@ -55,16 +57,16 @@ type Log = { warn(obj: object, msg: string): void };
  * version read: every filter of the process shares one parse until the file
  * changes. A model never changes its file (model.ts), and parsing its 0.75 MB
  * was a quarter of the CPU of an app that judged one comment, which each app
- * of the server tests paid again.
+ * of the server tests paid again. Its counts are kept packed (`PackedCounts`).
  */
-const readFiles = new Map<string, { version: string; file: ModelFile }>();
+const readFiles = new Map<string, { version: string; file: PackedModel }>();
 
-async function readModelFile(modelFile: string): Promise<ModelFile> {
+async function readModelFile(modelFile: string): Promise<PackedModel> {
   const { size, mtimeMs } = await stat(modelFile);
   const version = `${size}:${mtimeMs}`;
   const read = readFiles.get(modelFile);
   if (read?.version === version) return read.file;
-  const file = JSON.parse(await readFile(modelFile, "utf8")) as ModelFile;
+  const file = packModel(JSON.parse(await readFile(modelFile, "utf8")) as ModelFile);
   readFiles.set(modelFile, { version, file });
   return file;
 }
@@ -82,7 +84,7 @@ export function createSpamFilter({
   holdLinksFromNew: boolean;
   log?: Log;
 }) {
-  let base: ModelFile | null | undefined;
+  let base: PackedModel | null | undefined;
   let model: SpamModel | null = null;
   let loading: Promise<void> | null = null;
   let seen = { count: 0, lastId: 0 };
@@ -90,7 +92,7 @@ export function createSpamFilter({
   let spamTerms = new Map<string, number>();
   let hamTerms = new Set<string>();
 
-  async function loadBase(): Promise<ModelFile | null> {
+  async function loadBase(): Promise<PackedModel | null> {
     try {
       return await readModelFile(modelFile);
     } catch (error) {
@@ -103,7 +105,7 @@ export function createSpamFilter({
   }
 
   function inCorpus(word: string): boolean {
-    return base?.features[`w:${word}`] !== undefined;
+    return base?.features.get(`w:${word}`) !== undefined;
   }
 
   function apply(example: StoredExample) {

@@ -27,6 +27,80 @@ export type ModelFile = {
   trainedOn: { spam: number; ham: number; publicSpam: number; publicHam: number };
 };
 
+/**
+ * A model file's counts per feature, packed for a process that keeps them for
+ * as long as it runs (the server's filter): the features' names sorted and
+ * joined into one string, where each starts in one typed array, and their two
+ * counts in another. Parsed from JSON, the shipped model's 38,570 features were
+ * as many keys of one object, each holding an array of two numbers: about 5 MB
+ * of the server's heap, against under 1 MB packed. A name is found by binary
+ * search, some sixteen comparisons for each of a new comment's features.
+ */
+export class PackedCounts {
+  readonly #names: string;
+  readonly #starts: Uint32Array;
+  readonly #counts: Float64Array;
+
+  constructor(features: Readonly<Record<string, readonly [number, number]>>) {
+    const names = Object.keys(features).sort();
+    this.#starts = new Uint32Array(names.length + 1);
+    this.#counts = new Float64Array(names.length * 2);
+    let at = 0;
+    names.forEach((name, i) => {
+      this.#starts[i] = at;
+      at += name.length;
+      const [spam, ham] = features[name] ?? [0, 0];
+      this.#counts[2 * i] = spam;
+      this.#counts[2 * i + 1] = ham;
+    });
+    this.#starts[names.length] = at;
+    this.#names = names.join("");
+  }
+
+  /** The name at `i` against `feature`, as `<` orders strings (by UTF-16 code unit). */
+  #compare(i: number, feature: string): number {
+    const start = this.#starts[i] ?? 0;
+    const length = (this.#starts[i + 1] ?? 0) - start;
+    const common = Math.min(length, feature.length);
+    for (let k = 0; k < common; k++) {
+      const difference = this.#names.charCodeAt(start + k) - feature.charCodeAt(k);
+      if (difference !== 0) return difference;
+    }
+    return length - feature.length;
+  }
+
+  /** A feature's counts, [spam, ham]; undefined if the model does not know it. */
+  get(feature: string): [number, number] | undefined {
+    let low = 0;
+    let high = this.#starts.length - 2;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = this.#compare(middle, feature);
+      if (order === 0) return [this.#counts[2 * middle] ?? 0, this.#counts[2 * middle + 1] ?? 0];
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
+
+  /** Every feature with its counts, as a model file holds them. */
+  toRecord(): Record<string, [number, number]> {
+    const record: Record<string, [number, number]> = {};
+    for (let i = 0; i + 1 < this.#starts.length; i++) {
+      const name = this.#names.slice(this.#starts[i], this.#starts[i + 1]);
+      record[name] = [this.#counts[2 * i] ?? 0, this.#counts[2 * i + 1] ?? 0];
+    }
+    return record;
+  }
+}
+
+/** A model file with its counts packed (`PackedCounts`): what the server's filter keeps. */
+export type PackedModel = Omit<ModelFile, "features"> & { features: PackedCounts };
+
+export function packModel(file: ModelFile): PackedModel {
+  return { ...file, features: new PackedCounts(file.features) };
+}
+
 /** Additive smoothing: a feature seen in no comment of a label still has some chance there. */
 const alpha = 1;
 /**
@@ -139,15 +213,20 @@ export function scoreCounts(text: string): boolean {
 
 export type SpamModel = ReturnType<typeof createSpamModel>;
 
-export function createSpamModel(file: ModelFile) {
+export function createSpamModel(file: ModelFile | PackedModel) {
   // Learning changes the counts, never the file they came from: a feature's
   // counts are copied here when it is first learned. Copying all of them up
   // front cost a tenth of a second at every load, which the filter repeats
   // when an owner's decision is taken back (server/moderation/spam/filter.ts).
   const learned = new Map<string, [number, number]>();
+  const { features } = file;
   const countOf = (feature: string): [number, number] | undefined =>
     learned.get(feature) ??
-    (Object.hasOwn(file.features, feature) ? file.features[feature] : undefined);
+    (features instanceof PackedCounts
+      ? features.get(feature)
+      : Object.hasOwn(features, feature)
+        ? features[feature]
+        : undefined);
   const docs: [number, number] = [...file.docs];
 
   function evidence(feature: string): number | null {
@@ -216,7 +295,10 @@ export function createSpamModel(file: ModelFile) {
       return {
         ...file,
         docs: [...docs],
-        features: { ...file.features, ...Object.fromEntries(learned) },
+        features: {
+          ...(features instanceof PackedCounts ? features.toRecord() : features),
+          ...Object.fromEntries(learned),
+        },
       };
     },
   };
