@@ -4,13 +4,13 @@ import { closeSync, openSync } from "node:fs";
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { readOwnerProfile } from "../content/owner.ts";
-import { startArguments } from "../scripts/build-server.ts";
+import { startArguments, startEnvironment } from "../scripts/build-server.ts";
 import { httpVisitor, type Visitor, type VisitorResponse } from "../tests/support/visitor.ts";
 import { cpuMs } from "./process-stats.ts";
 
 /*
  * The server as `npm start` runs it (package.json's "start", through
- * startArguments), at the default LOG_LEVEL, on SQLite and loopback, for
+ * startArguments and startEnvironment), at the default LOG_LEVEL, on SQLite and loopback, for
  * `npm run bench` and `npm run bench:start`; and the bench's seed: ten
  * readers, 100 comments and 40 reactions on the post the reads fetch.
  */
@@ -66,6 +66,8 @@ export async function startServerUnderTest({
   const started = performance.now();
   const child = spawn(process.execPath, args, {
     env: {
+      // What npm start sets, unless the bench's own environment says otherwise.
+      ...startEnvironment(),
       ...env,
       NODE_ENV: "production",
       CLIENT_ROOT: clientRoot,

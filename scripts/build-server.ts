@@ -31,20 +31,37 @@ import { hashFiles, projectRoot } from "./build-inputs.ts";
 export const serverBuildDir = path.join(projectRoot, "build/server");
 
 /**
- * The arguments `npm start` gives Node once the build is current: the last
- * command of package.json's "start" (`node <flags> build/server/main.js`), so
- * that the benches and the test of the bundle run the server exactly as an
- * operator does.
+ * The last command of package.json's "start", which runs the server once the
+ * build is current (`NAME=value … node <flags> build/server/main.js`): the
+ * environment it sets (docs/decisions/066-one-malloc-arena.md) and the
+ * arguments it gives Node, so that the benches and the test of the bundle run
+ * the server exactly as an operator does.
  */
-export function startArguments(): string[] {
+function startCommand(): { env: Record<string, string>; args: string[] } {
   const { scripts } = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as {
     scripts: { start: string };
   };
-  const [program, ...args] = (scripts.start.split("&&").at(-1) ?? "").trim().split(/\s+/);
+  const words = (scripts.start.split("&&").at(-1) ?? "").trim().split(/\s+/);
+  const at = words.findIndex((word) => !/^\w+=/.test(word));
+  const settings = words.slice(0, Math.max(at, 0));
+  const [program, ...args] = at === -1 ? [] : words.slice(at);
   if (program !== "node" || args.length === 0) {
     throw new Error(`package.json's start does not end with a node command: ${scripts.start}`);
   }
-  return args.map((arg) => (arg.startsWith("-") ? arg : path.join(projectRoot, arg)));
+  return {
+    env: Object.fromEntries(settings.map((setting) => setting.split(/=(.*)/s).slice(0, 2))),
+    args: args.map((arg) => (arg.startsWith("-") ? arg : path.join(projectRoot, arg))),
+  };
+}
+
+/** The arguments `npm start` gives Node (`startCommand`). */
+export function startArguments(): string[] {
+  return startCommand().args;
+}
+
+/** The environment `npm start` sets for the server, besides the operator's (`startCommand`). */
+export function startEnvironment(): Record<string, string> {
+  return startCommand().env;
 }
 
 /** `npm start`'s Node flags alone (`startArguments` without the script). */

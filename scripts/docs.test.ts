@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { errorCodes } from "../contract/api.ts";
+import { startEnvironment, startFlags } from "./build-server.ts";
 
 const root = path.join(import.meta.dirname, "..");
 /** The README and the pages of docs/, which must say what is true today. */
@@ -76,6 +77,39 @@ describe("the paths and commands the docs name", () => {
  * item, at /og/<section>/<id>.png (content/items.ts), the item's file being
  * content/<section>/…/<id>.md.
  */
+/*
+ * An operator who runs the bundle as a page shows (a systemd unit, several
+ * instances by hand) gets what `npm start` gives it: its Node flags and the
+ * environment it sets (docs/decisions/039-server-bundle.md, 066-one-malloc-arena.md).
+ */
+describe("the server's start as the docs show it", () => {
+  const runs = pages.flatMap((page) =>
+    readFileSync(path.join(root, page), "utf8")
+      .split("\n")
+      .filter((line) => /node\S* (?:-\S+ )+build\/server\/main\.js/.test(line))
+      .map((line) => ({ page, line })),
+  );
+  const settings = Object.entries(startEnvironment()).map(([name, value]) => `${name}=${value}`);
+
+  it("finds the unit and the instances", () => {
+    expect(runs.map(({ page }) => page)).toEqual(
+      expect.arrayContaining(["docs/health.md", "docs/postgresql.md"]),
+    );
+    expect(settings).toContain("MALLOC_ARENA_MAX=1");
+  });
+
+  it("gives each npm start's flags, and its settings on the line or in the unit", () => {
+    for (const { page, line } of runs) {
+      const text = readFileSync(path.join(root, page), "utf8");
+      for (const flag of startFlags()) expect([page, line.includes(flag)]).toEqual([page, true]);
+      for (const setting of settings) {
+        const set = line.includes(setting) || text.includes(`Environment=${setting}`);
+        expect([page, line, set]).toEqual([page, line, true]);
+      }
+    }
+  });
+});
+
 describe("the share images the docs name", () => {
   const named = pages.flatMap((page) =>
     [...readFileSync(path.join(root, page), "utf8").matchAll(/\/og\/[\w./-]*\.png/g)].map(

@@ -13,6 +13,7 @@ import {
   buildServer,
   serverBuildDir,
   startArguments,
+  startEnvironment,
   startFlags,
 } from "../../scripts/build-server.ts";
 import { newDatabaseName } from "../../server/db/new-database.ts";
@@ -106,6 +107,7 @@ Server.prototype.listen = function (...args) {
   server = await startServerProcess({
     args,
     env: {
+      ...startEnvironment(),
       CLIENT_ROOT: fakeBuiltSite({ "science/index.html": fakeSciencePage }),
       DATA_DIR: dataDir,
       SMTP_URL: smtp.url,
@@ -134,8 +136,9 @@ afterAll(async () => {
 });
 
 describe("the server as npm start runs it, bundled", () => {
-  it("is what npm start runs", () => {
+  it("is what npm start runs, with one malloc arena (docs/decisions/066-one-malloc-arena.md)", () => {
     expect(startArguments()).toContain(path.join(serverBuildDir, "main.js"));
+    expect(startEnvironment()).toEqual({ MALLOC_ARENA_MAX: "1" });
   });
 
   it("loads at start none of what the server imports on first use", () => {
