@@ -58,12 +58,14 @@ type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | "servic
 /**
  * One event as a calendar file: the same UID each time, the sequence it is at,
  * titled by the other side: the owner, or the reader in the owner's copy (`attendee.name`).
+ * The attendee is the reader, in both sides' files; null in the owner's cancellation of a
+ * call whose reader deleted it ("Your data"), whose address is gone.
  */
 function calendarFile(
   method: "REQUEST" | "CANCEL",
   call: Call,
   context: BookingMailContext,
-  attendee: { email: string; name?: string },
+  attendee: { email: string; name?: string } | null,
 ): string {
   const calendar = ical({
     method: method === "REQUEST" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL,
@@ -75,24 +77,37 @@ function calendarFile(
     start: new Date(call.start),
     end: new Date(call.end),
     stamp: new Date(),
-    summary: `Call with ${attendee.name ?? context.ownerName}: ${context.serviceTitle}`,
+    summary: `Call with ${attendee?.name ?? context.ownerName}: ${context.serviceTitle}`,
     description: call.meetingUrl
       ? `Join the call: ${call.meetingUrl}`
       : `${context.ownerName} will send the meeting link before the call.`,
     ...(call.meetingUrl ? { location: call.meetingUrl, url: call.meetingUrl } : {}),
     organizer: { name: context.ownerName, email: context.ownerAddress },
-    attendees: [
-      {
-        email: attendee.email,
-        ...(attendee.name ? { name: attendee.name } : {}),
-        rsvp: method === "REQUEST",
-        role: ICalAttendeeRole.REQ,
-        status: ICalAttendeeStatus.NEEDSACTION,
-      },
-    ],
+    attendees: attendee
+      ? [
+          {
+            email: attendee.email,
+            ...(attendee.name ? { name: attendee.name } : {}),
+            rsvp: method === "REQUEST",
+            role: ICalAttendeeRole.REQ,
+            status: ICalAttendeeStatus.NEEDSACTION,
+          },
+        ]
+      : [],
     status: method === "REQUEST" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
   });
   return calendar.toString();
+}
+
+/**
+ * A call's mails to one side as one thread in a mail program: the first invitation's
+ * Message-ID is made from the call's UID, and every later mail (a move, a reminder, the
+ * cancellation) answers it, with a Message-ID of its own made the same way (`what`).
+ */
+function thread(side: "reader" | "owner", uid: string, what: string | null) {
+  const first = `<${side}.${uid}>`;
+  if (what === null) return { messageId: first };
+  return { messageId: `<${side}.${what}.${uid}>`, inReplyTo: first, references: [first] };
 }
 
 /** The time in the zone of whoever reads the mail, then in the other side's when it differs, and how long the call is. */
@@ -174,6 +189,7 @@ ${links.html}`,
 ${links.text}`,
     replyTo: context.ownerAddress,
     headers: { "Auto-Submitted": "auto-replied" },
+    ...thread("reader", booking.uid, update ? `moved-${booking.sequence}` : null),
     icalEvent: invitation(booking, context, { email: booking.email }),
   });
 }
@@ -210,6 +226,7 @@ ${booking.note ? `\n${quoted(booking.note)}\n` : ""}
 ${consoleLink(context.siteUrl).text}`,
     replyTo: { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
+    ...thread("owner", booking.uid, update ? `moved-${booking.sequence}` : null),
     icalEvent: invitation(booking, context, { email: booking.email, name: booking.name }),
   });
 }
@@ -265,13 +282,20 @@ ${call.by === "owner" && call.message ? `\n${call.message}\n` : ""}
 ${side === "reader" ? `Book another time: ${again}` : ""}`,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
     headers: { "Auto-Submitted": "auto-generated" },
+    ...thread(side, call.uid, "cancelled"),
     icalEvent: {
       method: "CANCEL",
       filename: "cancellation.ics",
-      content: calendarFile("CANCEL", { ...call, meetingUrl: null }, context, {
-        email: to,
-        ...(reader ? { name: reader.name } : {}),
-      }),
+      content: calendarFile(
+        "CANCEL",
+        { ...call, meetingUrl: null },
+        context,
+        side === "reader"
+          ? { email: to }
+          : reader
+            ? { email: reader.email, name: reader.name }
+            : null,
+      ),
     },
   });
 }
@@ -323,6 +347,7 @@ ${below?.html ?? ""}`,
     text: `${detailsText(details)}${below ? `\n\n${below.text}` : ""}`,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
     headers: { "Auto-Submitted": "auto-generated" },
+    ...thread(side, booking.uid, `reminder-${hoursBefore}h-${booking.sequence}`),
   });
 }
 

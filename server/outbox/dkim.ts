@@ -103,7 +103,10 @@ export const dkimSigning = (key: DkimKey): DkimSigning => ({
 
 /** The configured transport (SMTP or files), signing with the site's key when there is one. */
 export function signedMailer(
-  config: Pick<Config, "SMTP_URL" | "mailFrom" | "DATA_DIR" | "MAIL_CONNECTIONS" | "DKIM_KEY_FILE">,
+  config: Pick<
+    Config,
+    "SMTP_URL" | "mailFrom" | "DATA_DIR" | "MAIL_CONNECTIONS" | "DKIM_KEY_FILE" | "siteUrl"
+  >,
   log: Pick<Log, "info">,
 ): Mailer {
   const key = readDkimKey(dkimKeyFileOf(config));
@@ -114,7 +117,14 @@ export function signedMailer(
     MAIL_CONNECTIONS: connections,
   } = config;
   return createMailer(
-    { smtpUrl, from, dataDir, connections, dkim: key ? dkimSigning(key) : null },
+    {
+      smtpUrl,
+      from,
+      dataDir,
+      connections,
+      dkim: key ? dkimSigning(key) : null,
+      messageIdHost: new URL(config.siteUrl).hostname,
+    },
     log,
   );
 }

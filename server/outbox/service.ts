@@ -35,6 +35,7 @@ export function startOutbox(
     | "MAIL_CONNECTIONS"
     | "BOUNCE_ADDRESS"
     | "DKIM_KEY_FILE"
+    | "siteUrl"
   >,
   log: Log,
   options: MailOptions,

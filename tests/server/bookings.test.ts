@@ -705,6 +705,25 @@ describe.each(backends)("booking a call on %s", (backend) => {
       expect(cancel.event.uid).toBe(first.event.uid);
       expect(cancel.event.sequence).toBe(1);
       expect(cancel.event.status).toBe("CANCELLED");
+      // The same people as the invitation: the owner organises, the reader attends.
+      expect(cancel.text).toMatch(/^ORGANIZER;CN="Arjun Rao":mailto:owner@example\.com\r?$/m);
+      const attendees = cancel.text
+        .replace(/\r?\n[ \t]/g, "")
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith("ATTENDEE"));
+      expect(attendees.map((line) => line.slice(line.lastIndexOf(":") + 1))).toEqual([sent.email]);
+    }
+    // Each side's cancellation follows its invitation in one thread of its mail program.
+    const ownerMails = smtp
+      .to(owner)
+      .filter((m) =>
+        m.parsed.attachments.some((a) => a.content.toString().includes(first.event.uid)),
+      );
+    for (const [invited, cancelled] of [smtp.to(sent.email), ownerMails]) {
+      expect(invited?.parsed.messageId).toMatch(/^<[\w.-]+@ewe\.test>$/);
+      expect(cancelled?.parsed.inReplyTo).toBe(invited?.parsed.messageId);
+      expect(cancelled?.parsed.references).toEqual(invited?.parsed.messageId);
+      expect(cancelled?.parsed.messageId).not.toBe(invited?.parsed.messageId);
     }
   });
 

@@ -232,6 +232,11 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(oneClick).toMatch(/^<http:\/\/ewe\.test\/replies\/one-click\?token=[A-Za-z0-9_-]{43}>$/);
     expect(header(mail, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
     expect(mail.parsed.text).toMatch(/http:\/\/ewe\.test\/replies\/unsubscribe\?token=/);
+    // Each with a Message-ID of its own on the site's domain, not MAIL_FROM's (localhost here).
+    expect(header(mail, "From")).toContain("@localhost>");
+    for (const sent of [confirmation, mail])
+      expect(sent.parsed.messageId).toMatch(/^<[0-9a-f-]{36}@ewe\.test>$/);
+    expect(mail.parsed.messageId).not.toBe(confirmation.parsed.messageId);
 
     // The asker's own reply in the thread mails nobody.
     await asker.reply(postId, question, "Thank you both!", "Asha");
