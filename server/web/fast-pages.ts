@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AccessLog } from "../logging.ts";
+import { type AccessLog, redactUrl } from "../logging.ts";
 import type { Coding, Variant } from "./site-files.ts";
 
 /**
@@ -146,7 +146,9 @@ export function createFastPages({
         }
       }
       const path = query === -1 ? url : url.slice(0, query);
-      if (!paths.has(path)) return false;
+      // A page opened with a mail's token goes through Fastify, whose hook names its own
+      // Referrer-Policy (security-headers.ts), not the one this page was recorded with.
+      if (!paths.has(path) || (query !== -1 && redactUrl(url) !== url)) return false;
       const variant = choose(path, request);
       const answer = variant && recorded.get(variant);
       if (!answer) return false;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 import helmet from "helmet";
+import { redactUrl } from "../logging.ts";
 
 type Header = readonly [name: string, value: string];
 
@@ -160,8 +161,15 @@ export async function securityHeaders(
   const apiHeaders = headersOf(api);
   app.addHook("onRequest", (request, reply, done) => {
     const raw = reply.raw;
-    for (const [name, value] of request.url.startsWith("/api/") ? apiHeaders : pageHeaders) {
-      raw.setHeader(name, value);
+    const { url } = request;
+    const isApi = url.startsWith("/api/");
+    for (const [name, value] of isApi ? apiHeaders : pageHeaders) raw.setHeader(name, value);
+    // A page opened by a mail's link holds its token in its address (what the logs redact):
+    // the requests it makes and the pages it leads to, the site's own, name its origin alone,
+    // so no proxy's log or other reader of Referer learns the token. Not `no-referrer`,
+    // which would send its button's POST with `Origin: null` (see above).
+    if (!isApi && url.includes("?") && redactUrl(url) !== url) {
+      raw.setHeader("referrer-policy", "strict-origin");
     }
     done();
   });

@@ -48,6 +48,11 @@ describe.each(backends)("links in mails on %s", (backend) => {
         OWNER_EMAIL: "owner@example.com",
         TRUST_PROXY: "loopback",
       },
+      // The built pages the confirmation's and an edition's links open.
+      clientFiles: {
+        "newsletter/confirm/index.html": "<!doctype html><title>Confirm</title>",
+        "unsubscribe/index.html": "<!doctype html><title>Unsubscribe</title>",
+      },
     });
   });
   afterAll(async () => {
@@ -93,5 +98,33 @@ describe.each(backends)("links in mails on %s", (backend) => {
     const links = recipients.flatMap((to) => smtp.to(to).flatMap(linksOf));
     expect(links.length).toBeGreaterThan(6);
     for (const link of links) expect(link.startsWith(`${siteUrl}/`), link).toBe(true);
+  });
+
+  it("open pages that keep their token out of Referer, and leave other pages' rule as it is", async () => {
+    const subscriber = `referrer.${backend}@example.org`;
+    const enquirer = `referrer-enquiry.${backend}@example.org`;
+    const post = (url: string, payload: object) =>
+      t.app.inject({ method: "POST", url, headers: { origin: siteUrl }, payload });
+    await post("/api/subscribers", { email: subscriber, formToken: t.formToken(), website: "" });
+    await post("/api/enquiries", {
+      name: "Priya Raman",
+      email: enquirer,
+      service: "dfmea",
+      message: "We need a DFMEA workshop for a fuel pump module in March, for six engineers.",
+      formToken: enquiryTokens.issue(Date.now() - 60_000),
+    });
+    await smtp.waitFor(() => [subscriber, enquirer].every((to) => smtp.to(to).length > 0));
+    const tokened = [subscriber, enquirer]
+      .flatMap((to) => smtp.to(to).flatMap(linksOf))
+      .filter((link) => link.includes("token="));
+    expect(tokened.length).toBeGreaterThanOrEqual(2);
+    for (const link of tokened) {
+      const page = await t.app.inject({ method: "GET", url: link.replace(siteUrl, "") });
+      expect(page.statusCode, link).toBe(200);
+      // Its button's POST still carries the page's origin: not `no-referrer`.
+      expect(page.headers["referrer-policy"], link).toBe("strict-origin");
+    }
+    const home = await t.app.inject({ method: "GET", url: "/" });
+    expect(home.headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
   });
 });

@@ -36,6 +36,8 @@ describe("the built site, served from memory", () => {
         "brochure.pdf": brochure,
         // A page of the owner's console: the same table serves it, behind the owner's session.
         "admin/index.html": "<!doctype html><title>Console</title><h1>Console</h1>",
+        // A page a mail's link opens with its token (the unsubscribe link).
+        "unsubscribe/index.html": "<!doctype html><title>Unsubscribe</title><h1>Unsubscribe</h1>",
         // Pictures, read on their first request: one asked for, one taken away before that.
         "images/gears.png": picture,
         "images/retired.png": picture,
@@ -262,6 +264,19 @@ describe("the built site, served from memory", () => {
         const answer = await get(path);
         expect(answer.headers["cross-origin-resource-policy"], path).toBe("same-origin");
       }
+    }
+  });
+
+  it("keeps a mail link's token out of Referer on the page it opens, read again and again", async () => {
+    for (let i = 0; i < 3; i += 1) {
+      const plain = await get("/unsubscribe/");
+      expect(plain.headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+      const opened = await get(
+        `/unsubscribe/?token=q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfHiJkS4uE7t9${i}`,
+      );
+      expect(opened.status).toBe(200);
+      expect(opened.body.toString()).toContain("<h1>Unsubscribe</h1>");
+      expect(opened.headers["referrer-policy"]).toBe("strict-origin");
     }
   });
 
