@@ -138,3 +138,25 @@ export function editionLinkProblems(
   }
   return problems;
 }
+
+/**
+ * Gmail shows a mail whose HTML passes 102 KB cut short, its end (the unsubscribe link
+ * with it) behind "View entire message". Warned at 100 KB of the edition's HTML, which
+ * leaves room for each copy's own links.
+ */
+const clippedAt = 100 * 1024;
+
+/** What is wrong with an edition before it is sent: its links' problems, and a length Gmail clips. */
+export function editionProblems(
+  edition: { html: string; links: EditionLink[] },
+  config: { siteUrl: string; clientRoot: string },
+): string[] {
+  const problems = editionLinkProblems(edition.links, config);
+  const bytes = Buffer.byteLength(edition.html);
+  if (bytes > clippedAt) {
+    problems.push(
+      `The edition is ${Math.ceil(bytes / 1024)} KB of HTML: Gmail shows a mail over 102 KB cut short, its end and the unsubscribe link behind "View entire message". Shorten it, or make it two editions.`,
+    );
+  }
+  return problems;
+}

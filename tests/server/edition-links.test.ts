@@ -229,6 +229,37 @@ describe("editions in the console, the command line and the mail", () => {
     expect(clean.code).toBe(0);
     expect(clean.stderr).not.toContain("Warning");
   });
+
+  it("warns at preview of an edition long enough for Gmail to cut off its end and unsubscribe link", async () => {
+    const env = { ...adminEnv(t), CLIENT_ROOT: fakeBuiltSite(clientFiles) };
+    const folder = mkdtempSync(path.join(os.tmpdir(), "ewe-long-"));
+    const paragraph =
+      "The rail holds fuel at two thousand bar, and each injector opens for a fraction of a millisecond. ";
+    const write = (name: string, paragraphs: number) => {
+      const file = path.join(folder, name);
+      writeFileSync(
+        file,
+        `---\nsubject: A long one\n---\n${Array.from({ length: paragraphs }, () => paragraph.repeat(5)).join("\n\n")}\n`,
+      );
+      return file;
+    };
+    const out = path.join(folder, "preview.html");
+    const long = await admin(env, "newsletter", "preview", write("long.md", 220), "--out", out);
+    expect(long.code, long.stderr).toBe(0);
+    expect(long.stderr).toMatch(
+      /^Warning: The edition is 1\d\d KB of HTML: Gmail shows a mail over 102 KB cut short, its end and the unsubscribe link behind "View entire message"\./m,
+    );
+    // Some 9,000 words are not.
+    const shorter = await admin(
+      env,
+      "newsletter",
+      "preview",
+      write("shorter.md", 100),
+      "--out",
+      out,
+    );
+    expect(shorter.stderr).not.toContain("Warning");
+  });
 });
 
 describe("the editions in newsletter/", () => {

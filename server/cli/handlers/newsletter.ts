@@ -5,7 +5,7 @@ import { editionSlugSchema, scheduleRequestSchema } from "../../../contract/cons
 import { plural } from "../../../contract/plural.ts";
 import type { Config } from "../../config.ts";
 import { suppressionKey } from "../../lib/mailbox.ts";
-import { editionLinkProblems } from "../../newsletter/edition-links.ts";
+import { editionProblems } from "../../newsletter/edition-links.ts";
 import { type Edition, EditionError, readEdition } from "../../newsletter/editions.ts";
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
 import { editionMail } from "../../newsletter/messages.ts";
@@ -40,7 +40,7 @@ function editionOf(file: string, config: Config, stderr: Output): Edition {
     }
     throw error;
   }
-  for (const problem of editionLinkProblems(edition.links, config)) {
+  for (const problem of editionProblems(edition, config)) {
     stderr.write(`Warning: ${problem}\n`);
   }
   return edition;

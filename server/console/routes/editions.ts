@@ -15,7 +15,7 @@ import {
 import { ApiError, FieldRefusal, notFound } from "../../api/errors.ts";
 import { withoutAddresses } from "../../lib/log.ts";
 import { onFirstUse } from "../../lib/on-first-use.ts";
-import { editionLinkProblems } from "../../newsletter/edition-links.ts";
+import { editionProblems } from "../../newsletter/edition-links.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions } from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
@@ -60,7 +60,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         const slug = name.replace(/\.md$/i, "");
         try {
           const edition = readEdition(path.join(editionsDir, name), siteUrl);
-          const warnings = editionLinkProblems(edition.links, config);
+          const warnings = editionProblems(edition, config);
           return { slug, subject: edition.subject, problem: null, warnings };
         } catch (error) {
           const problem = withoutFolder(
@@ -77,7 +77,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     const { EditionError, readEdition } = await editions();
     try {
       const edition = readEdition(path.join(editionsDir, `${slug}.md`), siteUrl);
-      return { ...edition, warnings: editionLinkProblems(edition.links, config) };
+      return { ...edition, warnings: editionProblems(edition, config) };
     } catch (error) {
       if (!(error instanceof EditionError)) throw error;
       if (error.missing) throw notFound(`There is no edition "${slug}".`);
