@@ -280,7 +280,11 @@ ${side === "reader" ? `<p style="margin:0">${button(again, "Book another time")}
     text: `${detailsText(details)}
 ${call.by === "owner" && call.message ? `\n${call.message}\n` : ""}
 ${side === "reader" ? `Book another time: ${again}` : ""}`,
-    ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
+    ...(side === "reader"
+      ? { replyTo: context.ownerAddress }
+      : reader
+        ? { replyTo: { name: reader.name, address: reader.email } }
+        : {}),
     headers: { "Auto-Submitted": "auto-generated" },
     ...thread(side, call.uid, "cancelled"),
     icalEvent: {
@@ -345,7 +349,9 @@ export function reminderMail(
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
 ${below?.html ?? ""}`,
     text: `${detailsText(details)}${below ? `\n\n${below.text}` : ""}`,
-    ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
+    // Reply answers the other side, as the invitation's does: the owner's, the reader.
+    replyTo:
+      side === "reader" ? context.ownerAddress : { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
     ...thread(side, booking.uid, `reminder-${hoursBefore}h-${booking.sequence}`),
   });

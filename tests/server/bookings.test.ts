@@ -724,6 +724,8 @@ describe.each(backends)("booking a call on %s", (backend) => {
       expect(cancelled?.parsed.inReplyTo).toBe(invited?.parsed.messageId);
       expect(cancelled?.parsed.references).toEqual(invited?.parsed.messageId);
       expect(cancelled?.parsed.messageId).not.toBe(invited?.parsed.messageId);
+      // Reply answers the other side, as the invitation's does.
+      expect(cancelled?.parsed.replyTo?.text).toBe(invited?.parsed.replyTo?.text);
     }
   });
 
@@ -958,6 +960,16 @@ describe.each(backends)("booking a call on %s", (backend) => {
       smtp.to(address).filter((m) => m.parsed.subject?.startsWith("Reminder")).length;
     expect(reminders(kept.email)).toBe(2);
     expect(reminders(dropped.email)).toBe(0);
+    // Reply to the owner's reminder answers the reader, as the owner's invitation does.
+    const ownerReminders = smtp
+      .to(owner)
+      .filter(
+        (m) => m.parsed.subject?.startsWith("Reminder") && m.parsed.text?.includes(kept.email),
+      );
+    expect(ownerReminders.map((m) => m.parsed.replyTo?.text)).toEqual([
+      `"Meera Iyer" <${kept.email}>`,
+      `"Meera Iyer" <${kept.email}>`,
+    ]);
     const subjects = smtp.to(dropped.email).map((m) => m.parsed.subject ?? "");
     expect(subjects).toHaveLength(2);
     expect(subjects[0]).toMatch(/^Your call with /);
