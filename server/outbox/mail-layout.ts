@@ -103,7 +103,9 @@ ${bodyHtml}
 </body>
 </html>
 `;
-  const text = `Engage with Engineer\n\n${bodyText.trim()}\n\n--\n${footerText}\n`;
+  // "-- " opens the signature (RFC 3676): mail programs leave it out of a reply's quote,
+  // so a reader answering the mail does not send its footer's links on.
+  const text = `Engage with Engineer\n\n${bodyText.trim()}\n\n-- \n${footerText}\n`;
   return { html, text };
 }
 

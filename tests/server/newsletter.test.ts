@@ -400,6 +400,11 @@ describe.each(backends)("the newsletter on %s", (backend) => {
       expect(mail!.parsed.html).toContain(`${siteUrl}/unsubscribe?token=${token}`);
       expect(mail!.parsed.html).toContain("<strong>readers</strong>");
       expect(mail!.parsed.text).toContain(`Unsubscribe: ${siteUrl}/unsubscribe?token=${token}`);
+      // The footer follows the signature line ("-- ", RFC 3676), which mail programs leave
+      // out of a reply's quote: a reader answering the edition does not mail their link on.
+      expect(mail!.parsed.text).toMatch(
+        /\n-- \nYou receive this because you subscribed on Engage with Engineer\.\nUnsubscribe: \S+\n$/,
+      );
     }
 
     // Sending the same file again reaches nobody twice.
