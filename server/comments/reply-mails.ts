@@ -7,6 +7,7 @@ import { jsonOf } from "../lib/json.ts";
 import type { StandingLinks } from "../lib/tokens.ts";
 import {
   colours,
+  isolated,
   layout,
   linkMail,
   markedLink,
@@ -65,7 +66,7 @@ export function replyMail(
   const title = (postId: string) => titles.get(postId) ?? postId;
   const subject = oneLine(
     replies.length === 1
-      ? `${first.userName} replied on "${title(first.postId)}"`
+      ? `${isolated(first.userName)} replied on "${title(first.postId)}"`
       : `${replies.length} new replies on Engage with Engineer`,
   );
   const unsubscribe = tokenLink(siteUrl, "/replies/unsubscribe", token);
@@ -79,7 +80,7 @@ export function replyMail(
   const bodyText = replies
     .map(
       (reply) =>
-        `${reply.userName} replied on "${title(reply.postId)}":\n\n${reply.text}\n\nRead it on the site: ${replyUrl(siteUrl, reply.postId, reply.id)}`,
+        `${isolated(reply.userName)} replied on "${title(reply.postId)}":\n\n${reply.text}\n\nRead it on the site: ${replyUrl(siteUrl, reply.postId, reply.id)}`,
     )
     .join("\n\n----\n\n");
   const why = oneThread

@@ -66,6 +66,17 @@ export function oneLine(text: string): string {
     .trim();
 }
 
+/** Letters written right to left: Hebrew, Arabic and the scripts around them. */
+const rightToLeft =
+  /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+
+/**
+ * A reader's name that opens a subject or a line, set apart (FSI … PDI) when it is written
+ * right to left: a mail program takes a line's direction from its first letter, and would
+ * show `"Wi-Fi" replied on ليلى` for `ليلى replied on "Wi-Fi"`.
+ */
+export const isolated = (name: string) => (rightToLeft.test(name) ? `\u2068${name}\u2069` : name);
+
 type Layout = {
   subject: string;
   /** The body as trusted HTML (our template or the owner's rendered Markdown). */

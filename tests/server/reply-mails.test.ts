@@ -280,6 +280,20 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(subject).not.toMatch(/[\u202e\r\n]|Bank/);
   });
 
+  it("keeps a subject and a line that open with a right-to-left name reading left to right", async () => {
+    const postId = freshItem("science");
+    const email = inbox();
+    const question = await ask(t.visitor(), postId, email);
+    await confirm(email);
+    const replied = await t.visitor().reply(postId, question, "Keep it half charged.", "ليلى");
+    expect(replied.statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    const mail = smtp.to(email)[1] as ReceivedMail;
+    // Set apart (FSI … PDI): the line's first strong letter is the "r" of "replied".
+    expect(mail.parsed.subject).toBe(`\u2068ليلى\u2069 replied on "${postId}"`);
+    expect(mail.parsed.text).toContain(`\u2068ليلى\u2069 replied on "${postId}":`);
+  });
+
   it("mails the first reply at once and the next ones in the ten minutes after as one digest", async () => {
     const postId = freshItem("science");
     const email = inbox();
