@@ -1,9 +1,3 @@
-import ical, {
-  ICalAttendeeRole,
-  ICalAttendeeStatus,
-  ICalCalendarMethod,
-  ICalEventStatus,
-} from "ical-generator";
 import { escapeHtml } from "../../contract/html.ts";
 import { momentLabel } from "../../contract/time-zones.ts";
 import {
@@ -19,6 +13,7 @@ import {
 } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { type Call, calendarFile, invitation, thread } from "./calendar-file.ts";
 import { type bookingMailKinds, type CancelledCall, parseBookingPayload } from "./queued-mails.ts";
 import type { BookingsRepository, LinkToken, StoredBooking } from "./repository.ts";
 
@@ -50,66 +45,6 @@ function consoleLink(siteUrl: string) {
   };
 }
 
-type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | "service"> & {
-  sequence: number;
-  meetingUrl: string | null;
-};
-
-/**
- * One event as a calendar file: the same UID each time, the sequence it is at,
- * titled by the other side: the owner, or the reader in the owner's copy (`attendee.name`).
- * The attendee is the reader, in both sides' files; null in the owner's cancellation of a
- * call whose reader deleted it ("Your data"), whose address is gone.
- */
-function calendarFile(
-  method: "REQUEST" | "CANCEL",
-  call: Call,
-  context: BookingMailContext,
-  attendee: { email: string; name?: string } | null,
-): string {
-  const calendar = ical({
-    method: method === "REQUEST" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL,
-    prodId: { company: "Engage with Engineer", product: "Bookings", language: "EN" },
-  });
-  calendar.createEvent({
-    id: call.uid,
-    sequence: call.sequence,
-    start: new Date(call.start),
-    end: new Date(call.end),
-    stamp: new Date(),
-    summary: `Call with ${attendee?.name ?? context.ownerName}: ${context.serviceTitle}`,
-    description: call.meetingUrl
-      ? `Join the call: ${call.meetingUrl}`
-      : `${context.ownerName} will send the meeting link before the call.`,
-    ...(call.meetingUrl ? { location: call.meetingUrl, url: call.meetingUrl } : {}),
-    organizer: { name: context.ownerName, email: context.ownerAddress },
-    attendees: attendee
-      ? [
-          {
-            email: attendee.email,
-            ...(attendee.name ? { name: attendee.name } : {}),
-            rsvp: method === "REQUEST",
-            role: ICalAttendeeRole.REQ,
-            status: ICalAttendeeStatus.NEEDSACTION,
-          },
-        ]
-      : [],
-    status: method === "REQUEST" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
-  });
-  return calendar.toString();
-}
-
-/**
- * A call's mails to one side as one thread in a mail program: the first invitation's
- * Message-ID is made from the call's UID, and every later mail (a move, a reminder, the
- * cancellation) answers it, with a Message-ID of its own made the same way (`what`).
- */
-function thread(side: "reader" | "owner", uid: string, what: string | null) {
-  const first = `<${side}.${uid}>`;
-  if (what === null) return { messageId: first };
-  return { messageId: `<${side}.${what}.${uid}>`, inReplyTo: first, references: [first] };
-}
-
 /** The time in the zone of whoever reads the mail, then in the other side's when it differs, and how long the call is. */
 function times(
   call: Pick<Call, "start" | "end" | "readerZone">,
@@ -131,17 +66,6 @@ function times(
 
 const meetingLine = (url: string | null, ownerName: string): [string, string] =>
   url ? ["Where", url] : ["Where", `${ownerName} will send the meeting link before the call`];
-
-/** The invitation's calendar file, METHOD:REQUEST. */
-const invitation = (
-  call: Call,
-  context: BookingMailContext,
-  attendee: { email: string; name?: string },
-) => ({
-  method: "REQUEST" as const,
-  filename: "invitation.ics",
-  content: calendarFile("REQUEST", call, context, attendee),
-});
 
 /** The reader's links to move or cancel the call, in both forms, and the footer under them. */
 function readerLinks(siteUrl: string, token: string) {

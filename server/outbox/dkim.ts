@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -101,7 +101,7 @@ export const dkimSigning = (key: DkimKey): DkimSigning => ({
   privateKey: key.privateKey,
 });
 
-/** The configured transport (SMTP or files), signing with the site's key when there is one. */
+/** The configured transport (SMTP or files), signing with the site's key when there is one; Message-IDs on SITE_URL's host. */
 export function signedMailer(
   config: Pick<
     Config,
@@ -116,15 +116,16 @@ export function signedMailer(
     DATA_DIR: dataDir,
     MAIL_CONNECTIONS: connections,
   } = config;
-  return createMailer(
-    {
-      smtpUrl,
-      from,
-      dataDir,
-      connections,
-      dkim: key ? dkimSigning(key) : null,
-      messageIdHost: new URL(config.siteUrl).hostname,
-    },
+  const mailer = createMailer(
+    { smtpUrl, from, dataDir, connections, dkim: key ? dkimSigning(key) : null },
     log,
   );
+  // A mail without a Message-ID of its own gets a random one on the site's host, not
+  // nodemailer's on MAIL_FROM's domain, which is `localhost` until it is set.
+  const host = new URL(config.siteUrl).hostname;
+  return {
+    ...mailer,
+    send: (mail, ...rest) =>
+      mailer.send({ ...mail, messageId: mail.messageId ?? `<${randomUUID()}@${host}>` }, ...rest),
+  };
 }

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
@@ -74,42 +74,20 @@ export type Mailer = {
  * when any does (one reader's comment deleted takes the digest that quoted it).
  */
 export function createMailer(
-  options: {
-    smtpUrl: string | undefined;
-    from: string;
-    dataDir: string;
-    connections?: number;
-    /** Signs every mail (server/outbox/dkim.ts). */
-    dkim?: DkimSigning | null;
-    /**
-     * The site's host (SITE_URL's): a mail without its own Message-ID gets a random one
-     * there, not on MAIL_FROM's domain (nodemailer's), which is `localhost` by default.
-     */
-    messageIdHost?: string;
-  },
-  log: Pick<Log, "info">,
-): Mailer {
-  const mailer = transportMailer(options, log);
-  const { messageIdHost } = options;
-  if (!messageIdHost) return mailer;
-  return {
-    ...mailer,
-    send: (mail, ...rest) =>
-      mailer.send(
-        { ...mail, messageId: mail.messageId ?? `<${randomUUID()}@${messageIdHost}>` },
-        ...rest,
-      ),
-  };
-}
-
-function transportMailer(
   {
     smtpUrl,
     from,
     dataDir,
     connections = 1,
     dkim = null,
-  }: Omit<Parameters<typeof createMailer>[0], "messageIdHost">,
+  }: {
+    smtpUrl: string | undefined;
+    from: string;
+    dataDir: string;
+    connections?: number;
+    /** Signs every mail (server/outbox/dkim.ts). */
+    dkim?: DkimSigning | null;
+  },
   log: Pick<Log, "info">,
 ): Mailer {
   if (smtpUrl) return createSmtpThreadMailer({ smtpUrl, from, connections, dkim });
