@@ -146,12 +146,23 @@ export function editionLinkProblems(
  */
 const clippedAt = 100 * 1024;
 
-/** What is wrong with an edition before it is sent: its links' problems, and a length Gmail clips. */
+/**
+ * What is wrong with an edition before it is sent: its links' problems, an image without a
+ * description (what a screen reader says, and a mail program that shows no images), and a
+ * length Gmail clips.
+ */
 export function editionProblems(
   edition: { html: string; links: EditionLink[] },
   config: { siteUrl: string; clientRoot: string },
 ): string[] {
   const problems = editionLinkProblems(edition.links, config);
+  for (const [image] of edition.html.matchAll(/<img\b[^>]*>/gi)) {
+    if (/\salt\s*=\s*("[^"]*[^\s"][^"]*"|'[^']*[^\s'][^']*')/i.test(image)) continue;
+    const src = /\ssrc\s*=\s*"([^"]*)"/i.exec(image)?.[1] ?? "";
+    problems.push(
+      `The image ${decodeHtmlEntities(src) || '""'} has no description: write what it shows between the brackets, ![what it shows](…), for screen readers and for mail programs that show no images.`,
+    );
+  }
   const bytes = Buffer.byteLength(edition.html);
   if (bytes > clippedAt) {
     problems.push(

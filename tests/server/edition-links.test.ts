@@ -230,6 +230,28 @@ describe("editions in the console, the command line and the mail", () => {
     expect(clean.stderr).not.toContain("Warning");
   });
 
+  it("warns at preview of an image without a description", async () => {
+    const env = { ...adminEnv(t), CLIENT_ROOT: fakeBuiltSite(clientFiles) };
+    const folder = mkdtempSync(path.join(os.tmpdir(), "ewe-alt-"));
+    const file = path.join(folder, "pictures.md");
+    writeFileSync(
+      file,
+      "---\nsubject: Pictures\n---\n![](/og/pressure-cooker.png)\n\n![ ](/og/pressure-cooker.png)\n\n![The cooker's weight valve](/og/pressure-cooker.png)\n",
+    );
+    const run = await admin(
+      env,
+      "newsletter",
+      "preview",
+      file,
+      "--out",
+      path.join(folder, "p.html"),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const warning = `Warning: The image ${siteUrl}/og/pressure-cooker.png has no description: write what it shows between the brackets, ![what it shows](…), for screen readers and for mail programs that show no images.`;
+    expect(run.stderr.split("\n").filter((line) => line === warning)).toHaveLength(2);
+    expect(run.stderr.match(/^Warning: /gm)).toHaveLength(2);
+  });
+
   it("warns at preview of an edition long enough for Gmail to cut off its end and unsubscribe link", async () => {
     const env = { ...adminEnv(t), CLIENT_ROOT: fakeBuiltSite(clientFiles) };
     const folder = mkdtempSync(path.join(os.tmpdir(), "ewe-long-"));
