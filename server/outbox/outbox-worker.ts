@@ -9,9 +9,9 @@ import {
   retryPolicy,
   rowUntilDone,
 } from "./delivery-rules.ts";
-import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
+import type { Mailer, OutgoingMail } from "./mailer.ts";
 import type { OutboxRepository } from "./queue.ts";
-import type { RecipientHealth } from "./recipient-health.ts";
+import { classifyFailure, type RecipientHealth } from "./recipient-health.ts";
 
 export type OutboxWorker = {
   /** Looks for due rows now, e.g. right after this instance queued one. */

@@ -1,4 +1,5 @@
 import type { Deliver, OutboxRow } from "./delivery-rules.ts";
+import type { SmtpError } from "./mailer.ts";
 import { recordFeedback } from "./marks.ts";
 import type { Suppressions } from "./suppressions.ts";
 import { verpAddress } from "./verp.ts";
@@ -68,4 +69,43 @@ export type Bounce = "hard" | "soft";
 export function bounceOf(status: string): Bounce | null {
   if (/^5\.(3|6|7)\.|^5\.2\.3$/.test(status)) return null;
   return /^4\.|^5\.2\.2$|^5\.4\.7$/.test(status) ? "soft" : "hard";
+}
+
+/**
+ * How the outbox treats a failed delivery. `bounce`: what the refusal says of
+ * the recipient's address (`bounceOf`): "hard", it is no more; "soft", a state that passes (a full mailbox); null, nothing: the
+ * message or its sender was refused (taken for spam, a blocklisted sending
+ * server, a relay that wants a login, too large), which any recipient would
+ * meet, so nobody is suppressed for it.
+ */
+type DeliveryFailure = { permanent: boolean; bounce: Bounce | null; reason: string };
+
+/**
+ * A 5xx answer to the envelope or the message is the recipient's server
+ * saying no: permanent. A 4xx answer, a lost connection, a timeout or a
+ * refused login are temporary: the message waits and is tried again, and a
+ * broken configuration does not fail a whole edition at once. A permanent
+ * answer is read for its enhanced status (RFC 3463); one without, from a
+ * server too old to give it, is a hard bounce when it refused the recipient
+ * (`RCPT TO`), and says nothing of the address when it refused the sender or
+ * the message.
+ */
+export function classifyFailure(error: unknown): DeliveryFailure {
+  const { responseCode, response, code, message, command } = (error ?? {}) as Partial<SmtpError>;
+  const reason = (response ?? message ?? String(error)).replace(/\s+/g, " ").slice(0, 500);
+  const permanent =
+    typeof responseCode === "number" &&
+    responseCode >= 500 &&
+    code !== "EAUTH" &&
+    code !== "ECONNECTION";
+  // The enhanced status follows the reply code (RFC 2034), on each line of the answer.
+  const status = /^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})(?![\w.])/.exec(reason)?.[1];
+  const bounce = !permanent
+    ? null
+    : status
+      ? bounceOf(status)
+      : code === "EENVELOPE" && command === "RCPT TO"
+        ? "hard"
+        : null;
+  return { permanent, bounce, reason };
 }

@@ -1,11 +1,14 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { authenticate } from "mailauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
 import { createDkimKey, dkimDnsRecord, dkimSigning } from "../../server/outbox/dkim.ts";
 import { createMailer, createSmtpThreadMailer } from "../../server/outbox/mailer.ts";
+import { projectRoot } from "../support/server-process.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
 import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -345,5 +348,40 @@ describe("an Ed25519 DKIM key", () => {
     expect(await dkimResult({ raw }, dkimDnsRecord(key))).toEqual([
       { result: "pass", domain: "ewe.test" },
     ]);
+  });
+});
+
+describe("the SMTP thread", () => {
+  it("loads nothing of the server's but its own file, and of the packages nodemailer alone", () => {
+    // The thread is this process's Worker: `--import` runs in it too, and it
+    // records into the file RECORD_MODULES named when the thread started.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-smtp-thread-"));
+    const record = path.join(dir, "thread.txt");
+    const script = path.join(dir, "start.mjs");
+    writeFileSync(
+      script,
+      `const { createSmtpThreadMailer } = await import(${JSON.stringify(path.join(projectRoot, "server/outbox/mailer.ts"))});
+process.env.RECORD_MODULES = ${JSON.stringify(record)};
+const mailer = createSmtpThreadMailer({ smtpUrl: "smtp://127.0.0.1:9", from: "news@ewe.test", connections: 1 });
+await mailer.ready();
+mailer.close();
+`,
+    );
+    execFileSync(
+      process.execPath,
+      ["--import", path.join(import.meta.dirname, "support/record-modules.ts"), script],
+      { env: { ...process.env, RECORD_MODULES: path.join(dir, "process.txt") }, stdio: "ignore" },
+    );
+    const loaded = readFileSync(record, "utf8")
+      .trim()
+      .split("\n")
+      .map((url) => path.relative(projectRoot, fileURLToPath(url)));
+    // Each file the thread loads is stripped of its types and compiled in its small heap, at every start.
+    expect(loaded.filter((file) => !file.includes("node_modules/"))).toEqual([
+      "server/outbox/mailer.ts",
+      "server/lib/on-first-use.ts",
+    ]);
+    const packages = loaded.map((file) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1]);
+    expect(new Set(packages.filter(Boolean))).toEqual(new Set(["nodemailer"]));
   });
 });
