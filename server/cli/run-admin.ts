@@ -131,12 +131,16 @@ function argumentProblem(error: unknown, command: Command): string {
 }
 
 /**
- * `--days -3`: parseArgs reads -3 as an option, not as the value. A negative
- * number after an option that takes a value is given to it, so the command's
- * own check can say what it accepts.
+ * What parseArgs should read. `--days -3`: it reads -3 as an option, not as the
+ * value, so a negative number after an option that takes a value is given to it,
+ * for the command's own check to say what it accepts. An ID is base64url and may
+ * begin with "-" (`passkeys remove -_x4…`), which it reads as short options; the
+ * only short option is -h, so any other word that begins with one "-" is an
+ * argument, and goes after the "--" that ends the options.
  */
-function attachNegativeValues(args: string[], command: Command): string[] {
+function asParsed(args: string[], command: Command): string[] {
   const out: string[] = [];
+  const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
     const next = args[i + 1];
@@ -144,11 +148,16 @@ function attachNegativeValues(args: string[], command: Command): string[] {
     if (command.options?.[name]?.type === "string" && next !== undefined && /^-\d/.test(next)) {
       out.push(`${arg}=${next}`);
       i++;
+    } else if (arg === "--") {
+      positional.push(...args.slice(i + 1));
+      break;
+    } else if (/^-[^-]/.test(arg) && arg !== "-h") {
+      positional.push(arg);
     } else {
       out.push(arg);
     }
   }
-  return out;
+  return positional.length > 0 ? [...out, "--", ...positional] : out;
 }
 
 function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
@@ -195,7 +204,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
     parsed = parseArgs({
-      args: attachNegativeValues(rest, command),
+      args: asParsed(rest, command),
       options: { help: { type: "boolean", short: "h" }, ...command.options },
       allowPositionals: true,
       strict: true,

@@ -290,6 +290,12 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     const wrong = await admin(adminEnv(t), "passkeys", "remove", "no-such-key");
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toContain("No passkey has the id no-such-key");
+    // An id is base64url: one that begins with "-" is an id, not an option.
+    for (const argv of [["-_x4"], ["--", "-_x4"]]) {
+      const dashed = await admin(adminEnv(t), "passkeys", "remove", ...argv);
+      expect(dashed.code, dashed.stderr).toBe(3);
+      expect(dashed.stderr).toContain("No passkey has the id -_x4");
+    }
     expect(await listed()).toBeDefined();
     expect((await thief.get("/api/admin/session")).statusCode).toBe(200);
     expect((await admin(adminEnv(t), "passkeys", "remove")).code).toBe(2);
