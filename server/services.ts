@@ -192,19 +192,18 @@ export async function startServices({
     mode: config.MODERATION,
     spam: spamStore,
   });
-  // Old events, stale subscriptions and reply addresses, caught spam and bans that ended,
-  // pruned now and every hour.
-  const pruning = startHourlyRetention(
-    () =>
-      Promise.all([
-        events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
-        engagement.subscribers.prune(),
-        replyWatches.prune(),
-        moderation.pruneBans(),
-        engagement.comments.pruneSpam(new Date(Date.now() - spamRetentionMs)),
-      ]),
-    { log, failure: "old records could not be pruned" },
-  );
+  // Every clean-up of old rows, one at a time (server/lib/retention.ts): old
+  // events, stale subscriptions and reply addresses, bans that ended, caught spam.
+  const retention = startHourlyRetention(log);
+  for (const prune of [
+    () => events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
+    engagement.subscribers.prune,
+    replyWatches.prune,
+    moderation.pruneBans,
+    () => engagement.comments.pruneSpam(new Date(Date.now() - spamRetentionMs)),
+  ]) {
+    retention.add(prune, { failure: "old records could not be pruned" });
+  }
   const blocklist = createBlocklist(config.DATA_DIR, log);
   const spentFormTokens = createSpentFormTokens(store);
   const defences = createCommentDefences({
@@ -291,7 +290,7 @@ export async function startServices({
   );
   for (const queuing of [notifications, enquiries, bookings]) queuing.onQueued(mailOut.wake);
   engagement.comments.onRepliesQueued(mailOut.wake);
-  const webhooks = owner.start(mailOut.outbox, log, mail);
+  const webhooks = owner.start(mailOut.outbox, log, mail, retention);
   // Bounces and complaints, from the bounce mailbox and providers' webhooks.
   const listHealth = createListHealth({
     store,
@@ -330,15 +329,15 @@ export async function startServices({
     clock,
     ...readerOptions,
   });
-  const counting = readers.start(log);
+  const counting = readers.start(log, retention);
   /**
    * Deletes, every hour, what `prune` finds past its retention period; the
    * trail says how many in the same transaction, and nothing when none went.
    */
   const retain = (what: string, prune: (trx: Transaction<Database>) => Promise<number>) =>
-    startHourlyRetention(
+    retention.add(
       () => unsigned.act(prune, (count) => count > 0 && [`${what} retention`, `${count} deleted`]),
-      { log, failure: `old ${what} could not be deleted` },
+      { failure: `old ${what} could not be deleted` },
     );
   // The site's own assistant: its index is read at the first question.
   const assistant = createAssistant({
@@ -352,21 +351,16 @@ export async function startServices({
     attribute: readers.attribute,
     clock,
   });
-  const retentions = [
-    pruning,
-    retain("enquiries", (trx) => enquiries.repository.prune(enquiries.retentionDays, trx)),
-    retain("bookings", (trx) => bookings.repository.prune(bookings.retentionDays, trx)),
-    retain("Fediverse given-up records", (trx) =>
-      fediverse.repository.pruneGivenUp(undefined, trx),
-    ),
-    retain("questions", (trx) => assistant.repository.prune(assistant.retentionDays, trx)),
-    startHourlyRetention(suppressions.fillDigests, {
-      log,
-      failure: "addresses could not be given their digests",
-    }),
-  ];
+  retain("enquiries", (trx) => enquiries.repository.prune(enquiries.retentionDays, trx));
+  retain("bookings", (trx) => bookings.repository.prune(bookings.retentionDays, trx));
+  retain("Fediverse given-up records", (trx) => fediverse.repository.pruneGivenUp(undefined, trx));
+  retain("questions", (trx) => assistant.repository.prune(assistant.retentionDays, trx));
+  retention.add(suppressions.fillDigests, {
+    failure: "addresses could not be given their digests",
+  });
   const close = async () => {
-    for (const each of retentions) each.stop();
+    // A clean-up under way finishes before the store closes.
+    await retention.stop();
     await fediverse.stop();
     await counting.stop();
     // The message in hand is finished and recorded before the database closes.

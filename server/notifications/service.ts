@@ -6,7 +6,7 @@ import type { CommentAction, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { jsonOf } from "../lib/json.ts";
 import type { Log } from "../lib/log.ts";
-import { startHourlyRetention } from "../lib/retention.ts";
+import type { HourlyRetention } from "../lib/retention.ts";
 import type { Deliver, Delivery, OutboxRow } from "../outbox/delivery-rules.ts";
 import { type ComposeMail, type OutboxWorker, startOutboxLoop } from "../outbox/outbox-worker.ts";
 import type { OutboxRepository } from "../outbox/queue.ts";
@@ -164,11 +164,11 @@ export function createNotifications(
         start(
           outbox: OutboxRepository,
           log: Log,
-          { pollMs, retryBaseMs }: { pollMs?: number; retryBaseMs?: number } = {},
+          { pollMs, retryBaseMs }: { pollMs?: number; retryBaseMs?: number },
+          retention: HourlyRetention,
         ) {
           const { WEBHOOK_URL: url, WEBHOOK_SECRET: secret } = config;
-          const pruning = startHourlyRetention(() => tokens.prune(), {
-            log,
+          retention.add(() => tokens.prune(), {
             failure: "old action links could not be pruned",
           });
           let webhooks: OutboxWorker | undefined;
@@ -205,7 +205,6 @@ export function createNotifications(
           onQueued(() => webhooks?.wake());
           return {
             async stop() {
-              pruning.stop();
               await webhooks?.stop();
             },
           };

@@ -5,7 +5,7 @@ import { isItemPath } from "../../content/sections.ts";
 import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
 import { remembered } from "../lib/remembered.ts";
-import { startHourlyRetention } from "../lib/retention.ts";
+import type { HourlyRetention } from "../lib/retention.ts";
 import { addDays } from "../lib/time.ts";
 import { addressWindow } from "./address-window.ts";
 import {
@@ -370,7 +370,7 @@ export function createReaders({
     maintain,
 
     /** Starts the timers: a write every few seconds, the roll-up and retention every hour. */
-    start(log: { warn(object: unknown, message: string): void }) {
+    start(log: { warn(object: unknown, message: string): void }, retention: HourlyRetention) {
       if (!enabled) return { stop: async () => {} };
       // Read now, so that the first view need not wait for it.
       readZone().catch(() => undefined);
@@ -379,15 +379,13 @@ export function createReaders({
       }, flushMs);
       writer.unref();
       // The first with the first write: the owner's date loads ICU's date data, not a start's.
-      const hourly = startHourlyRetention(maintain, {
-        log,
+      retention.add(maintain, {
         failure: "readers' days could not be rolled up",
         firstAfterMs: flushMs,
       });
       return {
         async stop() {
           clearInterval(writer);
-          hourly.stop();
           await flush().catch((error) =>
             log.warn({ err: error }, "readers' last counts could not be written"),
           );
