@@ -1,6 +1,6 @@
 import type { Config } from "./config.ts";
 import { refuseLostDatabase } from "./db/lost-database.ts";
-import { migrateToLatest, openStore, type Store, tightenDataDir } from "./db/store.ts";
+import { isMigrated, migrateToLatest, openStore, type Store, tightenDataDir } from "./db/store.ts";
 import { storeOptionsOf } from "./db/store-config.ts";
 import { cookieSecretFileOf, migrationAddressKey } from "./engagement/visitor.ts";
 import { createLocalBus, type EventBus } from "./events/bus.ts";
@@ -20,8 +20,8 @@ type StoreConfig = Pick<
  * On SQLite, a database file of zero bytes beside the cookie secret an
  * earlier start wrote is refused (server/db/lost-database.ts). On PostgreSQL
  * the server's statements are held to DATABASE_STATEMENT_TIMEOUT_SECONDS;
- * the migrations run first on a connection of their own without it, since
- * one may rightly take long on a large table.
+ * migrations not yet run (`isMigrated`) run on a connection of their own
+ * without it, since one may rightly take long on a large table.
  */
 export async function openStoreAndBus(
   config: StoreConfig,
@@ -41,14 +41,6 @@ export async function openStoreAndBus(
   const options =
     named.kind === "postgres" ? { ...named, connectionWaitMs } : { ...named, newDatabase };
   if (options.kind === "sqlite") refuseLostDatabase(options.file, cookieSecretFileOf(config));
-  if (options.kind === "postgres") {
-    const migrating = await openStore(options, log);
-    try {
-      await migrateToLatest(migrating, migrationAddressKey(config));
-    } finally {
-      await migrating.close();
-    }
-  }
   const store = await openStore(
     options.kind === "postgres"
       ? { ...options, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000 }
@@ -59,6 +51,14 @@ export async function openStoreAndBus(
   const events = createEventJournal(store);
   try {
     if (store.kind === "sqlite") await migrateToLatest(store, migrationAddressKey(config));
+    else if (!(await isMigrated(store))) {
+      const migrating = await openStore(options, log);
+      try {
+        await migrateToLatest(migrating, migrationAddressKey(config));
+      } finally {
+        await migrating.close();
+      }
+    }
     if (config.DATABASE_URL) {
       const { createPostgresBus } = await import("./events/postgres-bus.ts");
       bus = await createPostgresBus({

@@ -331,6 +331,7 @@ export async function migrateToLatest(
   store: Store,
   addressKey?: (email: string) => string,
 ): Promise<void> {
+  if (await isMigrated(store)) return;
   if (store.kind === "sqlite") await sql`pragma synchronous = normal`.execute(store.db);
   try {
     await migrate(store, addressKey);
@@ -339,6 +340,26 @@ export async function migrateToLatest(
       await sql`pragma synchronous = full`.execute(store.db);
       await sql`pragma wal_checkpoint(truncate)`.execute(store.db);
     }
+  }
+}
+
+/**
+ * Whether every migration of this version, and none other, has run: one read
+ * of the migrations' table, where Kysely's migrator reads the catalogue of
+ * every table to find it and takes a lock, at each start. Any doubt (no such
+ * table yet, a migration not run, one this version does not know, a database
+ * that cannot be read) is left to the migrator, which applies what is missing
+ * under its lock, one instance at a time, and refuses a newer database.
+ */
+export async function isMigrated(store: Store): Promise<boolean> {
+  const names = new Set(Object.keys(migrations(store.kind)));
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(
+      store.db,
+    );
+    return rows.length === names.size && rows.every((row) => names.has(row.name));
+  } catch {
+    return false;
   }
 }
 

@@ -1,9 +1,10 @@
+import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { dayMs } from "../../server/lib/time.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { runSql } from "./support/sql.ts";
-import { startTestApp } from "./support/test-app.ts";
+import { startTestApp, type TestApp } from "./support/test-app.ts";
 
 /**
  * What an instance's start costs PostgreSQL: it checks the migrations, reads
@@ -72,6 +73,45 @@ describe("an instance's start on PostgreSQL", () => {
       } finally {
         await app.close();
       }
+    });
+  });
+
+  it("does not queue behind another instance's migrations' lock when nothing is left to migrate", async () => {
+    await withDatabase(async (databaseUrl) => {
+      // Kysely's lock of the migrations (its PostgreSQL adapter's), held as
+      // by an instance starting at the same moment.
+      const other = new pg.Client({ connectionString: databaseUrl });
+      await other.connect();
+      await other.query("select pg_advisory_lock(3853314791062309107)");
+      const starting = startTestApp("postgres", { databaseUrl });
+      let app: TestApp | undefined;
+      try {
+        app = await Promise.race([
+          starting,
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error("the start waited for the lock")), 20_000).unref(),
+          ),
+        ]);
+        expect((await app.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
+      } finally {
+        await other.end();
+        await (app ?? (await starting.catch(() => undefined)))?.close();
+      }
+    });
+  });
+
+  it("still refuses a database a newer version migrated, and changes nothing", async () => {
+    await withDatabase(async (databaseUrl) => {
+      const t = { databaseUrl, dataDir: "" };
+      await runSql(t, "insert into kysely_migration (name, timestamp) values (?, ?)", [
+        "999_from_a_newer_version",
+        new Date().toISOString(),
+      ]);
+      const before = await runSql(t, "select name from kysely_migration order by name");
+      await expect(startTestApp("postgres", { databaseUrl })).rejects.toThrow(
+        'This database was migrated by a newer version of the site (its migration "999_from_a_newer_version"',
+      );
+      expect(await runSql(t, "select name from kysely_migration order by name")).toEqual(before);
     });
   });
 });
