@@ -28,6 +28,16 @@ const commentsOn = async (site: TestApp, post: string) =>
     commentsResponseSchema,
   ).comments.map((c) => c.content);
 
+/** The comments on soap the site serves when started again on its DATA_DIR. */
+async function commentsOnceStarted(site: TestApp): Promise<string[]> {
+  const again = await startTestApp("sqlite", { dataDir: site.dataDir, env });
+  try {
+    return await commentsOn(again, "soap");
+  } finally {
+    await again.close();
+  }
+}
+
 /** A site with a comment in its backup and one after; the backup's file. */
 async function siteWithBackup(): Promise<{ site: TestApp; backup: string }> {
   const site = await startTestApp("sqlite", { dataDir: path.join(folder(), "data"), env });
@@ -75,12 +85,7 @@ it.each([
     expect(readdirSync(site.dataDir).filter((name) => name.startsWith("engage."))).toEqual([
       "engage.sqlite",
     ]);
-    const again = await startTestApp("sqlite", { dataDir: site.dataDir, env });
-    try {
-      expect(await commentsOn(again, "soap")).toEqual(["before the backup", "after the backup"]);
-    } finally {
-      await again.close();
-    }
+    expect(await commentsOnceStarted(site)).toEqual(["before the backup", "after the backup"]);
   },
 );
 
@@ -170,12 +175,7 @@ it("refuses a backup cut short, by half or by one byte, saying so, and changes n
       `The backup ${cut} is cut short: it has ${size} bytes of the ${whole.length} its pages take (a copy or download stopped half way?). Restore a whole copy of it.\n`,
     );
   }
-  const again = await startTestApp("sqlite", { dataDir: site.dataDir, env });
-  try {
-    expect(await commentsOn(again, "soap")).toEqual(["before the backup", "after the backup"]);
-  } finally {
-    await again.close();
-  }
+  expect(await commentsOnceStarted(site)).toEqual(["before the backup", "after the backup"]);
 });
 
 it("renders a restored comment's HTML again from its text: a backup's own is shown as it is", async () => {
