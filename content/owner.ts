@@ -37,6 +37,11 @@ export type Owner = {
   sample: boolean;
 };
 
+/** "Since 2005, 21 years": the years of practice, counted on the day of the build. */
+export function yearsOfPractice(owner: Owner, today = new Date()): number | null {
+  return owner.practisingSince === null ? null : today.getUTCFullYear() - owner.practisingSince;
+}
+
 type OwnerSettings = {
   SITE_OWNER_NAME?: string | undefined;
   OWNER_LINKEDIN_URL?: string | undefined;

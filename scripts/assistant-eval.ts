@@ -24,7 +24,12 @@ const config = loadConfig(process.env, { productionRules: false });
 const file = assistantIndexFile(config.buildDir);
 const json = existsSync(file)
   ? readFileSync(file, "utf8")
-  : serializeIndex(sitePassages(loadContent(), { servicePage: servicePageIn(config.clientRoot) }));
+  : serializeIndex(
+      sitePassages(loadContent(), {
+        servicePage: servicePageIn(config.clientRoot),
+        owner: config.owner,
+      }),
+    );
 const index = loadIndex(json);
 
 /** A passage's page as the set names it: a service by its id, wherever its page is. */

@@ -144,6 +144,8 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Who writes this site?",
     "What is your background in emissions?",
     "Why did you start this website?",
+    "Who are you?",
+    "Where are you based?",
   ],
   "/mechfusion-ai": ["What is MechFusionAI?"],
 
@@ -156,13 +158,17 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Can you run a DFMEA for our product?",
     "Do you offer design FMEA facilitation?",
     { question: "How much does it cost?", previous: "What does the DFMEA service include?" },
+    "How much do you charge for a DFMEA workshop?",
   ],
   "/services/chatbots": ["Can you build a chatbot for our website?"],
   "/services/voicebots": ["Can you build us a voicebot for our call centre?"],
   "/services/technical-training": ["Do you offer training for our engineering team?"],
   "/services/vba-tools": ["Can you automate our Excel reports with VBA?"],
   "/services/ev-fuel-cell-projects": ["Can you help with our EV battery pack project?"],
-  "/services/ic-engine-projects": ["Can you help us with an IC engine calibration project?"],
+  "/services/ic-engine-projects": [
+    "Can you help us with an IC engine calibration project?",
+    "Do you calibrate engines?",
+  ],
   "/services/mechanical-design": ["Do you offer mechanical design services with CAD?"],
 };
 

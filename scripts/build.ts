@@ -113,7 +113,7 @@ if (searchablePages === 0) {
 
 // The assistant's passages and their index (server/assistant/passages.ts),
 // beside the pages: the server reads it at the first question.
-const passages = writeAssistantIndex(content, buildDir, clientDir);
+const passages = writeAssistantIndex(content, config.owner, { buildDir, clientDir });
 console.info(`Indexed ${passages} passages for the assistant`);
 
 // 4. Precompressed copies (scripts/precompress.ts). The browser tests' build

@@ -8,10 +8,5 @@ declare const __SITE_OWNER__: Owner;
  */
 export const siteOwner: Owner = __SITE_OWNER__;
 
-/** "Since 2005, 21 years": the years of practice, counted on the day of the build. */
-export function yearsOfPractice(owner: Owner, today = new Date()): number | null {
-  return owner.practisingSince === null ? null : today.getUTCFullYear() - owner.practisingSince;
-}
-
 /** The year the site was built (its pages are prerendered): the footer's and the sidebar's "©". */
 export const builtYear = new Date().getUTCFullYear();

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SiteContent } from "../../content/load.ts";
+import type { Owner } from "../../content/owner.ts";
 import { sitePassages } from "./passages.ts";
 import { assistantIndexFile, serializeIndex } from "./retrieval.ts";
 
@@ -10,8 +11,12 @@ export const servicePageIn = (clientDir: string) => (id: string) =>
     ? `/services/${id}`
     : `/services#${id}`;
 
-export function writeAssistantIndex(content: SiteContent, buildDir: string, clientDir: string) {
-  const passages = sitePassages(content, { servicePage: servicePageIn(clientDir) });
+export function writeAssistantIndex(
+  content: SiteContent,
+  owner: Owner,
+  { buildDir, clientDir }: { buildDir: string; clientDir: string },
+) {
+  const passages = sitePassages(content, { servicePage: servicePageIn(clientDir), owner });
   writeFileSync(assistantIndexFile(buildDir), serializeIndex(passages));
   return passages.length;
 }

@@ -1,6 +1,7 @@
 import { siteItems } from "../../content/items.ts";
 import type { SiteContent } from "../../content/load.ts";
 import { plainText } from "../../content/markdown.ts";
+import { type Owner, yearsOfPractice } from "../../content/owner.ts";
 import { priceSignal, withFirstCall } from "../../content/service-page.ts";
 
 /**
@@ -11,10 +12,9 @@ import { priceSignal, withFirstCall } from "../../content/service-page.ts";
  * page, its heading and the link to that heading, so an answer can quote it and
  * lead straight to it.
  *
- * Services are read from their collection whatever fields it has: the title,
- * description and list of what each includes make one passage, and any other
- * text the collection grows (questions and answers, a process) is cut the
- * same way, so new service content is found without a change here.
+ * A service's title, description, terms and list of what it includes open its
+ * first passage; its page's text (what you get, how it works, its questions,
+ * each under its heading) is cut as any page's is.
  */
 
 export type ServiceRef = {
@@ -103,31 +103,29 @@ type Page = {
   service?: ServiceRef;
 };
 
-/** Text fields of a service beyond those every service has, flattened to paragraphs. */
-function extraServiceText(service: Record<string, unknown>): string[] {
-  const known = new Set([
-    ...["id", "icon", "title", "order", "description", "features", "html"],
-    ...["price", "duration", "where"],
-  ]);
-  const out: string[] = [];
-  const walk = (value: unknown) => {
-    if (typeof value === "string") out.push(value.trim());
-    else if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === "object") Object.values(value).forEach(walk);
-  };
-  for (const [key, value] of Object.entries(service)) {
-    if (!known.has(key) && !["pageHtml", "words", "file"].includes(key)) walk(value);
-  }
-  return out.filter((text) => text !== "" && !/^[a-z0-9-]+$/.test(text));
+/** Who the owner is, as the About page's header says it (content/owner.md). */
+function ownerLead(owner: Owner): string {
+  const years = yearsOfPractice(owner);
+  return [
+    `${owner.name}.`,
+    owner.role ? `${owner.role.replace(/\.$/, "")}.` : "",
+    owner.location ? `Based in ${owner.location}.` : "",
+    years !== null ? `${years} years of practice, since ${owner.practisingSince}.` : "",
+    owner.education.length > 0 ? `Education: ${owner.education.join("; ")}.` : "",
+    owner.areas.length > 0 ? `Areas of practice: ${owner.areas.join("; ")}.` : "",
+  ]
+    .filter((part) => part !== "")
+    .join(" ");
 }
 
 /**
  * `servicePage(id)`: where a service is read, its own page once the build has
- * one, else its card on /services.
+ * one, else its card on /services. `owner`: who the About page's header says
+ * the owner is (its passage opens with them).
  */
 export function sitePassages(
   content: SiteContent,
-  { servicePage }: { servicePage(id: string): string },
+  { servicePage, owner }: { servicePage(id: string): string; owner: Owner },
 ): Passage[] {
   const pages: Page[] = [
     {
@@ -137,7 +135,13 @@ export function sitePassages(
       lead: content.home.themes.map((theme) => `${theme.title}: ${theme.text}`).join(" "),
       html: content.home.html,
     },
-    { page: "/about", title: content.about.title, section: "About", html: content.about.html },
+    {
+      page: "/about",
+      title: content.about.title,
+      section: "About",
+      lead: ownerLead(owner),
+      html: content.about.html,
+    },
     ...content.technical.tabs.map((tab) => ({
       page: "/technical",
       title: `Technical: ${tab.label}`,
@@ -172,16 +176,15 @@ export function sitePassages(
         summary: `${service.description} ${terms.join(" ")}`,
         includes: service.features,
       };
-      const extra = extraServiceText(service as unknown as Record<string, unknown>)
-        .map((text) => `<p>${text}</p>`)
-        .join("");
+      // On its own page, each heading has its anchor; on a card of /services, none.
+      const own = !page.includes("#");
       return {
         page,
         title: service.title,
         section: "Services",
         lead: `${service.title}. ${ref.summary} It includes: ${service.features.join("; ")}.`,
         // The first call's length and price are the owner's setting, said by the page alone.
-        html: `${withFirstCall(service.html, "")}${extra}`,
+        html: withFirstCall(own ? service.pageHtml : service.html, ""),
         service: ref,
       };
     }),

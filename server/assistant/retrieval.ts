@@ -43,8 +43,14 @@ export type Finding =
       quote: string;
       /** The best passage's page first, then up to two more pages. */
       sources: Passage[];
-      /** A question about the engineer's help, answered with a service. */
+      /** The service the answer is about: its card and what to do next go with it. */
       service: ServiceRef | null;
+      /**
+       * The service's summary is the answer (what it is, its price, its length): a
+       * question about the engineer's help asked in general terms, or one that the
+       * service's opening passage answers. Otherwise the quote is.
+       */
+      summary: boolean;
     };
 
 /**
@@ -69,13 +75,22 @@ const docOf = (passage: Passage): Doc => ({
 
 /** Questions about the engineer's help rather than about a subject. */
 const askingForHelp =
-  /\b(help|hire|hiring|price|prices|pricing|cost|costs|quote|rate|rates|fee|fees|train|training|course|courses|workshop|service|services|consult\w*|engage\w*|offer|offers|can you|could you|would you|do you (do|provide|build|make)|review (our|my)|build (us|me|our|my)|for (us|our team|my team|my company))\b/i;
+  /\b(help|hire|hiring|price|prices|pricing|cost|costs|quote|rate|rates|fee|fees|train|training|course|courses|workshop|service|services|consult\w*|engage\w*|offer|offers|(?:do|would|will) you charge|can you|could you|would you|do you (do|provide|build|make)|review (our|my)|build (us|me|our|my)|for (us|our team|my team|my company))\b/i;
 /** Words that ask for help without naming a subject, as `terms.ts` reads them. */
 const helpWords = new Set(
   "help hire price pricing cost quote rate fee offer service consult consulting engage charge"
     .split(" ")
     .flatMap((word) => processTerm(word) ?? []),
 );
+/**
+ * Questions about the engineer rather than a subject, answered from About: who
+ * they are, where, since when and what they studied by its header (its first
+ * passage); their career and why they write by the passage that says it.
+ */
+const askingWhoTheyAre =
+  /\b(who (are you|is behind|writes|runs|made|owns|is the (engineer|author|writer))|(about|introduce) yourself|tell me about you|your (background|qualifications?|education|degrees?)|where are you( based| from| located)?|how (many years|long) have you|years of (experience|practice))\b/i;
+const askingTheirStory =
+  /\b(your (career|story|journey)|why did you (start|write|create|begin|make))\b/i;
 /** A question that leans on the one before: "and for silk?", "what about diesel?" */
 const leaning = /^\s*(and|or|also|but|then|so|what about|how about|what of|same for)\b/i;
 
@@ -126,8 +141,13 @@ function quoteOf(text: string, asked: Set<string>, before: Set<string>): string 
   let end = best + 1;
   const next = end < sentences.length ? end : -1;
   if (next >= 0 && (words(best) < 18 || (weights[next] ?? 0) > 0)) end += 1;
-  // A sentence that opens with "It", "This" or "They" needs the one before it.
-  if (start > 0 && /^(it|this|that|these|they|its|their)\b/i.test(sentences[start] ?? "")) {
+  // A sentence that opens with "It", "This" or "They" needs the one before it, and an
+  // answer its "Yes." or "No.".
+  if (
+    start > 0 &&
+    (/^(it|this|that|these|they|its|their)\b/i.test(sentences[start] ?? "") ||
+      /^(yes|no)\b[^ ]*$/i.test(sentences[start - 1] ?? ""))
+  ) {
     start -= 1;
   }
   while (end - start > 3) end -= 1;
@@ -169,9 +189,34 @@ export function loadIndex(json: string): AssistantIndex {
    * for silk?") is only ever a follow-up.
    */
   function find(question: string, previous?: string): Finding {
+    if (askingWhoTheyAre.test(question)) return fromAbout(question, false);
+    if (askingTheirStory.test(question)) return fromAbout(question, true);
     const finding = findAfter(question, previous);
     if (finding.known || !previous || leaning.test(question)) return finding;
     return findAfter(question);
+  }
+
+  /** About's first passage, or (`searched`) the one that holds most of the question's words. */
+  function fromAbout(question: string, searched: boolean): Finding {
+    const about = passages.filter((passage) => passage.page === "/about");
+    const first = about[0];
+    if (!first) return { known: false };
+    const asked = new Set(wordsOf(question).flat());
+    const top = searched
+      ? search.search(question, {
+          prefix: false,
+          filter: (result) => passages[result.id]?.page === "/about",
+        })[0]
+      : undefined;
+    const best = top ? (passages[top.id] as Passage) : first;
+    return {
+      known: true,
+      best,
+      quote: quoteOf(best.text, asked, new Set()),
+      sources: [best],
+      service: null,
+      summary: false,
+    };
   }
 
   function findAfter(question: string, previous?: string): Finding {
@@ -211,7 +256,9 @@ export function loadIndex(json: string): AssistantIndex {
       if (!asks.some(holds)) return null;
       // A follow-up keeps to its topic: some word of the question it leans on is there too.
       if (topic.length > 0 && !topic.some(holds)) return null;
-      return share(askedWords) >= enough ? top : null;
+      // A service's passage answers the asking itself (its price, its length): of a
+      // question about the engineer's help, only the words of its subject count.
+      return share(forService ? asks : askedWords) >= enough ? top : null;
     };
 
     let results = forHelp ? ranked(query, asked, true) : [];
@@ -235,6 +282,9 @@ export function loadIndex(json: string): AssistantIndex {
       quote: quoteOf(best.text, asked, before),
       sources,
       service: service ?? best.service,
+      summary:
+        (service ?? best.service) !== null &&
+        (best.heading === null || askedWords.some((terms) => terms.every((t) => helpWords.has(t)))),
     };
   }
 

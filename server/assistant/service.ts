@@ -181,13 +181,14 @@ export function createAssistant({
           feedback,
         };
       }
-      // A service is answered with what it is, not with the part of its page that matched
-      // ("DFMEA › Can you write the DFMEA without our team?"): its page is named by its title.
+      // A service answered with what it is, not with the part of its page that matched
+      // ("DFMEA › Can you write the DFMEA without our team?"), names its page by its title.
+      const summary = service && finding.summary ? service : null;
       const sources = finding.sources.map((passage, at) =>
-        service && at === 0 ? { title: service.title, url: passage.url } : sourceOf(passage),
+        summary && at === 0 ? { title: summary.title, url: passage.url } : sourceOf(passage),
       );
       const quoted: AssistantResponse = {
-        answer: service ? service.summary : finding.quote,
+        answer: summary ? summary.summary : finding.quote,
         sources,
         known: true,
         written: false,

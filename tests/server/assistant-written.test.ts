@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadContent } from "../../content/load.ts";
 import { errorResponseSchema } from "../../contract/api.ts";
 import { assistantResponseSchema, assistantStreamEvents } from "../../contract/assistant.ts";
-import { sitePassages } from "../../server/assistant/passages.ts";
-import { loadIndex, serializeIndex } from "../../server/assistant/retrieval.ts";
+import { loadIndex } from "../../server/assistant/retrieval.ts";
 import { createWriter, modelRequest, writerInstructions } from "../../server/assistant/writer.ts";
 import { type ModelStub, startModelStub } from "../support/model-stub.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { testIndexJson } from "./support/assistant-index.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { runSql } from "./support/sql.ts";
@@ -21,9 +20,7 @@ import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/t
  * error, the quoted answer stands.
  */
 
-const indexJson = serializeIndex(
-  sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` }),
-);
+const indexJson = testIndexJson();
 const cotton = "What temperature should I iron cotton at?";
 const written = [
   "Cotton takes a hot iron, ",

@@ -10,11 +10,11 @@ import {
   questionsResponseSchema,
 } from "../../contract/assistant.ts";
 import { limits } from "../../contract/limits.ts";
-import { sitePassages } from "../../server/assistant/passages.ts";
-import { loadIndex, serializeIndex } from "../../server/assistant/retrieval.ts";
+import { loadIndex } from "../../server/assistant/retrieval.ts";
 import { longestTurn } from "../support/event-loop.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { testIndexJson, testPassages } from "./support/assistant-index.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
@@ -34,9 +34,7 @@ import {
  * input refused and nothing recorded; questions kept without identity.
  */
 
-const indexJson = serializeIndex(
-  sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` }),
-);
+const indexJson = testIndexJson();
 
 /** A question to the API from `ip`, as the site's pages send it. */
 const askApi = (app: TestApp["app"], question: string, ip: string) =>
@@ -214,6 +212,51 @@ describe.each(backends)("the assistant on %s", (backend) => {
     // After a question about a subject, not a service, the price is not the site's to say.
     const declined = await ask("How much does it cost?", "Why does a pressure cooker whistle?");
     expect(declined.known).toBe(false);
+  });
+
+  it("answers a price asked in other words with the service's terms, never with a page that shares a word", async () => {
+    const dfmea = loadContent().services.find((service) => service.id === "dfmea");
+    if (!dfmea) throw new Error("no DFMEA service in the content");
+    const reader = t.visitor({ ip: "10.1.0.21" });
+    const ask = async (question: string) =>
+      json(await reader.post("/api/assistant", { question }), assistantResponseSchema);
+    const workshop = await ask("How much do you charge for a DFMEA workshop?");
+    expect(workshop.service?.id).toBe("dfmea");
+    expect(workshop.answer).toContain(priceSignal(dfmea.price));
+    // "Charge" is also a battery's: the day rate is a service's, not an article on EVs.
+    const perDay = await ask("What do you charge per day?");
+    expect(perDay.known).toBe(true);
+    expect(perDay.service).not.toBeNull();
+    expect(perDay.answer).toMatch(/per (consulting|training) day/);
+  });
+
+  it("answers a question a service page answers with its answer, the service beside it", async () => {
+    const answer = json(
+      await t.visitor({ ip: "10.1.0.22" }).post("/api/assistant", {
+        question: "Do you calibrate engines?",
+      }),
+      assistantResponseSchema,
+    );
+    expect(answer.service?.id).toBe("ic-engine-projects");
+    // The answer's "No." with the sentence that says why.
+    expect(answer.answer).toMatch(/^No\. I review calibration results/);
+    expect(answer.sources[0]?.title).toBe("IC Engine Projects › Do you calibrate engines?");
+    expect(answer.actions.map((action) => action.kind)).toContain("enquiry");
+  });
+
+  it("says who the engineer is, where they work and since when, from About's header", async () => {
+    const { owner } = loadContent();
+    const reader = t.visitor({ ip: "10.1.0.23" });
+    const ask = async (question: string) =>
+      json(await reader.post("/api/assistant", { question }), assistantResponseSchema);
+    for (const question of ["Who are you?", "Who writes this site?"]) {
+      const answer = await ask(question);
+      expect(answer.known).toBe(true);
+      expect(answer.answer).toContain(owner.name);
+      expect(answer.sources.map((source) => source.url)).toEqual(["/about"]);
+    }
+    expect((await ask("Where are you based?")).answer).toContain(`Based in ${owner.location}`);
+    expect((await ask("What is your education?")).answer).toContain(owner.education[0]);
   });
 
   it("answers a short question on a subject of its own, asked after another", async () => {
@@ -908,5 +951,18 @@ describe("a question past its retention", () => {
       await again?.close();
       await t.close();
     }
+  });
+});
+
+describe("a service's own page, cut into passages", () => {
+  it("gives each question its anchor and its answer once, under its own heading", () => {
+    const passages = testPassages((id) => `/services/${id}`);
+    const sketch = passages.filter((passage) =>
+      passage.text.includes("A hand sketch, a photograph"),
+    );
+    expect(sketch.map((passage) => passage.url)).toEqual([
+      "/services/mechanical-design#can-you-take-a-design-from-a-sketch-or-an-old-sample-part",
+    ]);
+    expect(sketch[0]?.heading).toBe("Can you take a design from a sketch or an old sample part?");
   });
 });

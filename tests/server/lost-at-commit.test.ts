@@ -1,19 +1,17 @@
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadContent } from "../../content/load.ts";
 import {
   assistantFeedbackResponseSchema,
   assistantResponseSchema,
 } from "../../contract/assistant.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
-import { sitePassages } from "../../server/assistant/passages.ts";
-import { serializeIndex } from "../../server/assistant/retrieval.ts";
 import { isConnectionLost, isDatabaseUnavailable, isLostAtCommit } from "../../server/db/errors.ts";
 import { createFormTickets } from "../../server/lib/form-token.ts";
 import type { VisitorResponse } from "../support/visitor.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { testIndexJson } from "./support/assistant-index.ts";
 import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
@@ -64,8 +62,7 @@ async function atCommitOf<T>(
 /** The site on PostgreSQL, its assistant answering from the site's own passages. */
 const startApp = (env: Record<string, string>) =>
   startTestApp("postgres", {
-    assistantIndex: () =>
-      serializeIndex(sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` })),
+    assistantIndex: () => testIndexJson(),
     env: { COOKIE_SECRET: cookieSecret, COMMENT_MIN_SECONDS: "0", ...env },
   });
 
