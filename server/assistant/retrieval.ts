@@ -105,6 +105,9 @@ const coverageMin = 0.5;
 const serviceCoverageMin = 0.3;
 /** ...and score at least this (BM25, with the boosts above). */
 const scoreMin = 6;
+/** The best passages ranked again for the question's neighbouring words, and by how much each pair weighs. */
+const pairsRanked = 8;
+const pairWeight = 0.5;
 /** Further sources score at least this share of the best. */
 const furtherShare = 0.35;
 /**
@@ -159,8 +162,37 @@ export function loadIndex(json: string): AssistantIndex {
   const search = MiniSearch.loadJSON<Doc>(JSON.stringify(index), indexOptions);
   const services = new Set(passages.filter((p) => p.service).map((p) => p.id));
 
-  function ranked(query: string, asked: Set<string>, onlyServices: boolean): SearchResult[] {
-    return search.search(query, {
+  // Each passage's words in order, as they are indexed, once asked for.
+  const wordsIn = new Map<number, string[][]>();
+  const passageWords = (id: number) => {
+    let words = wordsIn.get(id);
+    if (!words) {
+      const passage = passages[id] as Passage;
+      words = wordsOf(`${passage.title}. ${passage.heading ?? ""}. ${passage.text}`);
+      wordsIn.set(id, words);
+    }
+    return words;
+  };
+  /** How many of the question's pairs of neighbouring words are neighbours in the passage. */
+  const pairsHeld = (pairs: [string[], string[]][], id: number) => {
+    const words = passageWords(id);
+    let held = 0;
+    for (const [first, second] of pairs) {
+      const next = (at: number) => words[at + 1]?.some((term) => second.includes(term)) ?? false;
+      if (words.some((terms, at) => terms.some((term) => first.includes(term)) && next(at))) {
+        held += 1;
+      }
+    }
+    return held;
+  };
+
+  function ranked(
+    query: string,
+    asked: Set<string>,
+    onlyServices: boolean,
+    pairs: [string[], string[]][],
+  ): SearchResult[] {
+    const results = search.search(query, {
       fuzzy: (term, at) => (term.length >= 7 && at < fuzzyTermsMax ? 0.15 : false),
       maxFuzzy: 2,
       prefix: false,
@@ -168,6 +200,14 @@ export function loadIndex(json: string): AssistantIndex {
       boostTerm: (term) => (asked.has(term) ? 1 : 0.45),
       ...(onlyServices ? { filter: (result: SearchResult) => services.has(result.id) } : {}),
     });
+    if (pairs.length === 0) return results;
+    // Words asked side by side ("pumping loss") weigh more where they stand side by side:
+    // the best few passages ranked again with that.
+    const head = results.slice(0, pairsRanked).map((result) => ({
+      ...result,
+      score: result.score * (1 + pairWeight * pairsHeld(pairs, result.id)),
+    }));
+    return [...head.sort((a, b) => b.score - a.score), ...results.slice(pairsRanked)];
   }
 
   // How many passages hold each word: its rarity.
@@ -261,11 +301,14 @@ export function loadIndex(json: string): AssistantIndex {
       return share(forService ? asks : askedWords) >= enough ? top : null;
     };
 
-    let results = forHelp ? ranked(query, asked, true) : [];
+    const pairs = askedWords
+      .slice(1)
+      .map((terms, at): [string[], string[]] => [askedWords[at] as string[], terms]);
+    let results = forHelp ? ranked(query, asked, true, pairs) : [];
     let top = judge(results, serviceCoverageMin, true);
     const service = top ? (passages[top.id]?.service ?? null) : null;
     if (!top) {
-      results = ranked(query, asked, false);
+      results = ranked(query, asked, false, pairs);
       top = judge(results);
     }
     if (!top) return { known: false };

@@ -93,6 +93,18 @@ describe.each(backends)("the assistant on %s", (backend) => {
     );
   });
 
+  it("finds words asked side by side where they stand side by side", async () => {
+    // "Pumping loss", not the page on a coolant pump's seal that loses coolant.
+    const answer = json(
+      await t.visitor({ ip: "10.1.0.24" }).post("/api/assistant", {
+        question: "What is pumping loss?",
+      }),
+      assistantResponseSchema,
+    );
+    expect(answer.sources[0]?.url).toMatch(/^\/technical\/ice-blog#/);
+    expect(answer.answer).toContain("pumping loss");
+  });
+
   it("keeps the topic of a follow-up", async () => {
     const response = await t.visitor({ ip: "10.1.0.2" }).post("/api/assistant", {
       question: "and for silk?",
