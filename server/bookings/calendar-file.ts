@@ -1,6 +1,7 @@
 import ical, {
   ICalAttendeeRole,
   ICalAttendeeStatus,
+  type ICalCalendar,
   ICalCalendarMethod,
   ICalEventStatus,
 } from "ical-generator";
@@ -11,6 +12,12 @@ import type { StoredBooking } from "./repository.ts";
  * calendar file (METHOD:REQUEST or CANCEL, the booking's UID, SEQUENCE raised on
  * each change, times in UTC) and the thread each side's mails make.
  */
+
+/**
+ * A calendar as its file's text: RFC 5545 ends every line with CRLF, the last too, which
+ * ical-generator leaves off.
+ */
+export const icsText = (calendar: ICalCalendar) => `${calendar.toString()}\r\n`;
 
 /** Who the calendar names: the organiser, and the service the call is about. */
 type CalendarContext = { ownerName: string; ownerAddress: string; serviceTitle: string };
@@ -61,7 +68,7 @@ export function calendarFile(
       : [],
     status: method === "REQUEST" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
   });
-  return calendar.toString();
+  return icsText(calendar);
 }
 
 /**

@@ -1,5 +1,6 @@
 import ical, { ICalCalendarMethod, ICalEventStatus } from "ical-generator";
 import { dayMs } from "../lib/time.ts";
+import { icsText } from "./calendar-file.ts";
 import type { Bookings } from "./service.ts";
 
 /**
@@ -37,5 +38,5 @@ export async function calendarFeed(bookings: Bookings): Promise<string> {
         booking.status === "cancelled" ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
     });
   }
-  return calendar.toString();
+  return icsText(calendar);
 }

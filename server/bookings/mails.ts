@@ -36,6 +36,18 @@ export type BookingMailContext = {
   serviceTitle: string;
 };
 
+/**
+ * The subject of every mail of one call to one side: Gmail and Outlook group a conversation by
+ * its subject (Re: aside) as well as by the first mail's Message-ID (`thread`), so it names no
+ * time, which a move changes, and no news: the first line of each mail says it.
+ */
+const subjectOf = (context: BookingMailContext, reader?: Pick<StoredBooking, "name">) =>
+  oneLine(
+    reader
+      ? `Call with ${reader.name}: ${context.serviceTitle}`
+      : `Your call with ${context.ownerName}: ${context.serviceTitle}`,
+  );
+
 /** The owner's way to the console's bookings screen: a button, or a line of text. */
 function consoleLink(siteUrl: string) {
   const url = `${siteUrl}/admin/bookings`;
@@ -88,10 +100,6 @@ export function readerInvitationMail(
   context: BookingMailContext,
   update: boolean,
 ): OutgoingMail {
-  const when = momentLabel(Date.parse(booking.start), booking.readerZone);
-  const subject = oneLine(
-    `${update ? "Moved: your call" : "Your call"} with ${context.ownerName}, ${when}`,
-  );
   const details: [string, string][] = [
     ...times(booking, context, false),
     ["About", context.serviceTitle],
@@ -100,7 +108,7 @@ export function readerInvitationMail(
   const links = readerLinks(context.siteUrl, token);
   return mail({
     to: booking.email,
-    subject,
+    subject: subjectOf(context),
     footer: links.footer,
     lead: update
       ? "Your call has moved. The new time:"
@@ -125,8 +133,6 @@ export function ownerInvitationMail(
   context: BookingMailContext,
   update: boolean,
 ): OutgoingMail {
-  const when = momentLabel(Date.parse(booking.start), context.ownerZone);
-  const subject = oneLine(`${update ? "Moved" : "Call booked"}: ${booking.name}, ${when}`);
   const details: [string, string][] = [
     ["Name", booking.name],
     ["Email", booking.email],
@@ -139,7 +145,7 @@ export function ownerInvitationMail(
     "Reply to this mail to write to the reader. You get these mails because OWNER_EMAIL (or CONTACT_EMAIL) is set.";
   return mail({
     to,
-    subject,
+    subject: subjectOf(context, booking),
     footer,
     lead: update ? "A reader moved their call to a new time." : "A reader booked a call.",
     html: `${detailsHtml(details)}
@@ -169,11 +175,11 @@ export function cancellationMail(
 ): OutgoingMail {
   const zone = side === "reader" ? call.readerZone : context.ownerZone;
   const when = momentLabel(Date.parse(call.start), zone);
-  const subject = oneLine(
-    side === "reader"
-      ? `Cancelled: your call with ${context.ownerName}, ${when}`
-      : `Cancelled: call ${reader ? `with ${reader.name} ` : ""}on ${when}`,
-  );
+  // One whose reader is deleted is named by its time alone: its subject was the reader's name.
+  const subject =
+    side === "owner" && !reader
+      ? oneLine(`Cancelled: call on ${when}`)
+      : subjectOf(context, side === "owner" ? reader : undefined);
   const who =
     call.by === "owner"
       ? side === "owner"
@@ -244,11 +250,6 @@ export function reminderMail(
   const zone = side === "reader" ? booking.readerZone : context.ownerZone;
   const when = momentLabel(Date.parse(booking.start), zone);
   const soon = hoursBefore === 24 ? "tomorrow" : "in an hour";
-  const subject = oneLine(
-    side === "reader"
-      ? `Reminder: your call with ${context.ownerName} is ${soon}`
-      : `Reminder: call with ${booking.name} ${soon}`,
-  );
   const details: [string, string][] = [
     ["When", when],
     ["About", context.serviceTitle],
@@ -266,9 +267,9 @@ export function reminderMail(
   const below = side === "owner" ? consoleLink(context.siteUrl) : links;
   return mail({
     to,
-    subject,
+    subject: subjectOf(context, side === "owner" ? booking : undefined),
     footer,
-    lead: `The call is ${soon}.`,
+    lead: `Reminder: the call is ${soon}.`,
     html: `${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
 ${below?.html ?? ""}`,

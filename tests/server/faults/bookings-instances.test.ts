@@ -141,7 +141,8 @@ describe.each(backends)("booking reminders through kill -9 on %s", (backend) => 
     }
     // The invitations, to each reader and to the owner, are out before the reminders are due.
     await smtp.waitFor(() => smtp.received.length >= readers.length * 2, 60_000);
-    const isReminder = (mail: ReceivedMail) => mail.parsed.subject?.startsWith("Reminder") ?? false;
+    const isReminder = (mail: ReceivedMail) =>
+      mail.parsed.text?.includes("Reminder: the call is ") ?? false;
     expect(smtp.received.filter(isReminder)).toEqual([]);
 
     // Every mail from now on is a reminder: the invitations are all in. The
@@ -162,10 +163,10 @@ describe.each(backends)("booking reminders through kill -9 on %s", (backend) => 
 
     const second = await sender.start();
     await smtp.waitFor(() => smtp.received.filter(isReminder).length >= expected, 60_000);
-    // Each reminder once: by its address and subject, which names the reader to the owner.
+    // Each reminder once: by its address and Message-ID, which names its call and its hour.
     const keys = smtp.received
       .filter(isReminder)
-      .flatMap((mail) => mail.to.map((to) => `${to} ${mail.parsed.subject}`));
+      .flatMap((mail) => mail.to.map((to) => `${to} ${mail.parsed.messageId}`));
     expect(keys).toHaveLength(expected);
     expect(new Set(keys).size).toBe(expected);
     await expect

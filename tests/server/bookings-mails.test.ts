@@ -1,0 +1,211 @@
+import ICAL from "ical.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { slotsResponseSchema } from "../../contract/bookings.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
+import { movableClock } from "./support/clock.ts";
+import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * A booked call's mails as calendars and mail programs read them: every calendar file the
+ * site sends, read by Mozilla's iCalendar parser (ical.js, the one Thunderbird uses), and
+ * every mail of one call to one side in one conversation, as Gmail and Outlook group them
+ * (by the subject, Re: aside, and the first mail's Message-ID).
+ */
+
+const owner = "owner@example.com";
+const cookieSecret = "booking-mail-tests-cookie-secret-0123456789";
+const hourMs = 3_600_000;
+const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
+
+/** A name and a note with every character iCalendar escapes or quotes. */
+const name = 'Ravi "RK" Kumar, Jr.; Pune';
+const note = "Two things, briefly:\nthe pump; and the seal\\gasket, both.";
+
+type CalendarPart = { method: string | undefined; partMethod: string | undefined; text: string };
+
+/** The calendar file of a mail, with the method its MIME part says, if it carries one. */
+function calendarOf(mail: ReceivedMail): CalendarPart | null {
+  const part = mail.parsed.attachments.find((a) => a.contentType === "text/calendar");
+  if (!part) return null;
+  const text = part.content.toString("utf8");
+  const type = part.headers.get("content-type") as { params?: { method?: string } } | undefined;
+  return {
+    text,
+    method: new ICAL.Component(ICAL.parse(text)).getFirstPropertyValue("method")?.toString(),
+    partMethod: type?.params?.method?.toUpperCase(),
+  };
+}
+
+/** The one event of a calendar file, as ical.js reads it. */
+function eventOf(text: string) {
+  const calendar = new ICAL.Component(ICAL.parse(text));
+  const events = calendar.getAllSubcomponents("vevent");
+  expect(events).toHaveLength(1);
+  const vevent = events[0] as ICAL.Component;
+  const event = new ICAL.Event(vevent);
+  const person = (prop: ICAL.Property | null) => ({
+    address: String(prop?.getFirstValue() ?? "").replace(/^mailto:/i, ""),
+    cn: prop?.getParameter("cn") as string | undefined,
+  });
+  return {
+    uid: event.uid,
+    sequence: event.sequence,
+    status: vevent.getFirstPropertyValue("status")?.toString(),
+    stamp: vevent.getFirstProperty("dtstamp"),
+    start: event.startDate,
+    end: event.endDate,
+    summary: event.summary,
+    organizer: person(vevent.getFirstProperty("organizer")),
+    attendees: vevent.getAllProperties("attendee").map(person),
+  };
+}
+
+/** What RFC 5545 asks of the lines themselves: CRLF after each, the last too, at most 75 octets. */
+function lineProblems(text: string): string[] {
+  const problems: string[] = [];
+  if (!text.endsWith("\r\n")) problems.push("the last line has no CRLF");
+  if (/[^\r]\n|\r[^\n]/.test(text)) problems.push("a line break that is not CRLF");
+  for (const line of text.split("\r\n")) {
+    if (Buffer.byteLength(line) > 75) problems.push(`longer than 75 octets: ${line}`);
+  }
+  return problems;
+}
+
+/** A subject as Gmail and Outlook group conversations by: without Re: or Fwd:. */
+const topic = (subject: string | undefined) => (subject ?? "").replace(/^((re|fwd?):\s*)+/i, "");
+
+describe.each(backends)("a booked call's mails on %s", (backend) => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  const clock = movableClock();
+  let ip = 0;
+  const browser = () => t.visitor({ ip: `10.9.${Math.floor(++ip / 250)}.${ip % 250}` });
+  const form = (url: string, fields: Record<string, string>) =>
+    t.app.inject({
+      method: "POST",
+      url,
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams(fields).toString(),
+    });
+  /** The reader's link token of the latest mail to `address`. */
+  const tokenIn = (address: string) =>
+    /\/book\/cancel\?token=([A-Za-z0-9_-]{43})/.exec(
+      smtp.to(address).at(-1)?.parsed.text ?? "",
+    )?.[1] ?? "";
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: {
+        COOKIE_SECRET: cookieSecret,
+        SMTP_URL: smtp.url,
+        OWNER_EMAIL: owner,
+        MAIL_RATE_PER_MINUTE: "0",
+        BOOKING_TIMEZONE: "Europe/London",
+        BOOKING_MEETING_URL: "https://meet.example.org/engineer",
+        BOOKINGS_PER_HOUR: "1000",
+      },
+      mail: { clock: clock.now },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("sends invitation, reminder, move and cancellation to each side in one conversation, each calendar file one that calendars read", async () => {
+    const { starts } = json(await browser().get("/api/bookings/slots"), slotsResponseSchema);
+    const [first, other, later] = [starts[3] ?? "", starts[5] ?? "", starts[9] ?? ""];
+    const reader = `ravi.${backend}@example.org`;
+    const stranger = `meera.${backend}@example.org`;
+    const book = (start: string, email: string, as: string) =>
+      browser().post("/api/bookings", {
+        start,
+        name: as,
+        email,
+        service: "dfmea",
+        note,
+        zone: "Asia/Kolkata",
+        formToken: tokens.issue(Date.now() - 60_000),
+      });
+    // Another reader's call, booked first: nothing of it may reach Ravi's mails.
+    expect((await book(other, stranger, "Meera Iyer")).statusCode).toBe(201);
+    expect((await book(first, reader, name)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(reader).length === 1);
+
+    // The reminder a day before, then a move to a later time, then the reader cancels.
+    clock.advance(Date.parse(first) - clock.now().getTime() - 24 * hourMs + 60_000);
+    await smtp.waitFor(() => smtp.to(reader).length === 2);
+    expect(
+      (await form("/book/reschedule", { token: tokenIn(reader), start: later })).statusCode,
+    ).toBe(200);
+    await smtp.waitFor(() => smtp.to(reader).length === 3);
+    expect((await form("/book/cancel", { token: tokenIn(reader) })).statusCode).toBe(200);
+    await smtp.waitFor(() => smtp.to(reader).length === 4);
+    const uid = eventOf(calendarOf(smtp.to(reader)[0] as ReceivedMail)?.text ?? "").uid;
+    const ours = (mail: ReceivedMail) => mail.parsed.messageId?.includes(uid) === true;
+    await smtp.waitFor(() => smtp.to(owner).filter(ours).length === 4);
+
+    for (const [side, mails] of [
+      ["reader", smtp.to(reader)],
+      ["owner", smtp.to(owner).filter(ours)],
+    ] as const) {
+      // One conversation: one subject, and every later mail answers the first.
+      const [opening, ...rest] = mails;
+      expect(new Set(mails.map((mail) => topic(mail.parsed.subject))).size, side).toBe(1);
+      for (const mail of rest) {
+        expect(mail.parsed.inReplyTo, side).toBe(opening?.parsed.messageId);
+        expect([mail.parsed.references].flat(), side).toContain(opening?.parsed.messageId);
+      }
+
+      const calendars = mails.map(calendarOf).filter((part) => part !== null);
+      expect(
+        calendars.map((part) => part.method),
+        side,
+      ).toEqual(["REQUEST", "REQUEST", "CANCEL"]);
+      const events = calendars.map((part) => eventOf(part.text));
+      expect(
+        events.map((event) => event.sequence),
+        side,
+      ).toEqual([0, 1, 2]);
+      expect(
+        events.map((event) => event.status),
+        side,
+      ).toEqual(["CONFIRMED", "CONFIRMED", "CANCELLED"]);
+      const times = [first, later, later];
+      events.forEach((event, index) => {
+        const part = calendars[index] as CalendarPart;
+        expect(lineProblems(part.text), side).toEqual([]);
+        // Outlook reads the method from the MIME part: it must be the file's.
+        expect(part.partMethod, side).toBe(part.method);
+        expect(event.uid, side).toBe(uid);
+        expect(event.stamp, side).not.toBeNull();
+        // In UTC, which every calendar reads without a VTIMEZONE.
+        expect(event.start.zone?.tzid, side).toBe("UTC");
+        expect(event.start.toJSDate().toISOString(), side).toBe(times[index]);
+        expect(event.end.subtractDate(event.start).toSeconds(), side).toBe(30 * 60);
+        expect(event.organizer.address, side).toBe(owner);
+        expect(
+          event.attendees.map((person) => person.address),
+          side,
+        ).toEqual([reader]);
+        // No one else's address, nor the other reader's name.
+        const addresses = part.text.replace(/\r\n[ \t]/g, "").match(/[\w.+-]+@[\w.-]+\.\w+/g) ?? [];
+        expect(
+          new Set(addresses.filter((address) => !address.startsWith("booking."))),
+          side,
+        ).toEqual(new Set([owner, reader]));
+        expect(part.text, side).not.toContain("Meera");
+      });
+      if (side === "owner") {
+        // Escaped and quoted, the name reads back as typed.
+        expect(events[0]?.attendees[0]?.cn).toBe(name);
+        expect(events[0]?.summary).toBe(`Call with ${name}: DFMEA`);
+      } else {
+        // The reader's mails carry nothing they typed.
+        for (const part of calendars) expect(part.text).not.toContain("Ravi");
+      }
+    }
+  });
+});
