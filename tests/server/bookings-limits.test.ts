@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
-import { defaultAvailability, slotsResponseSchema } from "../../contract/bookings.ts";
+import {
+  bookingConflictResponseSchema,
+  defaultAvailability,
+  slotsResponseSchema,
+} from "../../contract/bookings.ts";
 import { dateKey } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { atOnce as gateAtOnce, startInstances } from "./support/gate.ts";
@@ -101,6 +105,45 @@ describe.each(backends)("the bookings' limits under requests at once on %s", (ba
       `one-ip-${backend}-%`,
     ]);
     expect(stored).toHaveLength(2);
+  });
+
+  it("gives a time pressed by four readers at once to one, tells the others with the times left, and frees it when cancelled", async () => {
+    const start = (await freeDays())[5]?.[2] ?? "";
+    const readers = [0, 1, 2, 3].map((i) => `same-time-${backend}-${i}@example.org`);
+    const answers = await atOnce(readers.map((email, i) => () => book(i, start, email)));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 409, 409, 409]);
+    for (const refused of answers.filter((answer) => answer.statusCode === 409)) {
+      const { error } = json(refused, bookingConflictResponseSchema);
+      expect(error.code).toBe("slot_taken");
+      expect(error.message).toBe("That time was just taken. Choose another of the free times.");
+      expect(error.slots?.starts.length).toBeGreaterThan(10);
+      expect(error.slots?.starts).not.toContain(start);
+    }
+    expect(
+      await runSql(on(0), "select id from bookings where starts_at = ?", [start]),
+    ).toHaveLength(1);
+
+    // Its reader cancels: the time is free again, on every instance.
+    const winner = readers[answers.findIndex((answer) => answer.statusCode === 201)] ?? "";
+    await smtp.waitFor(() => smtp.to(winner).length > 0);
+    const token = /\/book\/cancel\?token=([A-Za-z0-9_-]{43})/.exec(
+      smtp.to(winner)[0]?.parsed.text ?? "",
+    )?.[1];
+    const cancelled = await on(1).app.inject({
+      method: "POST",
+      url: "/book/cancel",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ token: token ?? "" }).toString(),
+    });
+    expect(cancelled.statusCode).toBe(200);
+    for (const instance of instances) {
+      const { starts } = json(
+        await instance.visitor().get("/api/bookings/slots"),
+        slotsResponseSchema,
+      );
+      expect(starts).toContain(start);
+    }
+    expect((await book(0, start, `after-${backend}@example.org`)).statusCode).toBe(201);
   });
 
   it("keeps a day to its most calls, booked at once or moved into it at once", async () => {
