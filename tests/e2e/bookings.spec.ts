@@ -1,10 +1,10 @@
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Page, Request } from "@playwright/test";
-import nodeIcal from "node-ical";
 import { formTokenResponseSchema } from "../../contract/api.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
+import { calendarOfMail } from "../support/calendar.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { type OwnSite, ownerCli, ownerPage, signInWith, startOwnSite } from "./support/own-site.ts";
@@ -46,13 +46,11 @@ test.afterAll(async () => {
   await smtp?.close();
 });
 
-/** The one event of a mail's calendar attachment, as node-ical reads it, and the method it carries. */
+/** The one event of a mail's calendar attachment, as a calendar program reads it, and its method. */
 function invitation(mail: ReceivedMail | undefined) {
-  const part = mail?.parsed.attachments.find((a) => a.contentType.startsWith("text/calendar"));
-  const text = part?.content.toString("utf8") ?? "";
-  const event = Object.values(nodeIcal.sync.parseICS(text)).find((e) => e?.type === "VEVENT");
-  if (event?.type !== "VEVENT") throw new Error(`no event in the mail's invitation: ${text}`);
-  return { event, method: /^METHOD:(\w+)/m.exec(text)?.[1] };
+  const calendar = calendarOfMail(mail);
+  if (!calendar) throw new Error("no calendar file in the mail");
+  return calendar;
 }
 
 /** A free time as its radio button is named: its hour and minute in `timeZone`. */

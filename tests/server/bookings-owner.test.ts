@@ -1,4 +1,3 @@
-import nodeIcal from "node-ical";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -17,6 +16,7 @@ import {
 import { auditEntrySchema, healthResponseSchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
+import { calendarOfMail, readCalendar } from "../support/calendar.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
@@ -38,10 +38,7 @@ const cookieSecret = "booking-owner-tests-cookie-secret-0123456789";
 const ownerZone = "Europe/London";
 const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
 
-const method = (mail: ReceivedMail | undefined) => {
-  const part = mail?.parsed.attachments.find((a) => a.contentType.startsWith("text/calendar"));
-  return /^METHOD:(\w+)/m.exec(part?.content.toString("utf8") ?? "")?.[1];
-};
+const method = (mail: ReceivedMail | undefined) => calendarOfMail(mail)?.method;
 
 /** The Monday (UTC) of a time's week, as the chart of calls per week names it. */
 /** The Monday that starts the week of `iso` in the owner's zone, as the Overview counts weeks. */
@@ -150,14 +147,7 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     );
     const readerMail = smtp.to(call.email).find((m) => method(m) === "CANCEL");
     expect(readerMail?.parsed.text).toContain(message);
-    const event = Object.values(
-      nodeIcal.sync.parseICS(
-        readerMail?.parsed.attachments
-          .find((a) => a.contentType.startsWith("text/calendar"))
-          ?.content.toString("utf8") ?? "",
-      ),
-    ).find((entry) => entry?.type === "VEVENT");
-    expect(event?.type === "VEVENT" && event.start.toISOString()).toBe(call.start);
+    expect(calendarOfMail(readerMail)?.event.start.toISOString()).toBe(call.start);
 
     // Once: again is "no such booked call", and the trail has one line.
     const again = await ownerBrowser.post(path, { message });
@@ -638,9 +628,7 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect(made.statusCode).toBe(200);
     const path = json(made, feedResponseSchema).url.slice(siteUrl.length);
     const starts = async () =>
-      Object.values(nodeIcal.sync.parseICS((await t.visitor().get(path)).body)).flatMap((e) =>
-        e?.type === "VEVENT" ? [e.start.toISOString()] : [],
-      );
+      readCalendar((await t.visitor().get(path)).body).events.map((e) => e.start.toISOString());
     expect(await starts()).toContain(call.start);
     clock.advance(Date.parse(call.end) - clock.now().getTime() + 29 * 86_400_000);
     expect(await starts()).toContain(call.start);

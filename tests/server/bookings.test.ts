@@ -2,7 +2,6 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { brotliDecompressSync } from "node:zlib";
-import nodeIcal from "node-ical";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
@@ -16,6 +15,7 @@ import { momentLabel, wallTime } from "../../contract/time-zones.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { tokenDigest } from "../../server/lib/tokens.ts";
+import { calendarOfMail, lineProblems, readCalendar } from "../support/calendar.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -50,15 +50,12 @@ type ExportFile = {
   tables: { bookings: { email: string; starts_at: string; ends_at: string }[] };
 };
 
-/** The one calendar event of a mail's invitation, read back by another library. */
+/** The one calendar event of a mail's invitation, read back as a calendar program reads it. */
 function invitation(mail: ReceivedMail | undefined) {
-  const part = mail?.parsed.attachments.find((a) => a.contentType.startsWith("text/calendar"));
-  expect(part, "the mail carries an invitation").toBeDefined();
-  const text = part?.content.toString("utf8") ?? "";
-  const parsed = nodeIcal.sync.parseICS(text);
-  const event = Object.values(parsed).find((entry) => entry?.type === "VEVENT");
-  if (event?.type !== "VEVENT") throw new Error(`no event in ${text}`);
-  return { text, event, method: /^METHOD:(\w+)/m.exec(text)?.[1] };
+  const calendar = calendarOfMail(mail);
+  expect(calendar, "the mail carries an invitation").not.toBeNull();
+  if (!calendar) throw new Error("no calendar file in the mail");
+  return calendar;
 }
 
 /**
@@ -69,8 +66,7 @@ const says = (news: string) => (mail: ReceivedMail | undefined) =>
   mail?.parsed.text?.includes(news) ?? false;
 const isReminder = says("Reminder: the call is ");
 const isCancellation = (mail: ReceivedMail | undefined) =>
-  mail?.parsed.attachments.some((part) => /^METHOD:CANCEL/m.test(part.content.toString("utf8"))) ??
-  false;
+  calendarOfMail(mail)?.method === "CANCEL";
 
 /** The reader's links in a mail, as its HTML shows them: the token of each, or null. */
 function links(mail: ReceivedMail | undefined) {
@@ -614,19 +610,16 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(json(await reader.get("/api/your-data"), yourDataResponseSchema).bookings).toEqual([]);
     expect((await slots()).starts).toContain(start);
     // Both calendars hear of it, from the cancellation that outlives the booking.
-    const cancels = (mail: ReceivedMail) =>
-      mail.parsed.attachments.some((part) => {
-        const text = part.content.toString("utf8");
-        return /^METHOD:CANCEL/m.test(text);
-      });
     await smtp.waitFor(
       () =>
-        smtp.to(sent.email).some(cancels) &&
+        smtp.to(sent.email).some(isCancellation) &&
         smtp
           .to(owner)
-          .some((mail) => cancels(mail) && invitation(mail).event.start.toISOString() === start),
+          .some(
+            (mail) => isCancellation(mail) && invitation(mail).event.start.toISOString() === start,
+          ),
     );
-    const cancellation = smtp.to(sent.email).find(cancels);
+    const cancellation = smtp.to(sent.email).find(isCancellation);
     expect(invitation(cancellation).event.start.toISOString()).toBe(start);
     const rows = await runSql(
       t,
@@ -1212,9 +1205,7 @@ describe.each(backends)("booking a call on %s", (backend) => {
       [`{"bookingId":${id},%`],
     );
     expect(cancellations).toEqual([]);
-    const cancels = (mail: ReceivedMail) =>
-      mail.parsed.attachments.some((part) => /^METHOD:CANCEL/m.test(part.content.toString()));
-    expect(smtp.to(sent.email).filter(cancels)).toEqual([]);
+    expect(smtp.to(sent.email).filter(isCancellation)).toEqual([]);
     clock.advance(hourMs);
   });
 
@@ -1229,10 +1220,9 @@ describe.each(backends)("booking a call on %s", (backend) => {
     const feed = await browser().get(path);
     expect(feed.statusCode).toBe(200);
     expect(feed.headers["content-type"]).toContain("text/calendar");
-    const events = Object.values(nodeIcal.sync.parseICS(feed.body)).filter(
-      (e) => e?.type === "VEVENT",
-    );
+    const { events } = readCalendar(feed.body);
     expect(events.length).toBeGreaterThan(0);
+    expect(lineProblems(feed.body)).toEqual([]);
     const listed = await ownerBrowser.get("/api/admin/bookings");
     expect(listed.statusCode, listed.body).toBe(200);
     const list = json(listed, bookingsResponseSchema);
