@@ -120,6 +120,19 @@ export function createBookings(
 
   const refuse = (refusal: FormRefusal): BookOutcome => ({ outcome: "refused", refusal });
 
+  /**
+   * Why `start` is not a free time, as a reader whose page stood open overnight needs to hear
+   * it: a time gone by, or now within the notice, is not just "not one of the free times".
+   */
+  const notOffered = (start: number, noticeHours: number) => {
+    if (start <= clock().getTime()) return "That time has passed; choose one of the free times.";
+    if (start < clock().getTime() + noticeHours * 3_600_000) {
+      const notice = noticeHours === 1 ? "an hour" : `${noticeHours} hours`;
+      return `That time is too soon now: calls are booked at least ${notice} ahead. Choose one of the free times.`;
+    }
+    return "That time is not one of the free times; choose one from the list.";
+  };
+
   return {
     repository,
     services,
@@ -176,7 +189,7 @@ export function createBookings(
         return refuse({
           status: 422,
           code: "not_offered",
-          message: "That time is not one of the free times; choose one from the list.",
+          message: notOffered(start, availability.noticeHours),
           field: "start",
         });
       }

@@ -451,6 +451,16 @@ describe.each(backends)("booking a call on %s", (backend) => {
       [{ start: new Date(clock.now().getTime() + 2 * hourMs).toISOString() }, 422, "not_offered"],
       [{ formToken: tokens.issue(Date.now() + 60_000) }, 400, "too_fast"],
       [{ formToken: "forged" }, 400, "form_token_invalid"],
+      // What would reach a mail's headers or its calendar file, with a line break or a
+      // control character in it, or too long.
+      [{ name: "Ravi\r\nBcc: victim@example.org" }, 400, "validation_failed"],
+      [{ name: "Ravi\u0007" }, 400, "validation_failed"],
+      [{ name: "R".repeat(101) }, 400, "validation_failed"],
+      [{ email: "ravi@example.org\r\nBcc: victim@example.org" }, 400, "validation_failed"],
+      [{ service: "dfmea\r\nX-Injected: 1" }, 400, "validation_failed"],
+      [{ zone: "Asia/Kolkata\r\nX-Injected: 1" }, 400, "validation_failed"],
+      [{ note: "Fine\u0000then" }, 400, "validation_failed"],
+      [{ note: "Fine\u202Ethen" }, 400, "validation_failed"],
     ];
     for (const [change, status, code] of cases) {
       const response = await browser().post("/api/bookings", booking(later ?? "", change));
@@ -462,6 +472,34 @@ describe.each(backends)("booking a call on %s", (backend) => {
         );
       }
     }
+    // A time gone by (a page left open), or now too soon, is said to be so.
+    const lastWeek = new Date(Date.parse(start ?? "") - 7 * 24 * hourMs).toISOString();
+    const past = await browser().post("/api/bookings", booking(lastWeek));
+    expect(past.statusCode).toBe(422);
+    expect(json(past, errorResponseSchema).error.message).toBe(
+      "That time has passed; choose one of the free times.",
+    );
+    const soon = new Date(clock.now().getTime() + 2 * hourMs).toISOString();
+    expect(
+      json(await browser().post("/api/bookings", booking(soon)), errorResponseSchema).error.message,
+    ).toBe(
+      "That time is too soon now: calls are booked at least 24 hours ahead. Choose one of the free times.",
+    );
+    // Without JavaScript: the form again, saying so, with the free times as they are now.
+    const pastForm = await t.app.inject({
+      method: "POST",
+      url: "/book",
+      remoteAddress: "10.9.1.99",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams(
+        Object.entries(booking(lastWeek)).map(([name, value]) => [name, String(value)]),
+      ).toString(),
+    });
+    expect(pastForm.statusCode).toBe(422);
+    expect(dom(pastForm.body).querySelector("[role=alert]")?.textContent).toBe(
+      "That time has passed; choose one of the free times.",
+    );
+    expect(dom(pastForm.body).querySelectorAll("input[name=start]").length).toBeGreaterThan(10);
     // The same zones from the form without JavaScript: the form again, saying so.
     for (const zone of ["+05:30", "SystemV/AST4"]) {
       const posted = await t.app.inject({
