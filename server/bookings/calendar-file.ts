@@ -19,6 +19,12 @@ import type { StoredBooking } from "./repository.ts";
  */
 export const icsText = (calendar: ICalCalendar) => `${calendar.toString()}\r\n`;
 
+/**
+ * A name as a parameter (CN) holds it: a double quote would be written `^'` (RFC 6868), which
+ * Outlook and Google Calendar show as it is, so it goes as a single one.
+ */
+const cn = (name: string) => name.replaceAll('"', "'");
+
 /** Who the calendar names: the organiser, and the service the call is about. */
 type CalendarContext = { ownerName: string; ownerAddress: string; serviceTitle: string };
 
@@ -50,16 +56,20 @@ export function calendarFile(
     end: new Date(call.end),
     stamp: new Date(),
     summary: `Call with ${attendee?.name ?? context.ownerName}: ${context.serviceTitle}`,
-    description: call.meetingUrl
-      ? `Join the call: ${call.meetingUrl}`
-      : `${context.ownerName} will send the meeting link before the call.`,
+    // A cancelled call's file promises no link: calendars show it beside "Cancelled".
+    description:
+      method === "CANCEL"
+        ? "This call is cancelled."
+        : call.meetingUrl
+          ? `Join the call: ${call.meetingUrl}`
+          : `${context.ownerName} will send the meeting link before the call.`,
     ...(call.meetingUrl ? { location: call.meetingUrl, url: call.meetingUrl } : {}),
-    organizer: { name: context.ownerName, email: context.ownerAddress },
+    organizer: { name: cn(context.ownerName), email: context.ownerAddress },
     attendees: attendee
       ? [
           {
             email: attendee.email,
-            ...(attendee.name ? { name: attendee.name } : {}),
+            ...(attendee.name ? { name: cn(attendee.name) } : {}),
             rsvp: method === "REQUEST",
             role: ICalAttendeeRole.REQ,
             status: ICalAttendeeStatus.NEEDSACTION,

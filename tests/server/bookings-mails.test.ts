@@ -124,6 +124,15 @@ describe.each(backends)("a booked call's mails on %s", (backend) => {
         side,
       ).toEqual(["CONFIRMED", "CONFIRMED", "CANCELLED"]);
       const times = [first, later, later];
+      // The cancelled call's file promises no link to it.
+      expect(
+        events.map((event) => event.description),
+        side,
+      ).toEqual([
+        "Join the call: https://meet.example.org/engineer",
+        "Join the call: https://meet.example.org/engineer",
+        "This call is cancelled.",
+      ]);
       events.forEach((event, index) => {
         const part = calendars[index] as NonNullable<ReturnType<typeof calendarOfMail>>;
         expect(lineProblems(part.text), side).toEqual([]);
@@ -149,9 +158,11 @@ describe.each(backends)("a booked call's mails on %s", (backend) => {
         expect(part.text, side).not.toContain("Meera");
       });
       if (side === "owner") {
-        // Escaped and quoted, the name reads back as typed.
-        expect(events[0]?.attendees[0]?.cn).toBe(name);
+        // Escaped, the name reads back as typed; as a parameter, its double quotes go as
+        // single ones, not as RFC 6868's ^', which Outlook and Google Calendar show as written.
         expect(events[0]?.summary).toBe(`Call with ${name}: DFMEA`);
+        expect(events[0]?.attendees[0]?.cn).toBe("Ravi 'RK' Kumar, Jr.; Pune");
+        for (const part of calendars) expect(part.text).not.toContain("^'");
       } else {
         // The reader's mails carry nothing they typed.
         for (const part of calendars) expect(part.text).not.toContain("Ravi");

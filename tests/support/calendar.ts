@@ -22,6 +22,7 @@ function eventOf(vevent: ICAL.Component) {
     status: vevent.getFirstPropertyValue("status")?.toString(),
     summary: event.summary,
     location: event.location,
+    description: event.description,
     stamped: vevent.getFirstProperty("dtstamp") !== null,
     start: event.startDate.toJSDate(),
     end: event.endDate.toJSDate(),
