@@ -249,6 +249,33 @@ describe("across a change of the clocks", () => {
     ]);
   });
 
+  it("follows Lord Howe Island's half-hour changes of the clocks, forward and back", () => {
+    const zone = "Australia/Lord_Howe";
+    const sunday = {
+      ...defaultAvailability.weekly,
+      sun: [["01:00", "03:30"]] as [string, string][],
+    };
+    const on = (now: string, date: string) =>
+      free(zone, now, { weekly: sunday, noticeHours: 0, horizonDays: 3 })
+        .filter((start) => wallTimesOn([start], zone, date).length > 0)
+        .map(iso);
+    // 4 October 2026: 02:00 (GMT+10:30) becomes 02:30 (GMT+11); 02:00 never happens.
+    expect(on("2026-10-02T00:00:00Z", "2026-10-04")).toEqual([
+      "2026-10-03T14:30:00.000Z",
+      "2026-10-03T15:00:00.000Z",
+      "2026-10-03T15:30:00.000Z",
+      "2026-10-03T16:00:00.000Z",
+    ]);
+    // 5 April 2026: 02:00 (GMT+11) goes back to 01:30 (GMT+10:30); 01:30 is its first.
+    expect(on("2026-04-03T00:00:00Z", "2026-04-05")).toEqual([
+      "2026-04-04T14:00:00.000Z",
+      "2026-04-04T14:30:00.000Z",
+      "2026-04-04T15:30:00.000Z",
+      "2026-04-04T16:00:00.000Z",
+      "2026-04-04T16:30:00.000Z",
+    ]);
+  });
+
   it("offers 01:30 once where New York's clocks go back, at its first occurrence", () => {
     const starts = free("America/New_York", "2026-10-30T12:00:00Z", {
       weekly: { ...defaultAvailability.weekly, sun: [["00:30", "03:00"]] },
