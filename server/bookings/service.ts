@@ -170,14 +170,6 @@ export function createBookings(
       if (first) return refuse(first);
       const mailbox = form.addressHash(request.email);
       const hourAgo = new Date(clock().getTime() - 3_600_000);
-      if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
-        return refuse({
-          status: 409,
-          code: "too_many_pending",
-          message: `This address has ${config.BOOKING_PENDING_MAX} calls ahead already. Cancel one from its mail, or write to the contact address.`,
-          field: "email",
-        });
-      }
       const content = request.note ? form.content(request.note, "note") : null;
       if (content) return refuse(content);
       const start = Date.parse(request.start);
@@ -191,6 +183,16 @@ export function createBookings(
           code: "not_offered",
           message: notOffered(start, availability.noticeHours),
           field: "start",
+        });
+      }
+      // Only for a free time: else anyone could ask, booking nothing, whether an address has
+      // calls ahead, by sending it with a time that is not one.
+      if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
+        return refuse({
+          status: 409,
+          code: "too_many_pending",
+          message: `This address has ${config.BOOKING_PENDING_MAX} calls ahead already. Cancel one from its mail, or write to the contact address.`,
+          field: "email",
         });
       }
       const created = await repository.create({

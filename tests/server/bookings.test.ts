@@ -618,6 +618,21 @@ describe.each(backends)("booking a call on %s", (backend) => {
     );
     expect(fourth.statusCode).toBe(409);
     expect(json(fourth, errorResponseSchema).error.code).toBe("too_many_pending");
+    // Whoever sends the address with a time that is not free (taken, or none at all) is told
+    // about the time: what it says of the address's calls, it says only when it would book one.
+    const probes = [free[3] ?? "", new Date(Date.parse(free[8] ?? "") + 60_000).toISOString()];
+    const answers = [];
+    for (const start of probes) {
+      const probe = await browser().post(
+        "/api/bookings",
+        booking(start, { email: "asharao@gmail.com" }),
+      );
+      answers.push([probe.statusCode, json(probe, errorResponseSchema).error.code]);
+    }
+    expect(answers).toEqual([
+      [409, "slot_taken"],
+      [422, "not_offered"],
+    ]);
   });
 
   it("lists a browser's bookings in Your data, and deleting them there cancels the call first", async () => {
