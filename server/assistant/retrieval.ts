@@ -90,7 +90,7 @@ const helpWords = new Set(
 const askingWhoTheyAre =
   /\b(who (are you|is behind|writes|runs|made|owns|is the (engineer|author|writer))|(about|introduce) yourself|tell me about you|your (background|qualifications?|education|degrees?)|where are you( based| from| located)?|how (many years|long) have you|years of (experience|practice))\b/i;
 const askingTheirStory =
-  /\b(your (career|story|journey)|why did you (start|write|create|begin|make))\b/i;
+  /\b(your (career|story|journey|experience)|why did you (start|write|create|begin|make))\b/i;
 /** A question that leans on the one before: "and for silk?", "what about diesel?" */
 const leaning = /^\s*(and|or|also|but|then|so|what about|how about|what of|same for)\b/i;
 

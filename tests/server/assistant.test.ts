@@ -269,6 +269,10 @@ describe.each(backends)("the assistant on %s", (backend) => {
     }
     expect((await ask("Where are you based?")).answer).toContain(`Based in ${owner.location}`);
     expect((await ask("What is your education?")).answer).toContain(owner.education[0]);
+    // Their experience of a subject: the part of About that tells it.
+    const dfmea = await ask("What is your experience with DFMEA?");
+    expect(dfmea.sources[0]?.url).toMatch(/^\/about#/);
+    expect(dfmea.answer).toContain("DFMEA");
   });
 
   it("answers a short question on a subject of its own, asked after another", async () => {
