@@ -162,7 +162,10 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
   ],
   "/services/chatbots": ["Can you build a chatbot for our website?"],
   "/services/voicebots": ["Can you build us a voicebot for our call centre?"],
-  "/services/technical-training": ["Do you offer training for our engineering team?"],
+  "/services/technical-training": [
+    "Do you offer training for our engineering team?",
+    "Can you give a talk at our college?",
+  ],
   "/services/vba-tools": ["Can you automate our Excel reports with VBA?"],
   "/services/ev-fuel-cell-projects": ["Can you help with our EV battery pack project?"],
   "/services/ic-engine-projects": [
