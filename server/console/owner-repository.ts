@@ -139,9 +139,8 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       });
     },
 
-    /** A new one-time link's token; only its digest is stored. */
-    /** A new one-time link's token for the command line's `login`. */
-    createLink: () => createLink("cli"),
+    /** A new one-time link's token for `login`, written in `executor` (with its line). */
+    createLink: (executor?: Db) => createLink("cli", executor),
 
     /**
      * Uses a link: marks it used and opens a session in one transaction, so

@@ -703,6 +703,13 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
           [id, id],
         ),
     },
+    {
+      // The command line's alone: no link is left that the trail does not name.
+      action: "sign-in link",
+      prepare: async () => "",
+      cli: () => ["login"],
+      state: () => rows("select count(*) as links from owner_sign_in_links"),
+    },
   ];
 
   /** Runs `refuse` on the database, the statements that `allow` lifts it with after `during`. */

@@ -5,8 +5,12 @@ import { type CommandContext, ownerAction, parseId, usageError } from "../comman
 import { formatTable, listed, printedJson } from "../table.ts";
 
 export async function login({ config, stdout, stderr, store, actor }: CommandContext) {
-  const token = await createOwnerRepository(await store()).createLink();
-  await actor.audit("sign-in link", "command line");
+  const owner = createOwnerRepository(await store());
+  // The link and its line commit together, or neither does.
+  const token = await actor.act(
+    (trx) => owner.createLink(trx),
+    () => ["sign-in link", "command line"],
+  );
   if (!config.SITE_URL) {
     stderr.write(`Note: SITE_URL is not set, so the link points at ${config.siteUrl}.\n`);
   }
