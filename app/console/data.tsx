@@ -27,7 +27,14 @@ export function Figures({ figures }: { figures: readonly (readonly [string, Reac
   );
 }
 
-/** A list named `label`, each item an `<li>` of `children`, or `empty` when it has none (it can take the focus: useBusy). */
+/** What a list or a table says when it has nothing to show: it can take the focus (useBusy). */
+export const Empty = ({ children }: { children: ReactNode }) => (
+  <p tabIndex={-1} className="text-slate-400">
+    {children}
+  </p>
+);
+
+/** A list named `label`, each item an `<li>` of `children`, or `empty` when it has none. */
 export function List<T>({
   items,
   label,
@@ -43,13 +50,7 @@ export function List<T>({
   className?: string;
   children: (item: T, index: number) => ReactNode;
 }) {
-  if (items.length === 0) {
-    return (
-      <p tabIndex={-1} className="text-slate-400">
-        {empty}
-      </p>
-    );
-  }
+  if (items.length === 0) return <Empty>{empty}</Empty>;
   const Tag = ordered ? "ol" : "ul";
   return (
     <Tag aria-label={label} className={className}>
@@ -92,13 +93,7 @@ export function Table({
   stacked?: boolean;
 }) {
   const id = useId();
-  if (rows.length === 0 && empty) {
-    return (
-      <p tabIndex={-1} className="text-slate-400">
-        {empty}
-      </p>
-    );
-  }
+  if (rows.length === 0 && empty) return <Empty>{empty}</Empty>;
   const right = (index: number) => (typeof rows[0]?.[index] === "number" ? "text-right" : "");
   // Below 640 px: block rows, the headings out of sight but read, each cell labelled by its own.
   const stack = stacked

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
-import { List, Pager, usePages } from "../data.tsx";
+import { Empty, List, Pager, usePages } from "../data.tsx";
 import { useLive } from "../live.tsx";
 import { Choice, ConfirmButton, Input, Loading, primaryClass, Radios } from "../ui.tsx";
 import { type Changed, CommentCard } from "./comment-card.tsx";
@@ -188,9 +188,7 @@ export function CommentsView() {
             {pending.length > 0 ? (
               <HeldQueue pending={pending} onChanged={changed} />
             ) : pages.number === 1 && (filter === "all" || filter === "pending") ? (
-              <p tabIndex={-1} className="text-slate-400">
-                No comment is awaiting approval.
-              </p>
+              <Empty>No comment is awaiting approval.</Empty>
             ) : null}
             {filter !== "pending" ? (
               <List
