@@ -34,13 +34,9 @@ const stopped = { loose: false } as const;
 /** The mailbox an address reaches, as a stop, and a reply's one mail to it, count it. */
 export const replyMailbox = (email: string) => mailboxOf(email, stopped);
 
-/** The key a stopped mailbox is kept under, derived from the cookie secret. */
-export const replyStopKey = (secret: string) =>
-  mailboxDigest(secret, "reply mails stopped", stopped);
-
 /** The reply mails' keys from the cookie secret: a stopped mailbox's, and the stop links' (lib/tokens.ts). */
 export const replyKeys = (secret: string) => ({
-  mailboxKey: replyStopKey(secret),
+  mailboxKey: mailboxDigest(secret, "reply mails stopped", stopped),
   links: standingLinks(secret),
 });
 
