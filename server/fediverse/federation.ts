@@ -11,6 +11,7 @@ import {
   type RetryPolicy,
   SendActivityError,
 } from "@fedify/fedify";
+import { LanguageString } from "@fedify/fedify/runtime";
 import {
   Article,
   Create,
@@ -91,9 +92,10 @@ type FederationDeps = {
   profile: Profile;
   /** The items the site publishes now, by path. */
   items: () => ReadonlyMap<string, SiteItem>;
-  /** The owner's reply, as a Note: its comment's HTML and times, the Note it answers and whom. */
+  /** The owner's reply, as a Note: its comment's HTML, place on its page and times, the Note it answers and whom. */
   ownerNote: (commentId: number) => Promise<{
     html: string;
+    page: string;
     published: string;
     updated: string;
     inReplyTo: string;
@@ -143,6 +145,14 @@ export async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
   return pairs;
 }
 
+/**
+ * A text as `content` for every server and, in the pages' language (`<html
+ * lang="en">`), as `contentMap`, where Mastodon reads a post's language alone:
+ * without it a post has none, so its readers' language filters and
+ * translation pass it by.
+ */
+const inLanguage = (text: string) => [text, new LanguageString(text, "en")];
+
 /** Public, and to the site's followers. */
 export const everyone = (ctx: Context<void>) => ({
   to: PUBLIC_COLLECTION,
@@ -165,7 +175,8 @@ export function articleOf(
     attribution: ctx.getActorUri(siteActor),
     ...everyone(ctx),
     url: page,
-    name: item.title,
+    // Mastodon shows an Article's title and summary, not its content: its language from the title.
+    names: inLanguage(item.title),
     summary: item.summary ? escapeHtml(item.summary) : null,
     content: `${withTablesAsParagraphs(item.html)}<p><a href="${escapeHtml(page.href)}">${escapeHtml(page.href)}</a></p>`,
     published: posted ?? instant(item.published),
@@ -357,7 +368,9 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
       // (cc) alone is a silent mention, which reaches no one's notifications.
       tags: [new Mention({ href: new URL(note.to) })],
       replyTarget: new URL(note.inReplyTo),
-      content: note.html,
+      // Where Mastodon's link to it leads a reader: the comment on its page, not this JSON.
+      url: new URL(note.page, siteUrl),
+      contents: inLanguage(note.html),
       published: instant(note.published),
       updated: note.updated === note.published ? null : instant(note.updated),
     });

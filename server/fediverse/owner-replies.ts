@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { CommentEvent } from "../../contract/live-events.ts";
+import { commentAnchor } from "../../contract/threads.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { EventBus } from "../events/bus.ts";
 import { jsonOf } from "../lib/json.ts";
@@ -61,6 +62,7 @@ export function createOwnerReplies({
     if (sent?.deleted || !answered?.actor_id) return null;
     return {
       html: comment.html,
+      page: `/science/${encodeURIComponent(comment.postId)}#${commentAnchor(id)}`,
       published: comment.createdAt,
       updated: comment.updatedAt,
       inReplyTo: answered.note_id,

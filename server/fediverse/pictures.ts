@@ -1,6 +1,9 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { InboxContext } from "@fedify/fedify";
 import type { Actor } from "@fedify/fedify/vocab";
+import type { FastifyInstance } from "fastify";
+import { rowIdParamSchema } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
 import type { Profile } from "./federation.ts";
 import type { Logger } from "./logging.ts";
@@ -14,7 +17,7 @@ import type { RemoteFetch } from "./safe-fetch.ts";
  * of at most 1,024 pixels a side:
  * the type their server claims is not trusted, and SVG (which can carry
  * script) is never taken. The copy is served from the site's own origin
- * (routes.ts), so a reader's browser never asks their server for it. The
+ * (`servePictures`), so a reader's browser never asks their server for it. The
  * owner's own picture is the account's icon (`profileOf`).
  */
 
@@ -188,4 +191,48 @@ export function profileOf(owner: Config["owner"], contentRoot: string): Profile 
         ? { file: path.join(contentRoot, "images", owner.photo.src), type }
         : null,
   };
+}
+
+/** The pictures the site serves: the writers' as kept, and the owner's, the account's icon. */
+export function servePictures(
+  app: FastifyInstance,
+  {
+    shownAvatar,
+    picture,
+  }: {
+    /** A Fediverse writer's picture as its comment shows it (repository.ts), or null. */
+    shownAvatar: (commentId: number) => Promise<string | null>;
+    picture: Profile["picture"];
+  },
+) {
+  // A Fediverse writer's picture, as kept when their reply arrived (pictures.ts).
+  app.get("/fediverse/avatars/:commentId", async (request, reply) => {
+    const { commentId } = request.params as { commentId: string };
+    const id = rowIdParamSchema.safeParse(commentId);
+    const avatar = id.success ? await shownAvatar(id.data) : null;
+    const [type = "", data = ""] = avatar?.split(";base64,") ?? [];
+    const bytes = Buffer.from(data, "base64");
+    // Checked again as it goes out: a row an import brought in is a file's word.
+    if (imageTypeOf(bytes) !== type || !isSmallImage(bytes)) {
+      return reply.code(404).send({ error: { code: "not_found", message: "No such picture." } });
+    }
+    return (
+      reply
+        .type(type)
+        // An hour: the picture goes with its comment, and a browser's copy soon after.
+        .header("cache-control", "public, max-age=3600")
+        .header("content-security-policy", "default-src 'none'")
+        .header("x-content-type-options", "nosniff")
+        .send(bytes)
+    );
+  });
+
+  if (picture) {
+    app.get("/fediverse/picture", async (_request, reply) =>
+      reply
+        .type(picture.type)
+        .header("cache-control", "public, max-age=86400")
+        .send(await readFile(picture.file)),
+    );
+  }
 }

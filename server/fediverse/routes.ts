@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { Federation } from "@fedify/fedify";
 import type { DocumentLoader } from "@fedify/fedify/runtime";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
+import { networkFactor } from "../lib/address-limit.ts";
 import { addressScope, networkOf } from "../lib/address-scope.ts";
 import { perMinute } from "../lib/per-minute.ts";
 import {
@@ -15,7 +15,7 @@ import {
   wantsActivityPub,
 } from "./activity-json.ts";
 import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
-import { imageTypeOf, isSmallImage } from "./pictures.ts";
+import { servePictures } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
 import { notePath } from "./sent-records.ts";
 import type { SiteItem } from "./site-items.ts";
@@ -75,6 +75,13 @@ const keyIdMax = 2000;
 const inboxPostsPerKeyPerMinute = 60;
 
 /**
+ * Reads of the Fediverse's addresses one address may make a minute (its network
+ * ten times as many). Made for each request, unlike the site's pages: an outbox
+ * page some 25 ms of CPU, the actor 8. A server reads each once and keeps it.
+ */
+const readsPerMinute = 300;
+
+/**
  * The key ids a post's HTTP signature names, as claimed, before anything is
  * checked: draft-cavage's `keyId` in `Signature`, RFC 9421's `keyid` in
  * `Signature-Input`. Read loosely (any such parameter in either header), for
@@ -126,6 +133,7 @@ export async function fediverseRoutes(
     items,
     siteUrl,
     picture,
+    notePage,
   }: {
     /** Fedify, loaded on first use. */
     federation: () => Promise<Federation<void>>;
@@ -140,6 +148,8 @@ export async function fediverseRoutes(
     siteUrl: string;
     /** The owner's picture file, the actor's icon, when the profile has one. */
     picture: { file: string; type: string } | null;
+    /** Where the owner's reply sent as a Note is on its page, for a browser at its address. */
+    notePage: (commentId: number) => Promise<string | null>;
   },
 ) {
   const actorPath = "/fediverse/actors/site";
@@ -157,6 +167,19 @@ export async function fediverseRoutes(
     ].includes(true);
   /** Inbox posts signed with each key this minute. */
   const keyPosts = perMinute(inboxPostsPerKeyPerMinute);
+  /** Reads of each address and network this minute. */
+  const reads = [
+    [perMinute(readsPerMinute), addressScope],
+    [perMinute(readsPerMinute * networkFactor), networkOf],
+  ] as const;
+  /** Counts a read of `ip`: the seconds to wait when its address's or network's minute is spent. */
+  const readRefusal = (ip: string) => {
+    for (const [count, keyOf] of reads) {
+      const taken = count.take(keyOf(ip));
+      if ("retryAfter" in taken) return taken.retryAfter;
+    }
+    return null;
+  };
   const inboxes = new Set(["/fediverse/inbox", `${actorPath}/inbox`]);
 
   /**
@@ -166,11 +189,11 @@ export async function fediverseRoutes(
    */
   const dropped = (reply: FastifyReply) =>
     reply.code(202).type("text/plain; charset=utf-8").send("Activity is enqueued.");
-  const tooMany = (reply: FastifyReply) =>
+  const tooMany = (reply: FastifyReply, wait = 60, what = "activities") =>
     reply
       .code(429)
-      .header("retry-after", "60")
-      .send({ error: { code: "rate_limited", message: "Too many activities; try later." } });
+      .header("retry-after", String(wait))
+      .send({ error: { code: "rate_limited", message: `Too many ${what}; try later.` } });
 
   /** The address Fedify is to answer for this request, or null when it is not Fedify's. */
   function federationPathOf(request: FastifyRequest): string | null {
@@ -193,6 +216,12 @@ export async function fediverseRoutes(
     return null;
   }
 
+  /** The comment whose Note `url` is the address of, or null. */
+  function noteOf(url: URL): number | null {
+    const id = rowIdParamSchema.safeParse(/^\/fediverse\/notes\/(\d+)$/.exec(url.pathname)?.[1]);
+    return id.success ? id.data : null;
+  }
+
   /**
    * What answers for an Article or a Note of ours that is gone (an item off
    * the site, the owner's reply deleted, or its writer erased), so other
@@ -200,11 +229,11 @@ export async function fediverseRoutes(
    * went, from a record that keeps nothing else. Null for one that never was.
    */
   async function tombstoneOf(url: URL, item: string | undefined) {
-    const note = rowIdParamSchema.safeParse(/^\/fediverse\/notes\/(\d+)$/.exec(url.pathname)?.[1]);
+    const note = noteOf(url);
     const [path, formerType] = item
       ? [item, "Article"]
-      : note.success
-        ? [notePath(note.data), "Note"]
+      : note !== null
+        ? [notePath(note), "Note"]
         : [];
     const deleted = path ? (await repository.sent(path))?.deletedAt : null;
     if (!deleted) return null;
@@ -227,6 +256,9 @@ export async function fediverseRoutes(
     const url = new URL(target, siteUrl);
     const item = /^\/fediverse\/items(\/[a-z0-9-]+\/[a-z0-9-]+)$/.exec(url.pathname)?.[1];
     const toInbox = request.method === "POST" && inboxes.has(url.pathname);
+    const wait =
+      request.method === "GET" || request.method === "HEAD" ? readRefusal(request.ip) : null;
+    if (wait !== null) return tooMany(reply, wait, "requests");
     if (request.method === "POST") {
       const length = Number(request.headers["content-length"] ?? 0);
       if (length > inboxBytesMax) {
@@ -325,10 +357,12 @@ export async function fediverseRoutes(
     }
     if (response === fallThrough && request.method !== "POST") return false;
     if (response === notAcceptable) {
-      // A browser at the actor's or an Article's address: the page it stands for.
+      // A browser at the actor's, an Article's or a Note's address: the page it stands for.
       if (url.pathname === actorPath) return reply.redirect("/about", 302);
       if (item) return reply.redirect(item, 302);
-      return false;
+      const note = noteOf(url);
+      const page = note === null ? null : await notePage(note);
+      return page ? reply.redirect(page, 302) : false;
     }
     if (request.method === "POST" && response.status === 401) refusedTooOften(request.ip);
     reply.code(response === fallThrough ? 404 : response.status);
@@ -360,34 +394,5 @@ export async function fediverseRoutes(
     );
   });
 
-  // A Fediverse writer's picture, as kept when their reply arrived (pictures.ts).
-  app.get("/fediverse/avatars/:commentId", async (request, reply) => {
-    const { commentId } = request.params as { commentId: string };
-    const id = rowIdParamSchema.safeParse(commentId);
-    const avatar = id.success ? await repository.shownAvatar(id.data) : null;
-    const [type = "", data = ""] = avatar?.split(";base64,") ?? [];
-    const bytes = Buffer.from(data, "base64");
-    // Checked again as it goes out: a row an import brought in is a file's word.
-    if (imageTypeOf(bytes) !== type || !isSmallImage(bytes)) {
-      return reply.code(404).send({ error: { code: "not_found", message: "No such picture." } });
-    }
-    return (
-      reply
-        .type(type)
-        // An hour: the picture goes with its comment, and a browser's copy soon after.
-        .header("cache-control", "public, max-age=3600")
-        .header("content-security-policy", "default-src 'none'")
-        .header("x-content-type-options", "nosniff")
-        .send(bytes)
-    );
-  });
-
-  if (picture) {
-    app.get("/fediverse/picture", async (_request, reply) =>
-      reply
-        .type(picture.type)
-        .header("cache-control", "public, max-age=86400")
-        .send(await readFile(picture.file)),
-    );
-  }
+  servePictures(app, { shownAvatar: (id) => repository.shownAvatar(id), picture });
 }

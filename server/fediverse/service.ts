@@ -334,6 +334,7 @@ export function createFediverse(options: FediverseOptions) {
         items,
         siteUrl,
         picture: options.profile.picture,
+        notePage: async (commentId) => (await replies.ownerNote(commentId))?.page ?? null,
       });
     },
   };

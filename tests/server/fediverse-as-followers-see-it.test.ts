@@ -110,6 +110,19 @@ describe.each(backends)(
       ]);
     });
 
+    it("gives an item's language where Mastodon reads it, and its title and summary as Mastodon shows them", async () => {
+      const article = await get("/fediverse/items/mythology/garuda");
+      // Mastodon shows an Article as its title, its summary and its page's address, and takes
+      // its language from contentMap, nameMap or summaryMap: without one, the post has none.
+      expect(article).toMatchObject({
+        name: "Garuda",
+        nameMap: { en: "Garuda" },
+        summary: "Four moments, four habits.",
+        url: garuda,
+        attributedTo: `${siteUrl}/fediverse/actors/site`,
+      });
+    });
+
     it("describes an item's share image as its page does", async () => {
       expect(await get("/fediverse/items/mythology/garuda")).toMatchObject({
         image: {

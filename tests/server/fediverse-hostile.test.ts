@@ -419,4 +419,31 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     expect((await admin(adminEnv(t), "fediverse", "erase", blank)).code).toBe(0);
     expect(await words()).toEqual([]);
   });
+
+  it("answers an address's reads of the Fediverse's addresses past 300 a minute with 429, and no other address's", {
+    timeout: 240_000,
+  }, async () => {
+    const read = (url: string, remoteAddress: string) =>
+      t.app.inject({
+        method: "GET",
+        url,
+        remoteAddress,
+        headers: { accept: "application/activity+json" },
+      });
+    // A new address of its own, so the other tests' reads count for nothing here.
+    const reader = `203.0.113.${backend === "sqlite" ? 7 : 8}`;
+    for (let n = 0; n < 300; n += 1) {
+      expect((await read("/nodeinfo/2.1", reader)).statusCode).toBe(200);
+    }
+    for (const url of ["/fediverse/actors/site/outbox?cursor=0", "/fediverse/items/science/soap"]) {
+      const refused = await read(url, reader);
+      expect(refused.statusCode, url).toBe(429);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(refused.json()).toMatchObject({ error: { code: "rate_limited" } });
+    }
+    expect((await read("/fediverse/items/science/soap", "203.0.113.9")).statusCode).toBe(200);
+    // The pages themselves are not counted.
+    const page = await t.app.inject({ method: "GET", url: "/science/soap", remoteAddress: reader });
+    expect(page.statusCode).toBe(200);
+  });
 });

@@ -1294,6 +1294,19 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       tag: { type: "Mention", href: dee },
     });
     expect(JSON.stringify(served.json())).toContain("It does, more slowly.");
+    // Where Mastodon's link to it goes, and in what language it is written (Mastodon reads it
+    // from contentMap alone): the answer on its page, in English.
+    const onPage = `${siteUrl}/science/soap#comment-${answerId}`;
+    expect(served.json()).toMatchObject({
+      url: onPage,
+      contentMap: { en: expect.stringContaining("It does, more slowly.") },
+    });
+    // A browser at the Note's address (Mastodon's link to it, for some) gets the page.
+    const browsed = await get(`/fediverse/notes/${answerId}`, "text/html");
+    expect([browsed.statusCode, browsed.headers.location]).toEqual([
+      302,
+      onPage.replace(siteUrl, ""),
+    ]);
     expect((await get(`/fediverse/notes/${question?.id}`, activityJson)).statusCode).toBe(404);
     for (const id of ["2147483648", "9999999999"]) {
       expect((await get(`/fediverse/notes/${id}`, activityJson)).statusCode, id).toBe(404);
