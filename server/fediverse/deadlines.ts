@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Log } from "../lib/log.ts";
 import { dayMs } from "../lib/time.ts";
-import { AddressRefused, type RemoteFetch } from "./safe-fetch.ts";
+import { AddressRefused, type RemoteFetch, responseOf } from "./safe-fetch.ts";
 
 export class RunPastDeadline extends Error {}
 
@@ -136,15 +136,7 @@ async function posted(post: RemoteFetch, request: Request, signal: AbortSignal, 
     timeoutMs,
     signal,
   });
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(answer.headers)) {
-    for (const one of [value ?? []].flat()) headers.append(name, one);
-  }
-  const empty = [204, 205, 304].includes(answer.status) || answer.body.length === 0;
-  return new Response(empty ? null : new Uint8Array(answer.body), {
-    status: answer.status,
-    headers,
-  });
+  return responseOf(answer);
 }
 
 let wrapped = false;

@@ -6,7 +6,7 @@ import {
   type RemoteDocument,
 } from "@fedify/fedify/runtime";
 import { jsonIn, tooHeavyJsonLd } from "./activity-json.ts";
-import { type RemoteFetch, RemoteFetchError } from "./safe-fetch.ts";
+import { type RemoteFetch, RemoteFetchError, responseOf } from "./safe-fetch.ts";
 import { linkedHref } from "./webmention-pages.ts";
 
 /** An `<a>` or `<link>` naming the ActivityPub document of the page it is on. */
@@ -67,16 +67,7 @@ export function documentLoader(
     // Too deep, or defining too many terms, it would hold the server (activity-json.ts).
     if (tooHeavyJsonLd(jsonIn(answer.body.toString())))
       throw new RemoteFetchError(`${url} is too heavy`);
-    const answered = new Headers();
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (value !== undefined) answered.set(name, Array.isArray(value) ? value.join(", ") : value);
-    }
-    const empty = [204, 205, 304].includes(answer.status);
-    const response = new Response(empty ? null : bodyForFedify(answer.body, answered), {
-      status: answer.status,
-      headers: answered,
-    });
-    return getRemoteDocument(answer.url, response, async (next) => {
+    return getRemoteDocument(answer.url, responseOf(answer, bodyForFedify), async (next) => {
       if (alternates === 0) throw new RemoteFetchError(`${url} names yet another document`);
       return load(next, alternates - 1);
     });

@@ -17,6 +17,7 @@ import {
 import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
 import { servePictures } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
+import { headersOf } from "./safe-fetch.ts";
 import { notePath } from "./sent-records.ts";
 import type { SiteItem } from "./site-items.ts";
 
@@ -276,11 +277,7 @@ export async function fediverseRoutes(
         });
       }
     }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (typeof value === "string") headers.set(name, value);
-      else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
-    }
+    const headers = headersOf(request.headers);
     let body = {};
     /** The post's JSON, read once for the checks before Fedify's. */
     let document: unknown;

@@ -137,6 +137,28 @@ type RemoteFetchOptions = {
 
 export type RemoteFetch = (url: string, options?: RemoteFetchOptions) => Promise<RemoteAnswer>;
 
+/** Headers as Node gives them (a request's, an answer's), as the fetch API takes them. */
+export function headersOf(given: RemoteAnswer["headers"]): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(given)) {
+    for (const one of [value ?? []].flat()) headers.append(name, one);
+  }
+  return headers;
+}
+
+/** An answer as a fetch API Response for Fedify, its body as `bodyOf` gives it. */
+export function responseOf(
+  answer: RemoteAnswer,
+  bodyOf = (body: Buffer, _headers: Headers): BodyInit => new Uint8Array(body),
+): Response {
+  const headers = headersOf(answer.headers);
+  const empty = [204, 205, 304].includes(answer.status) || answer.body.length === 0;
+  return new Response(empty ? null : bodyOf(answer.body, headers), {
+    status: answer.status,
+    headers,
+  });
+}
+
 export function createRemoteFetch({
   allowPrivate,
   userAgent,
