@@ -246,7 +246,6 @@ export function createFediverseRepository(store: Store) {
       return result !== undefined;
     },
 
-    /** Removes a like or boost, only by the actor who made it. */
     /**
      * Takes back an account's like or boost: the one of that id, and, as its
      * server counts one an account, the account's of the same kind of `path`
