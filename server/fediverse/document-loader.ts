@@ -15,6 +15,16 @@ const namesDocument = (attribute: (name: string) => string) =>
   /^application\/(activity\+json|ld\+json)\s*(;|$)/i.test(attribute("type"));
 
 /**
+ * The types a document is read as: JSON (ActivityPub's, JSON-LD's, or plain, as
+ * some servers give their contexts), or a page naming its document. Fedify
+ * reads any answer as JSON, whatever its type (none, text, an image), so a file
+ * uploaded to a site that keeps uploads at its own address (a forum's, a small
+ * server's media) could pose as an account there, `@admin@that.site`: Mastodon
+ * refuses such answers too.
+ */
+const readable = /^(application\/([\w.-]+\+)?json|text\/html|application\/xhtml\+xml)\s*(;|$)/i;
+
+/**
  * A page (HTML) reaches Fedify as the one tag naming its document, or empty:
  * Fedify finds that tag with a pattern whose time grows with the cube of a run
  * of spaces after `<a` (4 kB of them held the event loop 13 s; a page of 1 MB,
@@ -64,6 +74,9 @@ export function documentLoader(
       timeoutMs: 10_000,
       maxBytes: 1_000_000,
     });
+    const type = [answer.headers["content-type"]].flat()[0] ?? "";
+    if (answer.status >= 200 && answer.status < 300 && !readable.test(type))
+      throw new RemoteFetchError(`${url} is not a document (${type.slice(0, 100) || "no type"})`);
     // Too deep, or defining too many terms, it would hold the server (activity-json.ts).
     if (tooHeavyJsonLd(jsonIn(answer.body.toString())))
       throw new RemoteFetchError(`${url} is too heavy`);

@@ -6,7 +6,7 @@ import { commentsResponseSchema } from "../../contract/api.ts";
 import { fragment } from "../support/built-site.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { injected } from "./support/remote-keys.ts";
+import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
 import { runSql } from "./support/sql.ts";
 import { misskeyServer } from "./support/stand-in-server.ts";
 import {
@@ -418,6 +418,56 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     expect(await words()).not.toEqual([]);
     expect((await admin(adminEnv(t), "fediverse", "erase", blank)).code).toBe(0);
     expect(await words()).toEqual([]);
+  });
+
+  it("takes no account from a file its server keeps as any other (text, an image), as an upload to it would be", {
+    timeout: 240_000,
+  }, async () => {
+    const keys = await remoteAccountKeys();
+    /** A post signed as the account at `actor`, whose document the server gives as `type`. */
+    const postAs = async (name: string, type: string) => {
+      const actor = `${honest.base}/uploads/${name}.json`;
+      honest.serve(
+        {
+          "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+          id: actor,
+          type: "Person",
+          preferredUsername: name,
+          name,
+          inbox: `${actor}/inbox`,
+          publicKey: { id: `${actor}#main-key`, owner: actor, publicKeyPem: keys.publicKeyPem },
+        },
+        actor,
+        type,
+      );
+      const post = `${honest.base}/uploads/${name}/note`;
+      const activity = {
+        id: `${post}/activity`,
+        type: "Create",
+        actor,
+        object: {
+          id: post,
+          type: "Note",
+          attributedTo: actor,
+          inReplyTo: soap,
+          content: `<p>I am ${name}.</p>`,
+          ...publicly,
+        },
+        ...publicly,
+      };
+      return t.app.inject(await injected(await keys.signed(siteUrl, actor, activity)));
+    };
+    for (const type of ["text/plain", "image/png", "application/octet-stream"]) {
+      const name = `admin${type.replace(/\W/g, "")}`;
+      expect((await postAs(name, type)).statusCode, type).toBe(401);
+      expect(await replies(), type).not.toContainEqual([name, `I am ${name}.`]);
+    }
+    // Given as ActivityPub's JSON, the same account is one.
+    expect((await postAs("member", "application/activity+json")).statusCode).toBe(202);
+    await waitFor(async () => (await replies()).some(([name]) => name === "member"), {
+      timeoutMs: 120_000,
+      what: "the member's reply",
+    });
   });
 
   it("answers an address's reads of the Fediverse's addresses past 300 a minute with 429, and no other address's", {

@@ -16,7 +16,7 @@ export async function misskeyServer() {
   /** Display names given with `newKey`; otherwise "name on Misskey". */
   const displayNames = new Map<string, string>();
   /** Documents served at their paths besides the accounts (`serve`). */
-  const documents = new Map<string, unknown>();
+  const documents = new Map<string, { document: unknown; type: string }>();
   /** Each request the site made, as `GET /path`. */
   const asked: string[] = [];
   let base = "";
@@ -30,11 +30,11 @@ export async function misskeyServer() {
         .writeHead(200, { "content-type": "application/ld+json" })
         .end(JSON.stringify({ "@context": { misskey: "https://misskey-hub.net/ns#" } }));
     }
-    const document = documents.get(request.url ?? "");
-    if (document !== undefined) {
+    const served = documents.get(request.url ?? "");
+    if (served !== undefined) {
       return response
-        .writeHead(200, { "content-type": activityJson })
-        .end(JSON.stringify(document));
+        .writeHead(200, { "content-type": served.type })
+        .end(JSON.stringify(served.document));
     }
     const name = /^\/users\/(\w+)$/.exec(request.url ?? "")?.[1] ?? "";
     const keys = signers.get(name);
@@ -69,9 +69,13 @@ export async function misskeyServer() {
       if (displayName !== undefined) displayNames.set(name, displayName);
       return keys;
     },
-    /** Serves `document` at its own address (its `id`, at this server), or at `at`. */
-    serve: (document: { id: string } & Record<string, unknown>, at = document.id) => {
-      documents.set(new URL(at).pathname, document);
+    /** Serves `document` at its own address (its `id`, at this server), or at `at`, as `type`. */
+    serve: (
+      document: { id: string } & Record<string, unknown>,
+      at = document.id,
+      type = activityJson,
+    ) => {
+      documents.set(new URL(at).pathname, { document, type });
     },
     /** The activity, signed with `keys` as `name`'s, as inject's request to the shared inbox. */
     signed: async (name: string, activity: Record<string, unknown>, keys = signers.get(name)) =>
