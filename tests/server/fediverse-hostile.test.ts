@@ -420,6 +420,36 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     expect(await words()).toEqual([]);
   });
 
+  it("takes no Undo of an account's Follow from another account, and takes the account's own", {
+    timeout: 240_000,
+  }, async () => {
+    const followId = `${vic()}#follows/undo-test`;
+    await runSql(
+      t,
+      "insert into fediverse_followers (actor_id, handle, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?)",
+      [vic(), "@vic@honest", `${vic()}/inbox`, null, followId, new Date().toISOString()],
+    );
+    const following = async () =>
+      (await runSql(t, "select 1 from fediverse_followers where actor_id = ?", [vic()])).length;
+    const follow = {
+      id: followId,
+      type: "Follow",
+      actor: vic(),
+      object: `${siteUrl}/fediverse/actors/site`,
+    };
+    // Vic's Follow as it is, or without its id (any Follow of vic's, then).
+    const { id: _id, ...anyFollow } = follow;
+    await sent(evil, "mal", [
+      { id: `${mal()}/undo/follow`, type: "Undo", actor: mal(), object: follow },
+      { id: `${mal()}/undo/any-follow`, type: "Undo", actor: mal(), object: anyFollow },
+    ]);
+    expect(await following()).toBe(1);
+    await sent(honest, "vic", [
+      { id: `${vic()}#follows/undo-test/undo`, type: "Undo", actor: vic(), object: follow },
+    ]);
+    await waitFor(async () => (await following()) === 0, { what: "vic's own Undo taken" });
+  });
+
   it("takes no account from a file its server keeps as any other (text, an image), as an upload to it would be", {
     timeout: 240_000,
   }, async () => {
