@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalWholeNumber, commentContentSchema, emailSchema, timestampSchema } from "./api.ts";
+import { limits } from "./limits.ts";
 import { listPageFields, nextPageSchema } from "./list-pages.ts";
 import { hasNoHiddenCharacters, hasVisibleCharacter, searchText } from "./text.ts";
 
@@ -195,7 +196,7 @@ export type BanScope = z.infer<typeof banScopeSchema>;
 
 export const banRequestSchema = z.strictObject({
   /** Until lifted when absent. */
-  days: z.number().int().min(1).max(3650).optional(),
+  days: z.number().int().min(1).max(limits.banDaysMax).optional(),
   scope: banScopeSchema.default("browser"),
 });
 

@@ -8,6 +8,8 @@ export const limits = {
   ownerPageDefault: 50,
   /** The most rows such a page may hold: the largest `limit` those reads take. */
   ownerPageMax: 200,
+  /** The longest ban with an end, in days (ten years): from the console and the command line alike. */
+  banDaysMax: 3650,
   /** Display names, in UTF-16 code units like the HTML `maxlength` attribute. Not trimmed (docs/product.md, "Limits"). */
   userNameMax: 40,
   /** Comment text after trimming, in UTF-16 code units. */

@@ -67,11 +67,16 @@ describe("the command line's help and messages", () => {
   it.each([
     [
       ["visitor", "ban", "--comment", "1", "--days", "-3"],
-      '--days must be a whole number of days from 1 to 36500, not "-3".',
+      '--days must be a whole number of days from 1 to 3650, not "-3".',
     ],
     [
       ["visitor", "ban", "--comment", "1", "--days=-3"],
-      '--days must be a whole number of days from 1 to 36500, not "-3".',
+      '--days must be a whole number of days from 1 to 3650, not "-3".',
+    ],
+    // The longest ban the console's API takes, and not a day more.
+    [
+      ["visitor", "ban", "--comment", "1", "--days", "3651"],
+      '--days must be a whole number of days from 1 to 3650, not "3651".',
     ],
     // Digits only, as for ids: 1e2 or 0x10 are no number of days by accident.
     ...["1e2", "0x10", " 30"].map((days) => [

@@ -22,7 +22,8 @@ instance; "visitor bans" lists them.
   --scope browser    their browser only (the default)
   --scope address    their browser and everyone at the comment's address
                      (comments written before bans existed name none)
-  --days N           lift the ban by itself after N days (default: until "visitor unban")`,
+  --days N           lift the ban by itself after N days, 1 to 3650 (default: until
+                     "visitor unban")`,
   },
   {
     name: "visitor unban",

@@ -1,4 +1,5 @@
 import { type BanScope, banScopeSchema } from "../../../contract/console.ts";
+import { limits } from "../../../contract/limits.ts";
 import { plural } from "../../../contract/plural.ts";
 import { noAddress } from "../../moderation/owner-actions.ts";
 import {
@@ -33,7 +34,7 @@ const noComment = ({ id }: { id: number }) => `There is no comment ${id}.`;
 export const visitorBan = ownerAction(
   ({ values }) => ({
     id: commentOption(values),
-    days: daysOption(values, 36_500),
+    days: daysOption(values, limits.banDaysMax),
     scope: scopeOption(values),
   }),
   async ({ moderationActions, actor }, { id, days, scope }) => {
