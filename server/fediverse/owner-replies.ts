@@ -29,6 +29,8 @@ type OwnerRepliesDeps = {
     typeof Sending & { sender: Parameters<typeof Sending.sendOwnerReply>[0] }
   >;
   federation: () => Promise<unknown>;
+  /** Whether the site shows the item at this path now: an answer under one gone is no Note. */
+  onSite: (itemPath: string) => boolean;
   log: Logger;
 };
 
@@ -41,19 +43,23 @@ export function createOwnerReplies({
   deliverable,
   publishing,
   federation,
+  onSite,
   log,
 }: OwnerRepliesDeps) {
   /**
    * The owner's reply as the Note it becomes (its comment's HTML, the Note
    * it answers and whom), or null when it answers no comment from the
-   * Fediverse. Once sent, it answers what its record says, whatever left its
-   * thread since (else the next writer up would be named instead); taken
-   * back, or its writer erased, it is a tombstone.
+   * Fediverse, or is under an item no longer on the site. Once sent, it
+   * answers what its record says, whatever left its thread since (else the
+   * next writer up would be named instead); taken back, its writer erased or
+   * its item gone, it is a tombstone.
    */
   async function ownerNote(id: number) {
     const comment = await comments.getForOwner(id);
     const shown = comment?.byOwner && !comment.deleted && comment.status === "published";
     if (!shown || !comment.parentId) return null;
+    const page = `/science/${encodeURIComponent(comment.postId)}`;
+    if (!onSite(page)) return null;
     const sent = await repository.sent(notePath(id));
     const [note_id = "", writer] = sent?.digest.split(" ") ?? [];
     const answered = sent
@@ -62,7 +68,7 @@ export function createOwnerReplies({
     if (sent?.deleted || !answered?.actor_id) return null;
     return {
       html: comment.html,
-      page: `/science/${encodeURIComponent(comment.postId)}#${commentAnchor(id)}`,
+      page: `${page}#${commentAnchor(id)}`,
       published: comment.createdAt,
       updated: comment.updatedAt,
       inReplyTo: answered.note_id,
@@ -168,8 +174,17 @@ export function createOwnerReplies({
   async function takeBackDeleted() {
     const ids = [...deleted];
     deleted.clear();
-    const sent = await repository.notesStillSent(ids).catch(failed(ids[0] ?? 0, "deleted"));
-    for (const id of sent ?? []) {
+    await withdraw(ids).catch(failed(ids[0] ?? 0, "deleted"));
+  }
+
+  /**
+   * Of these comments, the owner's answers sent to the Fediverse and not taken
+   * back leave it as a deleted one does, each recorded first so that one
+   * instance sends its Delete once: its comment deleted, or its item gone
+   * from the site (service.ts, `publish`).
+   */
+  async function withdraw(ids: readonly number[]) {
+    for (const id of await repository.notesStillSent(ids)) {
       await ownerReplyChanged(id, "delete").catch(failed(id, "deleted"));
     }
   }
@@ -192,5 +207,5 @@ export function createOwnerReplies({
     sending.catch(failed(data.commentId, data.action));
   });
 
-  return { ownerNote, takeBack, sendTakeBack, stop: unsubscribe };
+  return { ownerNote, takeBack, sendTakeBack, withdraw, stop: unsubscribe };
 }

@@ -62,6 +62,27 @@ export function createSentRecords({ db }: Store) {
     },
 
     /**
+     * The owner's comments under these items (by path): their answers sent as
+     * Notes leave the Fediverse with the item. Readers comment under science
+     * posts alone, so no other item has any.
+     */
+    async ownerCommentsUnder(itemPaths: readonly string[]): Promise<number[]> {
+      const science = "/science/";
+      const slugs = itemPaths.filter((path) => path.startsWith(science));
+      const ids: number[] = [];
+      for (const part of statementParts(slugs.map((path) => path.slice(science.length)))) {
+        const rows = await db
+          .selectFrom("science_comments")
+          .select("id")
+          .where("post_id", "in", part)
+          .where("by_owner", "=", 1)
+          .execute();
+        ids.push(...rows.map((row) => row.id));
+      }
+      return ids;
+    },
+
+    /**
      * Records that `path` was sent as `digest` (or deleted); false when
      * another instance recorded exactly this first, so only one sends it.
      */

@@ -192,6 +192,7 @@ export function createFediverse(options: FediverseOptions) {
     siteUrl,
     log,
     changed: (path: string) => options.changed?.(path),
+    onSite: (path: string) => items().has(path),
     forgetCached: (actorId: string) => kv.forgetAbout(actorId),
   };
   const replies = createOwnerReplies(shared);
@@ -223,6 +224,10 @@ export function createFediverse(options: FediverseOptions) {
     const gone = [...sent].filter(
       ([path, before]) => !before.deleted && isItemPath(path) && !current.has(path),
     );
+    // The owner's answers under an item off the site leave the Fediverse with it, sent to
+    // their writers whoever follows; looked for at each start, so one missed goes at the next.
+    const removed = [...sent.keys()].filter((path) => isItemPath(path) && !current.has(path));
+    await replies.withdraw(await repository.ownerCommentsUnder(removed));
     if (fresh.length + gone.length === 0) return;
     // Pages the new and changed items link to hear of it, whoever follows.
     sending = (async () => {

@@ -9,7 +9,8 @@ const activityJson = "application/activity+json";
  * A stand-in Misskey server on loopback that counts what the site asks of it:
  * its accounts (with their keys, `#main-key` after the account's address),
  * and a context of its own (`/contexts/misskey`) that only JSON-LD's
- * processing of a post would fetch.
+ * processing of a post would fetch; and keeps what the site delivers to its
+ * accounts' inboxes.
  */
 export async function misskeyServer() {
   const signers = new Map<string, Awaited<ReturnType<typeof remoteAccountKeys>>>();
@@ -19,12 +20,24 @@ export async function misskeyServer() {
   const documents = new Map<string, { document: unknown; type: string }>();
   /** Each request the site made, as `GET /path`. */
   const asked: string[] = [];
+  /** What the site delivered to its accounts' inboxes, parsed, with the inbox it went to. */
+  const delivered: { inbox: string; activity: Record<string, unknown> }[] = [];
   let base = "";
   /** Whether the server answers its accounts with 503, as one down for maintenance. */
   let down = false;
   const server: Server = createServer((request, response) => {
     asked.push(`${request.method} ${request.url}`);
     if (down) return response.writeHead(503).end();
+    const inbox = /^\/users\/\w+\/inbox$/.exec(request.url ?? "")?.[0];
+    if (inbox && signers.has(inbox.split("/")[2] ?? "") && request.method === "POST") {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        delivered.push({ inbox, activity: JSON.parse(Buffer.concat(chunks).toString()) });
+        response.writeHead(202).end();
+      });
+      return;
+    }
     if (request.url === "/contexts/misskey") {
       return response
         .writeHead(200, { "content-type": "application/ld+json" })
@@ -58,6 +71,7 @@ export async function misskeyServer() {
   return {
     base,
     asked,
+    delivered,
     actor,
     setDown: (is: boolean) => {
       down = is;
