@@ -54,33 +54,18 @@ export default defineConfig({
       ],
     },
   },
+  // One project, so its two workers serve every test to the end. A test whose
+  // outcome depends on the width (the drawer, the header's controls, sizes,
+  // whole-page axe on one page of each layout) runs again at 800 px from its
+  // spec (`atBothWidths`, tests/e2e/support/fixtures.ts), and the live events
+  // again on the site on PostgreSQL (engagement.spec.ts): projects of their own
+  // stopped both workers and started two more, each loading its specs and
+  // launching its browser, twice at the run's end
+  // (docs/decisions/028-how-the-suite-stays-fast.md).
   projects: [
     {
       name: "desktop",
       use: { ...devices["Desktop Chrome"], viewport: { width: 1280, height: 800 } },
-    },
-    {
-      // A narrow window changes the layout, the header and the menu, not what
-      // the pages say or the features do: this project runs only the tests
-      // tagged "@narrow", whose outcome depends on the width (the drawer, the
-      // header's controls, sizes, whole-page axe), and leaves the rest to the
-      // desktop one (docs/decisions/028-how-the-suite-stays-fast.md).
-      name: "narrow",
-      grep: /@narrow/,
-      use: { ...devices["Desktop Chrome"], viewport: { width: 800, height: 900 } },
-    },
-    {
-      // The site on PostgreSQL, for what only a browser sees of it: live
-      // events, which PostgreSQL delivers through LISTEN even to one instance.
-      // Everything else the API does on PostgreSQL is the server tests' (they
-      // run on both databases): only tests tagged "@postgres" run here.
-      name: "postgres",
-      grep: /@postgres/,
-      use: {
-        ...devices["Desktop Chrome"],
-        viewport: { width: 1280, height: 800 },
-        baseURL: `http://127.0.0.1:${postgresPort}`,
-      },
     },
   ],
   webServer: [
@@ -103,6 +88,10 @@ export default defineConfig({
       },
     },
     {
+      // The site on PostgreSQL, for what only a browser sees of it: live
+      // events, which PostgreSQL delivers through LISTEN even to one instance
+      // (engagement.spec.ts, "live deltas on PostgreSQL"). Everything else the
+      // API does on PostgreSQL is the server tests' (they run on both databases).
       command:
         "node scripts/ensure-build.ts --browser-tests && node tests/e2e/support/serve-on-postgres.ts",
       // Lets the script stop the server and its PostgreSQL cluster.

@@ -1,5 +1,5 @@
 import { seriousViolations } from "./support/axe.ts";
-import { expect, test } from "./support/fixtures.ts";
+import { atNarrowWidth, expect, test } from "./support/fixtures.ts";
 
 /*
  * A page in a state a reader puts it in: the open mobile menu. Each top-level
@@ -8,12 +8,11 @@ import { expect, test } from "./support/fixtures.ts";
  * watches its console.
  */
 
-test("the open mobile menu has no serious or critical axe violations", { tag: "@narrow" }, async ({
-  page,
-}) => {
-  test.skip((page.viewportSize()?.width ?? 0) >= 1024, "narrow only");
-  await page.goto("/");
-  await page.getByRole("button", { name: "Toggle menu" }).click();
-  await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
-  expect(await seriousViolations(page)).toEqual([]);
+atNarrowWidth(() => {
+  test("the open mobile menu has no serious or critical axe violations", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("button", { name: "Toggle menu" }).click();
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
 });

@@ -1,13 +1,13 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { request as http, type Page, type Request, type TestInfo } from "@playwright/test";
+import { request as http, type Page, type Request } from "@playwright/test";
 import { legalRoutes, mainRoutes } from "../../app/navigation.ts";
 import { sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { seriousViolations, tableViolations } from "./support/axe.ts";
 import { builtPages, pageSources } from "./support/built-pages.ts";
-import { expect, test } from "./support/fixtures.ts";
+import { atBothWidths, expect, isNarrow, test } from "./support/fixtures.ts";
 import { hydrateUnderFakeClock, islandsHydrated, wakeWaitingIslands } from "./support/islands.ts";
 import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./support/own-site.ts";
 
@@ -27,7 +27,7 @@ import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./supp
  * items' own pages, the newsletter's and the forms' answers, the services'
  * pages, the owner's console screens) once it is live, read to its end.
  * The narrow layout is another page to axe, but not another page for each
- * route: the narrow project checks one page of each layout (`narrowPages`)
+ * route: one page of each layout is checked at 800 px too (`narrowPages`)
  * live, since the served HTML is the same at every width and the pages of one
  * layout differ only in their text. One visit does both because loading and
  * hydrating a page is most of what either check costs
@@ -199,22 +199,22 @@ async function axeClean(page: Page, path?: string) {
 /**
  * `read`, with axe on the whole page as served (before the islands that wait
  * for the reader have hydrated) and again once every island is live, the page
- * back at its top, as a reader first sees it. The narrow project checks the
+ * back at its top, as a reader first sees it. At 800 px it checks the
  * live page only, its islands woken (`hydrate`) rather than the page read to
  * its end: what its console logs is the same at any width.
  */
 async function readWithAxe(
   page: Page,
   path: string,
-  testInfo: TestInfo,
   hydrate: (page: Page) => Promise<void> = islandsHydrated,
 ) {
   const response = await page.goto(path);
   expect(response?.status(), path).toBe(200);
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   const route = mainRoutes.find((entry) => entry.path === path);
-  if (route && testInfo.project.name !== "narrow") await marksItsOwnLink(page, route.label);
-  if (testInfo.project.name === "narrow") {
+  const narrow = isNarrow(page);
+  if (route && !narrow) await marksItsOwnLink(page, route.label);
+  if (narrow) {
     await hydrate(page);
   } else {
     await axeClean(page);
@@ -308,7 +308,7 @@ const otherPages = Map.groupBy(
  * pages (the same tabs, cards, reactions and discussions, another section's
  * items), /about for the profile, /services for the service cards and the
  * enquiry form. /privacy and /terms are prose in the layout every page has,
- * whose header and drawer the narrow project checks on these pages and in
+ * whose header and drawer are checked at 800 px on these pages and in
  * shell.spec.ts. Each other page is checked whole at the desktop width.
  */
 const narrowPages = new Set(["/technical", "/about", "/services"]);
@@ -346,19 +346,18 @@ test.describe("no console error and no CSP violation", () => {
     expect(unvisited).toEqual([]);
   });
 
-  test(
-    "/: until the confetti has burst and a quote has changed, once each; no serious or critical axe violations",
-    {
-      tag: "@narrow",
-    },
-    async ({ page }, testInfo) => {
+  const home = () =>
+    test("/: until the confetti has burst and a quote has changed, once each; no serious or critical axe violations", async ({
+      page,
+    }) => {
+      const narrow = isNarrow(page);
       const trouble = await watch(page);
       // Both run every 10 s once the islands are live: Playwright's clock
       // brings the 10 s on, while the burst, drawn in its worker, takes its own time.
       await page.clock.install();
-      await readWithAxe(page, "/", testInfo, hydrateUnderFakeClock);
-      // The moving parts are the same at any width: the desktop project runs them.
-      if (testInfo.project.name !== "narrow") {
+      await readWithAxe(page, "/", hydrateUnderFakeClock);
+      // The moving parts are the same at any width: the desktop's width runs them.
+      if (!narrow) {
         const quote = page.getByTestId("quote-card").locator("blockquote");
         const first = await quote.textContent();
         await page.setViewportSize(burstWindow);
@@ -368,41 +367,46 @@ test.describe("no console error and no CSP violation", () => {
         await burstRunsToTheEnd(page);
       }
       expect(trouble).toEqual([]);
-    },
-  );
+    });
+  atBothWidths(home);
 
   for (const path of topPages) {
     const open = openItems.get(path);
-    test(
-      [
-        `${path}, and no serious or critical axe violations as served or live`,
-        ...(open ? ["and with an item open"] : []),
-        ...(path === "/technical" ? ["Like and Love burst confetti that is drawn to its end"] : []),
-      ].join("; "),
-      narrowPages.has(path) ? { tag: "@narrow" } : {},
-      async ({ page }, testInfo) => {
-        const trouble = await watch(page);
-        await readWithAxe(page, path, testInfo);
-        // In the same visit, at the desktop's width: the same at any.
-        if (open && testInfo.project.name !== "narrow") {
-          if (open.tab) await page.getByRole("tab", { name: open.tab }).click();
-          const button = page.getByRole("button", { name: open.item }).first();
-          await button.click();
-          await expect(button).toHaveAttribute("aria-expanded", "true");
-          expect(await seriousViolations(page), `${path} with an item open`).toEqual([]);
-        }
-        if (path === "/technical" && testInfo.project.name !== "narrow") {
-          // The article opened above.
-          await page.setViewportSize(burstWindow);
-          const article = page.locator("#ice-blog");
-          for (const reaction of [/^Like \d/, /^Love \d/]) {
-            await article.getByRole("button", { name: reaction }).click();
-            await burstRunsToTheEnd(page);
+    const check = () =>
+      test(
+        [
+          `${path}, and no serious or critical axe violations as served or live`,
+          ...(open ? ["and with an item open"] : []),
+          ...(path === "/technical"
+            ? ["Like and Love burst confetti that is drawn to its end"]
+            : []),
+        ].join("; "),
+        async ({ page }) => {
+          const narrow = isNarrow(page);
+          const trouble = await watch(page);
+          await readWithAxe(page, path);
+          // In the same visit, at the desktop's width: the same at any.
+          if (open && !narrow) {
+            if (open.tab) await page.getByRole("tab", { name: open.tab }).click();
+            const button = page.getByRole("button", { name: open.item }).first();
+            await button.click();
+            await expect(button).toHaveAttribute("aria-expanded", "true");
+            expect(await seriousViolations(page), `${path} with an item open`).toEqual([]);
           }
-        }
-        expect(trouble).toEqual([]);
-      },
-    );
+          if (path === "/technical" && !narrow) {
+            // The article opened above.
+            await page.setViewportSize(burstWindow);
+            const article = page.locator("#ice-blog");
+            for (const reaction of [/^Like \d/, /^Love \d/]) {
+              await article.getByRole("button", { name: reaction }).click();
+              await burstRunsToTheEnd(page);
+            }
+          }
+          expect(trouble).toEqual([]);
+        },
+      );
+    if (narrowPages.has(path)) atBothWidths(check);
+    else check();
   }
 
   for (const [segment, paths] of otherPages) {

@@ -5,8 +5,9 @@ import { expect, test } from "./support/fixtures.ts";
 import { holdRead } from "./support/held-read.ts";
 import { newsletterHydrated } from "./support/islands.ts";
 import { openDiscussion, openItem } from "./support/items.ts";
+import { postgresPort } from "./support/site.ts";
 
-// The desktop project and the PostgreSQL one each have a server and database
+// The site on SQLite and the one on PostgreSQL each have a server and database
 // of their own; other specs on the shared server leave these items alone, so
 // counts can be compared exactly.
 const items = {
@@ -235,117 +236,125 @@ test.describe("reactions", () => {
   });
 });
 
-// Live events take another path on PostgreSQL (LISTEN/NOTIFY): these run there too.
-test.describe("live deltas", { tag: "@postgres" }, () => {
-  const itemReads = /\/api\/items\/science\/[^/]+\/(comments|reactions)$/;
+// Live events take another path on PostgreSQL (LISTEN/NOTIFY): these run on the
+// site on PostgreSQL too, in the same project and workers as every other test
+// (a project of their own cost two more workers and browsers at the run's end).
+for (const site of [
+  { on: "", baseURL: undefined },
+  { on: " on PostgreSQL", baseURL: `http://127.0.0.1:${postgresPort}` },
+]) {
+  test.describe(`live deltas${site.on}`, () => {
+    if (site.baseURL) test.use({ baseURL: site.baseURL });
+    const itemReads = /\/api\/items\/science\/[^/]+\/(comments|reactions)$/;
 
-  test("another reader's comment and reaction arrive without a request", async ({
-    visitor,
-  }, testInfo) => {
-    test.slow(); // two browsers at once
-    const { livePost, livePostButton } = items;
-    const writer = await visitor("Asha");
-    const reader = await visitor("Ben");
-    const reads: string[] = [];
-    let pending = 0;
-    reader.on("request", (request) => {
-      if (!itemReads.test(new URL(request.url()).pathname)) return;
-      reads.push(request.url());
-      pending += 1;
-    });
-    const settled = (request: Request) => {
-      if (itemReads.test(new URL(request.url()).pathname)) pending -= 1;
-    };
-    reader.on("requestfinished", settled);
-    reader.on("requestfailed", settled);
-    await openItem(reader, "/science", livePostButton);
-    await expect(reader.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
-    // The stream is open and its one reload has been answered.
-    await expect(reader.locator(`#${livePost} [data-live="true"]`)).toBeAttached();
-    await expect.poll(() => pending).toBe(0);
-    const readsBefore = reads.length;
-    const likesBefore = await count(reader, livePost, "Like");
-
-    const text = `Delta ${testInfo.project.name} ${uniqueWord()}`;
-    await openItem(writer, "/science", livePostButton);
-    await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
-    await writer.getByRole("button", { name: "Post comment" }).click();
-    await reaction(writer, livePost, "Like").click();
-
-    await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
-    await expect(reaction(reader, livePost, "Like")).toHaveText(`Like ${likesBefore + 1}`);
-    expect(reads.length).toBe(readsBefore);
-  });
-
-  test("a comment written while the reader's stream is opening still shows", async ({
-    visitor,
-  }, testInfo) => {
-    test.slow(); // two browsers at once
-    const { livePost, livePostButton } = items;
-    const reader = await visitor("Chitra");
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await reader.route(/\/api\/events\?/, async (route) => {
-      await held;
-      await route.continue();
-    });
-    await openItem(reader, "/science", livePostButton);
-    await expect(reader.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
-
-    const text = `While opening ${testInfo.project.name} ${uniqueWord()}`;
-    const writer = await visitor("Dev");
-    await openItem(writer, "/science", livePostButton);
-    await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
-    await writer.getByRole("button", { name: "Post comment" }).click();
-    await expect(writer.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
-
-    release();
-    await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
-  });
-
-  // A read that reached the server before a comment was written, and whose
-  // answer arrives after the comment's event, must not hide the comment.
-  for (const { nth, when } of [
-    { nth: 1, when: "the first read" },
-    { nth: 2, when: "the read made as the stream opens" },
-  ]) {
-    test(`a comment written while ${when} is on its way still shows when that read lands`, async ({
+    test("another reader's comment and reaction arrive without a request", async ({
       visitor,
-      request,
-      baseURL,
     }, testInfo) => {
-      test.slow(); // a browser and a writer at once
+      test.slow(); // two browsers at once
       const { livePost, livePostButton } = items;
-      const reader = await visitor("Esha");
-      const read = await holdRead(
-        reader,
-        new RegExp(`/api/items/science/${livePost}/comments$`),
-        nth,
-      );
+      const writer = await visitor("Asha");
+      const reader = await visitor("Ben");
+      const reads: string[] = [];
+      let pending = 0;
+      reader.on("request", (request) => {
+        if (!itemReads.test(new URL(request.url()).pathname)) return;
+        reads.push(request.url());
+        pending += 1;
+      });
+      const settled = (request: Request) => {
+        if (itemReads.test(new URL(request.url()).pathname)) pending -= 1;
+      };
+      reader.on("requestfinished", settled);
+      reader.on("requestfailed", settled);
       await openItem(reader, "/science", livePostButton);
-      await read.answered;
-
-      const text = `Does the seam matter more than the shine? ${nth} ${testInfo.project.name} ${uniqueWord()}`;
-      // Another reader writes through the API, as the form does; no page needed.
-      expect(
-        await postComment(request, baseURL ?? "", livePost, {
-          content: text,
-          userName: "Farid",
-        }),
-      ).toBe(201);
+      await expect(reader.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
+      // The stream is open and its one reload has been answered.
       await expect(reader.locator(`#${livePost} [data-live="true"]`)).toBeAttached();
+      await expect.poll(() => pending).toBe(0);
+      const readsBefore = reads.length;
+      const likesBefore = await count(reader, livePost, "Like");
 
-      await read.release();
-      const shown = reader.locator(`#${livePost} li`, { hasText: text });
-      await expect(shown).toBeVisible();
-      // Still there once the page has handled the old answer.
-      await afterNextRender(reader);
-      await expect(shown).toBeVisible();
+      const text = `Delta ${testInfo.project.name} ${uniqueWord()}`;
+      await openItem(writer, "/science", livePostButton);
+      await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
+      await writer.getByRole("button", { name: "Post comment" }).click();
+      await reaction(writer, livePost, "Like").click();
+
+      await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
+      await expect(reaction(reader, livePost, "Like")).toHaveText(`Like ${likesBefore + 1}`);
+      expect(reads.length).toBe(readsBefore);
     });
-  }
-});
+
+    test("a comment written while the reader's stream is opening still shows", async ({
+      visitor,
+    }, testInfo) => {
+      test.slow(); // two browsers at once
+      const { livePost, livePostButton } = items;
+      const reader = await visitor("Chitra");
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await reader.route(/\/api\/events\?/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await openItem(reader, "/science", livePostButton);
+      await expect(reader.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
+
+      const text = `While opening ${testInfo.project.name} ${uniqueWord()}`;
+      const writer = await visitor("Dev");
+      await openItem(writer, "/science", livePostButton);
+      await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
+      await writer.getByRole("button", { name: "Post comment" }).click();
+      await expect(writer.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
+
+      release();
+      await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
+    });
+
+    // A read that reached the server before a comment was written, and whose
+    // answer arrives after the comment's event, must not hide the comment.
+    for (const { nth, when } of [
+      { nth: 1, when: "the first read" },
+      { nth: 2, when: "the read made as the stream opens" },
+    ]) {
+      test(`a comment written while ${when} is on its way still shows when that read lands`, async ({
+        visitor,
+        request,
+        baseURL,
+      }, testInfo) => {
+        test.slow(); // a browser and a writer at once
+        const { livePost, livePostButton } = items;
+        const reader = await visitor("Esha");
+        const read = await holdRead(
+          reader,
+          new RegExp(`/api/items/science/${livePost}/comments$`),
+          nth,
+        );
+        await openItem(reader, "/science", livePostButton);
+        await read.answered;
+
+        const text = `Does the seam matter more than the shine? ${nth} ${testInfo.project.name} ${uniqueWord()}`;
+        // Another reader writes through the API, as the form does; no page needed.
+        expect(
+          await postComment(request, baseURL ?? "", livePost, {
+            content: text,
+            userName: "Farid",
+          }),
+        ).toBe(201);
+        await expect(reader.locator(`#${livePost} [data-live="true"]`)).toBeAttached();
+
+        await read.release();
+        const shown = reader.locator(`#${livePost} li`, { hasText: text });
+        await expect(shown).toBeVisible();
+        // Still there once the page has handled the old answer.
+        await afterNextRender(reader);
+        await expect(shown).toBeVisible();
+      });
+    }
+  });
+}
 
 /** Waits until the page has run its pending tasks and drawn two frames. */
 const afterNextRender = (page: Page) =>

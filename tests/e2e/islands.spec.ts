@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures.ts";
+import { atNarrowWidth, expect, test } from "./support/fixtures.ts";
 import { islandsHydrated, pointerOnText } from "./support/islands.ts";
 
 /*
@@ -185,25 +185,26 @@ test.describe("before the islands hydrate", () => {
     await expect(page.getByRole("link", { name: /^Back to .*DFMEA/ })).toBeVisible();
   });
 
-  test("the menu opens on the first tap, while no island's script has arrived", {
-    tag: "@narrow",
-  }, async ({ page }) => {
-    test.skip((page.viewportSize()?.width ?? 0) >= 1024, "narrow only");
-    const release = await slowIslands(page);
-    await page.goto("/about", { waitUntil: "load" });
-    const toggle = page.getByRole("button", { name: "Toggle menu" });
-    await expect(toggle).toHaveAttribute("aria-expanded", "false");
-    await toggle.click();
-    // The drawer is HTML: nothing waits for a script.
-    await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
-    await expect(page.locator('button[aria-label="Toggle menu"]')).toHaveAttribute(
-      "aria-expanded",
-      "true",
-    );
-    await page.keyboard.press("Escape");
-    await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
-    await expect(toggle).toBeFocused();
-    release();
+  atNarrowWidth(() => {
+    test("the menu opens on the first tap, while no island's script has arrived", async ({
+      page,
+    }) => {
+      const release = await slowIslands(page);
+      await page.goto("/about", { waitUntil: "load" });
+      const toggle = page.getByRole("button", { name: "Toggle menu" });
+      await expect(toggle).toHaveAttribute("aria-expanded", "false");
+      await toggle.click();
+      // The drawer is HTML: nothing waits for a script.
+      await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+      await expect(page.locator('button[aria-label="Toggle menu"]')).toHaveAttribute(
+        "aria-expanded",
+        "true",
+      );
+      await page.keyboard.press("Escape");
+      await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
+      await expect(toggle).toBeFocused();
+      release();
+    });
   });
 
   test("a page of text fetches no script until the reader reaches for the header", async ({

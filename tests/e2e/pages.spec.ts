@@ -1,6 +1,6 @@
 import type { Locator } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
-import { expect, test } from "./support/fixtures.ts";
+import { atBothWidths, expect, test } from "./support/fixtures.ts";
 import { hydrateUnderFakeClock, islandsHydrated } from "./support/islands.ts";
 
 test.describe("prerendered HTML, before any JavaScript", () => {
@@ -271,20 +271,20 @@ test.describe("non-technical", () => {
 });
 
 test.describe("stories, AI and science", () => {
-  test("mythology: six stories, one open at a time, 300 px image area", { tag: "@narrow" }, async ({
-    page,
-  }) => {
-    await page.goto("/mythology");
-    await expect(page.locator("main .card")).toHaveCount(6);
-    const garuda = page.getByRole("button", { name: /Garuda/ });
-    const rama = page.getByRole("button", { name: /Rama's Duty/ });
-    await garuda.click();
-    const image = page.locator("#garuda img");
-    await expect(image).toBeVisible();
-    expect((await image.locator("..").boundingBox())?.height).toBe(300);
-    await rama.click();
-    await expect(garuda).toHaveAttribute("aria-expanded", "false");
-    await expect(rama).toHaveAttribute("aria-expanded", "true");
+  atBothWidths(() => {
+    test("mythology: six stories, one open at a time, 300 px image area", async ({ page }) => {
+      await page.goto("/mythology");
+      await expect(page.locator("main .card")).toHaveCount(6);
+      const garuda = page.getByRole("button", { name: /Garuda/ });
+      const rama = page.getByRole("button", { name: /Rama's Duty/ });
+      await garuda.click();
+      const image = page.locator("#garuda img");
+      await expect(image).toBeVisible();
+      expect((await image.locator("..").boundingBox())?.height).toBe(300);
+      await rama.click();
+      await expect(garuda).toHaveAttribute("aria-expanded", "false");
+      await expect(rama).toHaveAttribute("aria-expanded", "true");
+    });
   });
 
   test("MechFusionAI: three articles, each with the LinkedIn link its intro promises", async ({
@@ -304,26 +304,28 @@ test.describe("stories, AI and science", () => {
     );
   });
 
-  test("science: deep link opens the pressure cooker with its 400 px hero; list cards carry the byline, the day and the reading time", {
-    tag: "@narrow",
-  }, async ({ page }) => {
-    await page.goto("/science#pressure-cooker");
-    await expect(
-      page
-        .locator("#pressure-cooker")
-        .getByText(
-          /^By Arjun Rao \(the sample author that comes with the site\) · Nov 22, 2026 · \d+ min read$/,
-        ),
-    ).toBeVisible();
-    const button = page.getByRole("button", { name: /pressure cooker/i });
-    await expect(button).toHaveAttribute("aria-expanded", "true");
-    await expect(button).toBeInViewport();
-    expect((await page.locator("#pressure-cooker img").locator("..").boundingBox())?.height).toBe(
-      400,
-    );
-    await page.getByRole("button", { name: /iron/i }).click();
-    await expect(button).toHaveAttribute("aria-expanded", "false");
-    await expect(page.getByText("cotton 180–200°C")).toBeVisible();
+  atBothWidths(() => {
+    test("science: deep link opens the pressure cooker with its 400 px hero; list cards carry the byline, the day and the reading time", async ({
+      page,
+    }) => {
+      await page.goto("/science#pressure-cooker");
+      await expect(
+        page
+          .locator("#pressure-cooker")
+          .getByText(
+            /^By Arjun Rao \(the sample author that comes with the site\) · Nov 22, 2026 · \d+ min read$/,
+          ),
+      ).toBeVisible();
+      const button = page.getByRole("button", { name: /pressure cooker/i });
+      await expect(button).toHaveAttribute("aria-expanded", "true");
+      await expect(button).toBeInViewport();
+      expect((await page.locator("#pressure-cooker img").locator("..").boundingBox())?.height).toBe(
+        400,
+      );
+      await page.getByRole("button", { name: /iron/i }).click();
+      await expect(button).toHaveAttribute("aria-expanded", "false");
+      await expect(page.getByText("cotton 180–200°C")).toBeVisible();
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
-import { expect, test } from "./support/fixtures.ts";
+import { atBothWidths, expect, test } from "./support/fixtures.ts";
 import { islandsHydrated, pointerOnText } from "./support/islands.ts";
 
 const searchCode = /\/pagefind\/|search-dialog/;
@@ -76,27 +76,29 @@ test.describe("search", () => {
     expect(violations).toEqual([]);
   });
 
-  test("finds DFMEA from the Search control, and Tab then Enter open the result", {
-    tag: "@narrow",
-  }, async ({ page }) => {
-    await page.goto("/");
-    await islandsHydrated(page);
-    const control = searchControl(page);
-    await control.focus();
-    await page.keyboard.press("Enter");
-    await expect(field(page)).toBeFocused();
-    await page.keyboard.type("DFMEA");
+  atBothWidths(() => {
+    test("finds DFMEA from the Search control, and Tab then Enter open the result", async ({
+      page,
+    }) => {
+      await page.goto("/");
+      await islandsHydrated(page);
+      const control = searchControl(page);
+      await control.focus();
+      await page.keyboard.press("Enter");
+      await expect(field(page)).toBeFocused();
+      await page.keyboard.type("DFMEA");
 
-    // The service's own page comes first: its title is the word searched for.
-    const first = results(page).first();
-    await expect(first).toHaveAttribute("href", "/services/dfmea", { timeout: 15_000 });
-    await expect(first.locator("mark").first()).toHaveText(/DFMEA/i);
-    // Tab leaves the field for the results (the Close button comes first in the dialog).
-    await page.keyboard.press("Tab");
-    await expect(first).toBeFocused();
-    await page.keyboard.press("Enter");
-    await expect(page).toHaveURL(/\/services\/dfmea$/);
-    await expect(page.getByRole("heading", { level: 1, name: "DFMEA" })).toBeVisible();
+      // The service's own page comes first: its title is the word searched for.
+      const first = results(page).first();
+      await expect(first).toHaveAttribute("href", "/services/dfmea", { timeout: 15_000 });
+      await expect(first.locator("mark").first()).toHaveText(/DFMEA/i);
+      // Tab leaves the field for the results (the Close button comes first in the dialog).
+      await page.keyboard.press("Tab");
+      await expect(first).toBeFocused();
+      await page.keyboard.press("Enter");
+      await expect(page).toHaveURL(/\/services\/dfmea$/);
+      await expect(page.getByRole("heading", { level: 1, name: "DFMEA" })).toBeVisible();
+    });
   });
 
   test("keeps what is typed at once after the shortcut; Enter opens the first result", async ({
@@ -118,26 +120,28 @@ test.describe("search", () => {
     await expect(page).toHaveURL(/\/services\/dfmea$/);
   });
 
-  test("the header's Search leads to the search page, and opens the dialog there instead with scripts", {
-    tag: "@narrow",
-  }, async ({ page }) => {
-    // Clicked at once, before its island has hydrated: the click is held for it.
-    await pointerOnText(page);
-    await page.goto("/about");
-    const control = searchControl(page);
-    await expect(control).toHaveAttribute("href", "/search");
-    await expect(control).toHaveAttribute("aria-haspopup", "dialog");
-    await expect(page.locator("header astro-island").first()).toHaveAttribute("ssr");
-    await control.click();
-    await expect(dialog(page)).toBeVisible();
-    await expect(field(page)).toBeFocused();
-    expect(new URL(page.url()).pathname).toBe("/about");
-    await page.keyboard.press("Escape");
-    await expect(dialog(page)).toBeHidden();
-    // Hydrated, the same.
-    await control.click();
-    await expect(dialog(page)).toBeVisible();
-    expect(new URL(page.url()).pathname).toBe("/about");
+  atBothWidths(() => {
+    test("the header's Search leads to the search page, and opens the dialog there instead with scripts", async ({
+      page,
+    }) => {
+      // Clicked at once, before its island has hydrated: the click is held for it.
+      await pointerOnText(page);
+      await page.goto("/about");
+      const control = searchControl(page);
+      await expect(control).toHaveAttribute("href", "/search");
+      await expect(control).toHaveAttribute("aria-haspopup", "dialog");
+      await expect(page.locator("header astro-island").first()).toHaveAttribute("ssr");
+      await control.click();
+      await expect(dialog(page)).toBeVisible();
+      await expect(field(page)).toBeFocused();
+      expect(new URL(page.url()).pathname).toBe("/about");
+      await page.keyboard.press("Escape");
+      await expect(dialog(page)).toBeHidden();
+      // Hydrated, the same.
+      await control.click();
+      await expect(dialog(page)).toBeVisible();
+      expect(new URL(page.url()).pathname).toBe("/about");
+    });
   });
 
   test("lists each piece of writing once, on its own page, and says when nothing matches", async ({
@@ -221,27 +225,29 @@ test.describe("search", () => {
     await expect(results(page)).toHaveCount(0);
   });
 
-  test("with results open: no serious or critical axe violations; focus stays inside, Escape closes and gives focus back", {
-    tag: "@narrow",
-  }, async ({ page }) => {
-    await page.goto("/mythology");
-    await islandsHydrated(page);
-    const control = searchControl(page);
-    await control.click();
-    await expect(field(page)).toBeFocused();
-    await page.keyboard.type("pressure cooker");
-    await expect(results(page).first()).toBeVisible({ timeout: 15_000 });
-    expect(await seriousViolations(page)).toEqual([]);
-    const count = await results(page).count();
-    // Field, every result, the Close button: and round again to the field.
-    for (let i = 0; i < count + 2; i += 1) {
-      await page.keyboard.press("Tab");
-      expect(await dialog(page).evaluate((node) => node.contains(document.activeElement))).toBe(
-        true,
-      );
-    }
-    await page.keyboard.press("Escape");
-    await expect(dialog(page)).toBeHidden();
-    await expect(control).toBeFocused();
+  atBothWidths(() => {
+    test("with results open: no serious or critical axe violations; focus stays inside, Escape closes and gives focus back", async ({
+      page,
+    }) => {
+      await page.goto("/mythology");
+      await islandsHydrated(page);
+      const control = searchControl(page);
+      await control.click();
+      await expect(field(page)).toBeFocused();
+      await page.keyboard.type("pressure cooker");
+      await expect(results(page).first()).toBeVisible({ timeout: 15_000 });
+      expect(await seriousViolations(page)).toEqual([]);
+      const count = await results(page).count();
+      // Field, every result, the Close button: and round again to the field.
+      for (let i = 0; i < count + 2; i += 1) {
+        await page.keyboard.press("Tab");
+        expect(await dialog(page).evaluate((node) => node.contains(document.activeElement))).toBe(
+          true,
+        );
+      }
+      await page.keyboard.press("Escape");
+      await expect(dialog(page)).toBeHidden();
+      await expect(control).toBeFocused();
+    });
   });
 });

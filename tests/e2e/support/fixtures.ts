@@ -98,3 +98,33 @@ export const test = base.extend<{
     await Promise.all(contexts.map((context) => context.close()));
   },
 });
+
+/** A tablet's window, under the sidebar's 1024 px: the drawer and the header's controls. */
+export const narrowViewport = { width: 800, height: 900 };
+
+/** Whether `page`'s window shows the drawer rather than the sidebar. */
+export const isNarrow = (page: Page) => (page.viewportSize()?.width ?? 0) < 1024;
+
+/**
+ * Defines the tests `define` makes at 800 px (`narrowViewport`), under a
+ * describe of that name: for what only the narrow width shows. They run in
+ * the same project and workers as every other test; a project of their own
+ * cost two more workers, each loading its specs and launching its browser,
+ * at the run's end (docs/decisions/028-how-the-suite-stays-fast.md).
+ */
+export function atNarrowWidth(define: () => void) {
+  test.describe("at 800 px", () => {
+    test.use({ viewport: narrowViewport });
+    define();
+  });
+}
+
+/**
+ * Defines the tests `define` makes at the desktop's width, then again at 800 px:
+ * for a test whose outcome depends on the width (the drawer, the header's
+ * controls, sizes, whole-page axe on one page of each layout).
+ */
+export function atBothWidths(define: () => void) {
+  define();
+  atNarrowWidth(define);
+}
