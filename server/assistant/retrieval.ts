@@ -35,7 +35,11 @@ export type AssistantIndex = {
 };
 
 export type Finding =
-  | { known: false }
+  | {
+      known: false;
+      /** A question of how to reach the engineer: the enquiry form and a call are its answer. */
+      contact?: true;
+    }
   | {
       known: true;
       /** The passage that answers, and the sentences of it that do. */
@@ -91,6 +95,9 @@ const askingWhoTheyAre =
   /\b(who (are you|is behind|writes|runs|made|owns|is the (engineer|author|writer))|(about|introduce) yourself|tell me about you|your (background|qualifications?|education|degrees?)|where are you( based| from| located)?|how (many years|long) have you|years of (experience|practice))\b/i;
 const askingTheirStory =
   /\b(your (career|story|journey|experience)|why did you (start|write|create|begin|make))\b/i;
+/** Asking how to reach the engineer, or when they are free: no page's words answer that. */
+const askingToReach =
+  /\b((contact|reach|e-?mail|phone|call|whatsapp|meet|get in touch with|(talk|speak) (to|with)) you|how (do|can) i (contact|reach|get in touch)|your (e-?mail|phone|number|address|availability|calendar)|(are|is) you (available|free)|book (a|an) (call|meeting|appointment))\b/i;
 /** A question that leans on the one before: "and for silk?", "what about diesel?" */
 const leaning = /^\s*(and|or|also|but|then|so|what about|how about|what of|same for)\b/i;
 
@@ -229,6 +236,7 @@ export function loadIndex(json: string): AssistantIndex {
    * for silk?") is only ever a follow-up.
    */
   function find(question: string, previous?: string): Finding {
+    if (askingToReach.test(question)) return { known: false, contact: true };
     if (askingWhoTheyAre.test(question)) return fromAbout(question, false);
     if (askingTheirStory.test(question)) return fromAbout(question, true);
     const finding = findAfter(question, previous);
@@ -257,6 +265,21 @@ export function loadIndex(json: string): AssistantIndex {
       service: null,
       summary: false,
     };
+  }
+
+  /**
+   * Whether a service's summary answers: asked about in general terms (its price,
+   * its length), by its opening passage, or by words its opening passage holds
+   * every one of ("what is DFMEA?"), rather than by a part of its page alone.
+   */
+  function summarised(service: ServiceRef | null, best: Passage, askedWords: string[][]) {
+    if (service === null) return false;
+    if (best.heading === null) return true;
+    if (askedWords.some((terms) => terms.every((term) => helpWords.has(term)))) return true;
+    const opening = passages.find((passage) => passage.service?.id === service.id);
+    if (!opening) return false;
+    const held = new Set(passageWords(opening.id).flat());
+    return askedWords.every((terms) => terms.some((term) => held.has(term)));
   }
 
   function findAfter(question: string, previous?: string): Finding {
@@ -325,9 +348,7 @@ export function loadIndex(json: string): AssistantIndex {
       quote: quoteOf(best.text, asked, before),
       sources,
       service: service ?? best.service,
-      summary:
-        (service ?? best.service) !== null &&
-        (best.heading === null || askedWords.some((terms) => terms.every((t) => helpWords.has(t)))),
+      summary: summarised(service ?? best.service, best, askedWords),
     };
   }
 

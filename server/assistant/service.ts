@@ -25,6 +25,9 @@ import type { Writer } from "./writer.ts";
 
 const notFoundAnswer =
   "I could not find that on this site. The engineer can answer it personally: send an enquiry and you will have a reply by mail.";
+/** How to reach the engineer: the enquiry form, and a call where the site takes bookings. */
+const contactAnswer = (calls: boolean) =>
+  `The engineer answers every enquiry personally: send one with the form and you will have a reply by mail${calls ? ", or book a call at a time that suits you" : ""}.`;
 
 /** Why a question was refused 429: its address's minute, or its day, is spent. */
 export const tooManyQuestions = (retryAfterSeconds: number, from = "your address") =>
@@ -172,7 +175,7 @@ export function createAssistant({
       const feedback = { id, token: feedbackToken(id) };
       if (!finding.known) {
         return {
-          answer: notFoundAnswer,
+          answer: finding.contact ? contactAnswer(bookings()) : notFoundAnswer,
           sources: [],
           known: false,
           written: false,

@@ -256,6 +256,41 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(answer.actions.map((action) => action.kind)).toContain("enquiry");
   });
 
+  it("answers how to reach the engineer with the enquiry form, not with a page that says 'contact'", async () => {
+    const reader = t.visitor({ ip: "10.1.0.25" });
+    const ask = async (question: string) =>
+      json(await reader.post("/api/assistant", { question }), assistantResponseSchema);
+    for (const question of [
+      "How do I contact you?",
+      "What is your email?",
+      "Are you available next week?",
+    ]) {
+      const answer = await ask(question);
+      expect(answer.known).toBe(false);
+      expect(answer.answer).toMatch(/answers every enquiry personally/);
+      expect(answer.actions.map((action) => action.kind)).toContain("enquiry");
+      // A call is offered in words only where the site takes bookings (this one has no page).
+      expect(answer.answer.includes("book a call")).toBe(
+        answer.actions.some((action) => action.kind === "booking"),
+      );
+    }
+    // A subject's "contact" is still the subject's.
+    const starter = await ask("How does the starter motor make contact?");
+    expect(starter.sources[0]?.url).toMatch(/^\/science\/starter-motor/);
+  });
+
+  it("says what a service is when asked what its subject is", async () => {
+    const dfmea = loadContent().services.find((service) => service.id === "dfmea");
+    if (!dfmea) throw new Error("no DFMEA service in the content");
+    const answer = json(
+      await t.visitor({ ip: "10.1.0.26" }).post("/api/assistant", { question: "What is DFMEA?" }),
+      assistantResponseSchema,
+    );
+    expect(answer.service?.id).toBe("dfmea");
+    expect(answer.answer.startsWith(dfmea.description)).toBe(true);
+    expect(answer.sources[0]?.title).toBe("DFMEA");
+  });
+
   it("says who the engineer is, where they work and since when, from About's header", async () => {
     const { owner } = loadContent();
     const reader = t.visitor({ ip: "10.1.0.23" });
