@@ -86,6 +86,8 @@ const helpWords = new Set(
     .split(" ")
     .flatMap((word) => processTerm(word) ?? []),
 );
+/** A word of the question that asks for help and names no subject ("price", "cost"). */
+const helpOnly = (terms: string[]) => terms.every((term) => helpWords.has(term));
 /**
  * Questions about the engineer rather than a subject, answered from About: who
  * they are, where, since when and what they studied by its header (its first
@@ -168,6 +170,14 @@ export function loadIndex(json: string): AssistantIndex {
   const { passages, index } = JSON.parse(json) as { passages: Passage[]; index: unknown };
   const search = MiniSearch.loadJSON<Doc>(JSON.stringify(index), indexOptions);
   const services = new Set(passages.filter((p) => p.service).map((p) => p.id));
+  // The first passage of About (its header), and of each service (its summary and terms).
+  const aboutOpening = passages.find((passage) => passage.page === "/about");
+  const openings = new Map<string, Passage>();
+  for (const passage of passages) {
+    if (passage.service && !openings.has(passage.service.id)) {
+      openings.set(passage.service.id, passage);
+    }
+  }
 
   // Each passage's words in order, as they are indexed, once asked for.
   const wordsIn = new Map<number, string[][]>();
@@ -246,9 +256,7 @@ export function loadIndex(json: string): AssistantIndex {
 
   /** About's first passage, or (`searched`) the one that holds most of the question's words. */
   function fromAbout(question: string, searched: boolean): Finding {
-    const about = passages.filter((passage) => passage.page === "/about");
-    const first = about[0];
-    if (!first) return { known: false };
+    if (!aboutOpening) return { known: false };
     const asked = new Set(wordsOf(question).flat());
     const top = searched
       ? search.search(question, {
@@ -256,7 +264,7 @@ export function loadIndex(json: string): AssistantIndex {
           filter: (result) => passages[result.id]?.page === "/about",
         })[0]
       : undefined;
-    const best = top ? (passages[top.id] as Passage) : first;
+    const best = top ? (passages[top.id] as Passage) : aboutOpening;
     return {
       known: true,
       best,
@@ -275,8 +283,8 @@ export function loadIndex(json: string): AssistantIndex {
   function summarised(service: ServiceRef | null, best: Passage, askedWords: string[][]) {
     if (service === null) return false;
     if (best.heading === null) return true;
-    if (askedWords.some((terms) => terms.every((term) => helpWords.has(term)))) return true;
-    const opening = passages.find((passage) => passage.service?.id === service.id);
+    if (askedWords.some(helpOnly)) return true;
+    const opening = openings.get(service.id);
     if (!opening) return false;
     const held = new Set(passageWords(opening.id).flat());
     return askedWords.every((terms) => terms.some((term) => held.has(term)));
@@ -310,8 +318,7 @@ export function loadIndex(json: string): AssistantIndex {
         return all > 0 ? held / all : 0;
       };
       // A word of the subject, not only of asking for help ("price", "cost").
-      const subject = (words: string[][]) =>
-        words.filter((terms) => !terms.every((t) => helpWords.has(t)));
+      const subject = (words: string[][]) => words.filter((terms) => !helpOnly(terms));
       const asks = subject(askedWords);
       // A follow-up asking only that ("how much does it cost?") is about the service
       // the question before it named.

@@ -16,6 +16,10 @@ const byWeekday: WeekdayName[] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat
 
 export type Taken = { start: number; end: number };
 
+/** The first instant a call may start at, `now`: the owner's minimum notice ahead. */
+export const earliestStart = (availability: Pick<Availability, "noticeHours">, now: number) =>
+  now + availability.noticeHours * 3_600_000;
+
 /** The free starts from `now` to the horizon, in order, as UTC instants. */
 export function freeStarts({
   availability,
@@ -32,7 +36,7 @@ export function freeStarts({
 }): number[] {
   const call = availability.callMinutes * 60_000;
   const buffer = availability.bufferMinutes * 60_000;
-  const earliest = now + availability.noticeHours * 3_600_000;
+  const earliest = earliestStart(availability, now);
   const latest = now + availability.horizonDays * dayMs;
   const off = new Set(availability.datesOff);
   const perDay = new Map<string, number>();

@@ -6,7 +6,7 @@ import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
 import { dayMs } from "../lib/time.ts";
 import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation/enquiry-rules.ts";
-import { freeStarts, type Taken } from "./availability.ts";
+import { earliestStart, freeStarts, type Taken } from "./availability.ts";
 import { type BookingMailContext, bookingComposers } from "./mails.ts";
 import {
   type BookingsRepository,
@@ -124,10 +124,12 @@ export function createBookings(
    * Why `start` is not a free time, as a reader whose page stood open overnight needs to hear
    * it: a time gone by, or now within the notice, is not just "not one of the free times".
    */
-  const notOffered = (start: number, noticeHours: number) => {
-    if (start <= clock().getTime()) return "That time has passed; choose one of the free times.";
-    if (start < clock().getTime() + noticeHours * 3_600_000) {
-      const notice = noticeHours === 1 ? "an hour" : `${noticeHours} hours`;
+  const notOffered = (start: number, availability: Availability) => {
+    const now = clock().getTime();
+    if (start <= now) return "That time has passed; choose one of the free times.";
+    if (start < earliestStart(availability, now)) {
+      const hours = availability.noticeHours;
+      const notice = hours === 1 ? "an hour" : `${hours} hours`;
       return `That time is too soon now: calls are booked at least ${notice} ahead. Choose one of the free times.`;
     }
     return "That time is not one of the free times; choose one from the list.";
@@ -181,7 +183,7 @@ export function createBookings(
         return refuse({
           status: 422,
           code: "not_offered",
-          message: notOffered(start, availability.noticeHours),
+          message: notOffered(start, availability),
           field: "start",
         });
       }
