@@ -83,6 +83,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "What is the balance of plant in a fuel cell vehicle?",
     "How is hydrogen stored in an FC vehicle?",
     "Where do fuel cells make more sense than batteries?",
+    "Is hydrogen safe in a car?",
   ],
 
   // MechFusionAI
@@ -146,6 +147,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Why did you start this website?",
     "Who are you?",
     "Where are you based?",
+    "What is this site about?",
   ],
   "/mechfusion-ai": ["What is MechFusionAI?"],
 

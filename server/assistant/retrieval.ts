@@ -97,6 +97,10 @@ const askingWhoTheyAre =
   /\b(who (are you|is behind|writes|runs|made|owns|is the (engineer|author|writer))|(about|introduce) yourself|tell me about you|your (background|qualifications?|education|degrees?)|where are you( based| from| located)?|how (many years|long) have you|years of (experience|practice))\b/i;
 const askingTheirStory =
   /\b(your (career|story|journey|experience)|why did you (start|write|create|begin|make))\b/i;
+/** Asking what the site is for, or why the engineer writes it: About's part on the site answers. */
+const askingAboutTheSite =
+  /\b(why (do|did) you (write|blog|run|keep)|why (this|your|the) (web ?site|site|blog)|what is (this|your) (web ?site|site|blog)( (about|for))?\s*\??\s*$)/i;
+const namesTheSite = /\b(web ?site|site|blog)\b/i;
 /** Asking how to reach the engineer, or when they are free: no page's words answer that. */
 const askingToReach =
   /\b((contact|reach|e-?mail|phone|call|whatsapp|meet|get in touch with|(talk|speak) (to|with)) you|how (do|can) i (contact|reach|get in touch)|your (e-?mail|phone|number|address|availability|calendar)|(are|is) you (available|free)|book (a|an) (call|meeting|appointment))\b/i;
@@ -117,6 +121,16 @@ const scoreMin = 6;
 /** The best passages ranked again for the question's neighbouring words, and by how much each pair weighs. */
 const pairsRanked = 8;
 const pairWeight = 0.5;
+/**
+ * A service's page answers a question put to the engineer ("Do you calibrate
+ * engines?"); to one that is not ("What is balance of plant?") its passages weigh
+ * this much, so that the writing answers first.
+ */
+const offeringWeight = 0.5;
+const toYou = /\byou(r|rs)?\b/i;
+/** ...unless it asks what the engineer has written ("Do you have articles on batteries?"). */
+const askingForWriting =
+  /\b(articles?|posts?|blogs?|(write|written|writing) (about|on)|read about)\b/i;
 /** Further sources score at least this share of the best. */
 const furtherShare = 0.35;
 /**
@@ -172,6 +186,11 @@ export function loadIndex(json: string): AssistantIndex {
   const services = new Set(passages.filter((p) => p.service).map((p) => p.id));
   // The first passage of About (its header), and of each service (its summary and terms).
   const aboutOpening = passages.find((passage) => passage.page === "/about");
+  // About's part on the site itself ("Why this site"), where the owner wrote one.
+  const aboutTheSite = passages.find(
+    (passage) =>
+      passage.page === "/about" && /\b(site|website|blog)\b/i.test(passage.heading ?? ""),
+  );
   const openings = new Map<string, Passage>();
   for (const passage of passages) {
     if (passage.service && !openings.has(passage.service.id)) {
@@ -217,12 +236,17 @@ export function loadIndex(json: string): AssistantIndex {
       boostTerm: (term) => (asked.has(term) ? 1 : 0.45),
       ...(onlyServices ? { filter: (result: SearchResult) => services.has(result.id) } : {}),
     });
-    if (pairs.length === 0) return results;
-    // Words asked side by side ("pumping loss") weigh more where they stand side by side:
+    const ofYou = toYou.test(query) && !askingForWriting.test(query);
+    if (pairs.length === 0 && ofYou) return results;
+    // Words asked side by side ("pumping loss") weigh more where they stand side by side,
+    // and a service's passages less when the question is not put to the engineer:
     // the best few passages ranked again with that.
     const head = results.slice(0, pairsRanked).map((result) => ({
       ...result,
-      score: result.score * (1 + pairWeight * pairsHeld(pairs, result.id)),
+      score:
+        result.score *
+        (1 + pairWeight * pairsHeld(pairs, result.id)) *
+        (ofYou || !services.has(result.id) ? 1 : offeringWeight),
     }));
     return [...head.sort((a, b) => b.score - a.score), ...results.slice(pairsRanked)];
   }
@@ -248,23 +272,33 @@ export function loadIndex(json: string): AssistantIndex {
   function find(question: string, previous?: string): Finding {
     if (askingToReach.test(question)) return { known: false, contact: true };
     if (askingWhoTheyAre.test(question)) return fromAbout(question, false);
+    if (
+      askingAboutTheSite.test(question) ||
+      (askingTheirStory.test(question) && namesTheSite.test(question))
+    ) {
+      return fromAbout(question, true, aboutTheSite);
+    }
     if (askingTheirStory.test(question)) return fromAbout(question, true);
     const finding = findAfter(question, previous);
     if (finding.known || !previous || leaning.test(question)) return finding;
     return findAfter(question);
   }
 
-  /** About's first passage, or (`searched`) the one that holds most of the question's words. */
-  function fromAbout(question: string, searched: boolean): Finding {
+  /**
+   * About's first passage, or (`searched`) the one that holds most of the question's
+   * words, or the part `chosen` for it.
+   */
+  function fromAbout(question: string, searched: boolean, chosen?: Passage): Finding {
     if (!aboutOpening) return { known: false };
     const asked = new Set(wordsOf(question).flat());
-    const top = searched
-      ? search.search(question, {
-          prefix: false,
-          filter: (result) => passages[result.id]?.page === "/about",
-        })[0]
-      : undefined;
-    const best = top ? (passages[top.id] as Passage) : aboutOpening;
+    const top =
+      searched && !chosen
+        ? search.search(question, {
+            prefix: false,
+            filter: (result) => passages[result.id]?.page === "/about",
+          })[0]
+        : undefined;
+    const best = chosen ?? (top ? (passages[top.id] as Passage) : aboutOpening);
     return {
       known: true,
       best,

@@ -17,7 +17,8 @@ so some such tell than that the their them then there these they this those thro
 upon us very was we were what when where which while who whom why will with would you your yours
 explain know want wondering anyone someone something thing things way ways really
 better best good clear hard big small step steps right new use using used make makes made
-website site page article today tomorrow yesterday now`.split(/\s+/),
+website websites site sites page pages article articles blog blogs become becomes became becoming
+today tomorrow yesterday now`.split(/\s+/),
 );
 
 /** Abbreviations and their words, both ways: each side is indexed and searched as the other too. */
@@ -71,6 +72,14 @@ const irregular = new Map([
   ["chosen", "choose"],
 ]);
 
+/** Words whose ending is no ending: an engineer is not an engine. */
+const whole = new Map([
+  ["engineer", "engineer"],
+  ["engineers", "engineer"],
+  ["engineering", "engineer"],
+  ["engineered", "engineer"],
+]);
+
 /** Words kept stemmed and read: the index's hundred thousand words are a few thousand different ones. */
 const cacheMax = 50_000;
 const stemmed = remembered(stemOnce, cacheMax);
@@ -83,6 +92,8 @@ const stem = (word: string) => (word.length <= 3 ? word : stemmed(word));
 
 function stemOnce(word: string): string {
   if (/\d/.test(word)) return word;
+  const kept = whole.get(word);
+  if (kept) return kept;
   let w = irregular.get(word) ?? word;
   if (w.endsWith("'s")) w = w.slice(0, -2);
   if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;

@@ -11,6 +11,7 @@ import {
 } from "../../contract/assistant.ts";
 import { limits } from "../../contract/limits.ts";
 import { loadIndex } from "../../server/assistant/retrieval.ts";
+import { termsOf } from "../../server/assistant/terms.ts";
 import { longestTurn } from "../support/event-loop.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -1015,5 +1016,47 @@ describe("a service's own page, cut into passages", () => {
       "/services/mechanical-design#can-you-take-a-design-from-a-sketch-or-an-old-sample-part",
     ]);
     expect(sketch[0]?.heading).toBe("Can you take a design from a sketch or an old sample part?");
+  });
+});
+
+describe("the index, asked as readers ask", () => {
+  const passages = testPassages((id) => `/services/${id}`);
+  const index = loadIndex(testIndexJson((id) => `/services/${id}`));
+  const best = (question: string) => {
+    const finding = index.find(question);
+    if (!finding.known) throw new Error(`declined: ${question}`);
+    return finding.best;
+  };
+
+  it("answers why the site exists from About's part on the site, and a career from the rest", () => {
+    const onTheSite = passages.find(
+      (passage) => passage.page === "/about" && /\bsite\b/i.test(passage.heading ?? ""),
+    );
+    expect(onTheSite).toBeDefined();
+    for (const question of [
+      "Why did you start this website?",
+      "What is this site about?",
+      "Why do you write about mythology?",
+    ]) {
+      expect(best(question).url, question).toBe(onTheSite?.url);
+    }
+    const career = best("Why did you start your career in engines?");
+    expect(career.page).toBe("/about");
+    expect(career.url).not.toBe(onTheSite?.url);
+  });
+
+  it("answers a question not put to the engineer from the writing, one put to them from the service", () => {
+    expect(best("What is the balance of plant in a fuel cell vehicle?").page).toBe(
+      "/technical/fuel-cell-vehicles",
+    );
+    expect(best("Is hydrogen safe in a car?").page).toBe("/technical/fuel-cell-vehicles");
+    expect(best("Do you calibrate engines?").page).toBe("/services/ic-engine-projects");
+  });
+
+  it("reads an engineer as an engineer, not an engine, and 'articles' as asking, not the subject", () => {
+    expect(termsOf("engineer engineers engineering")).toEqual(new Set(["engineer"]));
+    expect(termsOf("engineer").has([...termsOf("engines")][0] ?? "")).toBe(false);
+    expect(best("How do I become a better engineer?").service).toBeNull();
+    expect(best("Do you have any articles on GPS?").page).toBe("/science/gps-navigation");
   });
 });
