@@ -69,8 +69,13 @@ function blocksOf(html: string): Block[] {
       .map((part) => (/[.!?:;…]["”’)]?$/.test(part) ? part : `${part}.`));
     current.paragraphs.push(...paragraphs);
   }
-  return blocks.filter((block) => block.paragraphs.length > 0);
+  return blocks.filter(
+    (block) => block.paragraphs.length > 0 && !citations.test(block.heading ?? ""),
+  );
 }
+
+/** A part that lists where the figures came from: it cites, it answers nothing. */
+const citations = /^(sources|references|further reading|bibliography)$/i;
 
 const wordCount = (text: string) => text.split(/\s+/).length;
 

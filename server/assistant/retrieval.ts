@@ -127,6 +127,8 @@ const pairWeight = 0.5;
  * this much, so that the writing answers first.
  */
 const offeringWeight = 0.5;
+/** The home page points to the writing in a line a piece: its passages weigh this much against the piece's own. */
+const homeWeight = 0.5;
 const toYou = /\byou(r|rs)?\b/i;
 /** ...unless it asks what the engineer has written ("Do you have articles on batteries?"). */
 const askingForWriting =
@@ -184,6 +186,7 @@ export function loadIndex(json: string): AssistantIndex {
   const { passages, index } = JSON.parse(json) as { passages: Passage[]; index: unknown };
   const search = MiniSearch.loadJSON<Doc>(JSON.stringify(index), indexOptions);
   const services = new Set(passages.filter((p) => p.service).map((p) => p.id));
+  const home = new Set(passages.filter((p) => p.page === "/").map((p) => p.id));
   // The first passage of About (its header), and of each service (its summary and terms).
   const aboutOpening = passages.find((passage) => passage.page === "/about");
   // About's part on the site itself ("Why this site"), where the owner wrote one.
@@ -237,16 +240,17 @@ export function loadIndex(json: string): AssistantIndex {
       ...(onlyServices ? { filter: (result: SearchResult) => services.has(result.id) } : {}),
     });
     const ofYou = toYou.test(query) && !askingForWriting.test(query);
-    if (pairs.length === 0 && ofYou) return results;
     // Words asked side by side ("pumping loss") weigh more where they stand side by side,
-    // and a service's passages less when the question is not put to the engineer:
+    // a service's passages less when the question is not put to the engineer, and
+    // the home page's less than the pieces it points to:
     // the best few passages ranked again with that.
     const head = results.slice(0, pairsRanked).map((result) => ({
       ...result,
       score:
         result.score *
         (1 + pairWeight * pairsHeld(pairs, result.id)) *
-        (ofYou || !services.has(result.id) ? 1 : offeringWeight),
+        (ofYou || !services.has(result.id) ? 1 : offeringWeight) *
+        (home.has(result.id) ? homeWeight : 1),
     }));
     return [...head.sort((a, b) => b.score - a.score), ...results.slice(pairsRanked)];
   }

@@ -1051,6 +1051,13 @@ describe("the index, asked as readers ask", () => {
     );
     expect(best("Is hydrogen safe in a car?").page).toBe("/technical/fuel-cell-vehicles");
     expect(best("Do you calibrate engines?").page).toBe("/services/ic-engine-projects");
+    // The home page's line on a piece is not the piece.
+    expect(best("How does a differential work?").page).toBe("/science/differential-gear");
+  });
+
+  it("never answers with a list of sources", () => {
+    expect(passages.filter((passage) => passage.heading === "Sources")).toEqual([]);
+    expect(best("How does GPS know where I am?").heading).not.toBe("Sources");
   });
 
   it("reads an engineer as an engineer, not an engine, and 'articles' as asking, not the subject", () => {
