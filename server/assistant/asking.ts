@@ -1,0 +1,42 @@
+import { processTerm } from "./terms.ts";
+
+/*
+ * What a question asks, read from its wording before any page's words are
+ * searched: the engineer's help, the engineer, the site, a way to reach them,
+ * or a subject; and whether it leans on the question before it.
+ */
+
+/** Questions about the engineer's help rather than about a subject. */
+export const askingForHelp =
+  /\b(help|hire|hiring|price|prices|pricing|cost|costs|quote|rate|rates|fee|fees|train|training|course|courses|workshop|service|services|consult\w*|engage\w*|offer|offers|(?:do|would|will) you charge|can you|could you|would you|do you (do|provide|build|make)|review (our|my)|build (us|me|our|my)|for (us|our team|my team|my company))\b/i;
+/** Words that ask for help without naming a subject, as `terms.ts` reads them. */
+const helpWords = new Set(
+  "help hire price pricing cost quote rate fee offer service consult consulting engage charge"
+    .split(" ")
+    .flatMap((word) => processTerm(word) ?? []),
+);
+/** A word of the question that asks for help and names no subject ("price", "cost"). */
+export const helpOnly = (terms: string[]) => terms.every((term) => helpWords.has(term));
+/**
+ * Questions about the engineer rather than a subject, answered from About: who
+ * they are, where, since when and what they studied by its header (its first
+ * passage); their career and why they write by the passage that says it.
+ */
+export const askingWhoTheyAre =
+  /\b(who (are you|is behind|writes|runs|made|owns|is the (engineer|author|writer))|(about|introduce) yourself|tell me about you|your (background|qualifications?|education|degrees?)|where are you( based| from| located)?|how (many years|long) have you|years of (experience|practice))\b/i;
+export const askingTheirStory =
+  /\b(your (career|story|journey|experience)|why did you (start|write|create|begin|make))\b/i;
+/** Asking what the site is for, or why the engineer writes it: About's part on the site answers. */
+export const askingAboutTheSite =
+  /\b(why (do|did) you (write|blog|run|keep)|why (this|your|the) (web ?site|site|blog)|what is (this|your) (web ?site|site|blog)( (about|for))?\s*\??\s*$)/i;
+export const namesTheSite = /\b(web ?site|site|blog)\b/i;
+/** Asking how to reach the engineer, or when they are free: no page's words answer that. */
+export const askingToReach =
+  /\b((contact|reach|e-?mail|phone|call|whatsapp|meet|get in touch with|(talk|speak) (to|with)) you|how (do|can) i (contact|reach|get in touch)|your (e-?mail|phone|number|address|availability|calendar)|(are|is) you (available|free)|book (a|an) (call|meeting|appointment))\b/i;
+/** A question that leans on the one before: "and for silk?", "what about diesel?" */
+export const leaning = /^\s*(and|or|also|but|then|so|what about|how about|what of|same for)\b/i;
+/** A question put to the engineer ("Do you calibrate engines?")... */
+export const toYou = /\byou(r|rs)?\b/i;
+/** ...unless it asks what the engineer has written ("Do you have articles on GPS?"). */
+export const askingForWriting =
+  /\b(articles?|posts?|blogs?|(write|written|writing) (about|on)|read about)\b/i;
