@@ -91,6 +91,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "What is a physics-informed neural network?",
     "Can AI solve partial differential equations?",
     "What are neural operators?",
+    "What is a PINN?",
   ],
   "/mechfusion-ai/ai-and-creativity": [
     "How does generative design actually work?",
@@ -155,6 +156,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
   "/services/tolerance-stackups": [
     "Can you review our tolerance stack-up?",
     "Do you do Monte Carlo tolerance analysis?",
+    "What is RSS in tolerance analysis?",
   ],
   "/services/dfmea": [
     "Can you run a DFMEA for our product?",

@@ -108,7 +108,7 @@ const pairWeight = 0.5;
  * engines?"); to one that is not ("What is balance of plant?") its passages weigh
  * this much, so that the writing answers first.
  */
-const offeringWeight = 0.5;
+const offeringWeight = 0.6;
 /** The home page points to the writing in a line a piece: its passages weigh this much against the piece's own. */
 const homeWeight = 0.5;
 /** Further sources score at least this share of the best. */

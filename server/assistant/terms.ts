@@ -51,6 +51,8 @@ const synonyms: [string, string][] = [
   ["chatgpt", "llm large language model"],
   ["gpt", "llm large language model"],
   ["pde", "partial differential equation"],
+  ["pinn", "physics informed neural network"],
+  ["pinns", "physics informed neural network"],
   ["cad", "computer aided design"],
   ["cfd", "computational fluid dynamics"],
   ["fea", "finite element analysis"],

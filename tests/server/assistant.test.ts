@@ -1065,5 +1065,7 @@ describe("the index, asked as readers ask", () => {
     expect(termsOf("engineer").has([...termsOf("engines")][0] ?? "")).toBe(false);
     expect(best("How do I become a better engineer?").service).toBeNull();
     expect(best("Do you have any articles on GPS?").page).toBe("/science/gps-navigation");
+    // PINN is an abbreviation, not a pin (the differential's pinion).
+    expect(best("What is a PINN?").page).toBe("/mechfusion-ai/pde-and-ai");
   });
 });
