@@ -182,6 +182,11 @@ export async function buildApp({
   app.addHook("onClose", services.close);
 
   try {
+    // The one registration of rate limits: every count made with `createRateLimit`
+    // (the Fediverse's reads, posts and webmentions, the API's writes and questions,
+    // the console's sign-in, the search and booking pages) is its own. Global off, it
+    // adds no hook: it only counts where a route or hook asks it.
+    await app.register(fastifyRateLimit, { global: false });
     // Before every route: its hook takes the Fediverse's requests and no others.
     await fediverse.routes(app);
     app.addHook("onListen", (done) => {
@@ -207,11 +212,8 @@ export async function buildApp({
       });
     });
 
-    // The one registration of rate limits: every count made with `createRateLimit`
-    // (the API's writes and questions, the console's sign-in, the search and booking
-    // pages) is its own. The questions one address asks the assistant a minute: one
-    // count for the API and the question form of pages without JavaScript.
-    await app.register(fastifyRateLimit, { global: false });
+    // The questions one address asks the assistant a minute: one count for the API
+    // and the question form of pages without JavaScript.
     // Each also from one network, ten times the address's (`countByAddress`).
     const questionsByMinute = countByAddress(app, {
       name: "assistant",

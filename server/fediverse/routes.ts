@@ -3,8 +3,8 @@ import type { Federation } from "@fedify/fedify";
 import type { DocumentLoader } from "@fedify/fedify/runtime";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
-import { networkFactor } from "../lib/address-limit.ts";
-import { addressScope, networkOf } from "../lib/address-scope.ts";
+import { countByAddress } from "../lib/address-limit.ts";
+import { networkOf } from "../lib/address-scope.ts";
 import { perMinute } from "../lib/per-minute.ts";
 import {
   deletedAccount,
@@ -42,22 +42,29 @@ import type { SiteItem } from "./site-items.ts";
 
 /** Bytes an inbox post may carry. */
 const inboxBytesMax = 256 * 1024;
-/** Inbox posts one address may make a minute. */
-const inboxPostsPerMinute = 300;
 /**
- * Inbox posts of one address refused (401: unsigned, or a signature that does
- * not hold; 400: one that cannot be read) before the rest of its minute is
- * refused unread. A refusal costs little CPU since signatures are checked
- * first, but a post may name a key the site has not seen, each one fetched:
- * ten a minute from one address at most.
+ * The counts by address, each also by network (an IPv6 /48, ten times the
+ * address's: `countByAddress`), in the site's one registration of rate limits.
  */
-const inboxRefusalsPerMinute = 10;
-/**
- * Inbox posts refused a minute to one IPv6 /48, across its 65,536 /64s (each
- * one subscriber's, `addressScope`): a site's or a hoster's network, which
- * ten refusing subscribers would fill.
- */
-const inboxRefusalsPerNetworkPerMinute = 100;
+const limits = {
+  /** Inbox posts one address may make a minute. */
+  posts: 300,
+  /**
+   * Inbox posts of one address refused (401: unsigned, or a signature that does
+   * not hold; 400: one that cannot be read) before the rest of its minute is
+   * refused unread. A refusal costs little CPU since signatures are checked
+   * first, but a post may name a key the site has not seen, each one fetched:
+   * ten a minute from one address at most, a hundred from its network, which
+   * ten refusing subscribers of a hoster's /48 would fill.
+   */
+  refusals: 10,
+  /**
+   * Reads of the Fediverse's addresses one address may make a minute. Made for
+   * each request, unlike the site's pages: an outbox page some 25 ms of CPU, the
+   * actor 8. A server reads each once and keeps it.
+   */
+  reads: 300,
+};
 /**
  * Characters a signature's key id may have: an address (Mastodon's are under a
  * hundred). Kept in memory a few minutes, for its refetch and its posts, so
@@ -74,13 +81,6 @@ const keyIdMax = 2000;
  * posting from many addresses costs no more than 60 posts at the values cap.
  */
 const inboxPostsPerKeyPerMinute = 60;
-
-/**
- * Reads of the Fediverse's addresses one address may make a minute (its network
- * ten times as many). Made for each request, unlike the site's pages: an outbox
- * page some 25 ms of CPU, the actor 8. A server reads each once and keeps it.
- */
-const readsPerMinute = 300;
 
 /**
  * The key ids a post's HTTP signature names, as claimed, before anything is
@@ -154,33 +154,11 @@ export async function fediverseRoutes(
   },
 ) {
   const actorPath = "/fediverse/actors/site";
-  /** Inbox posts of each address this minute. */
-  const posts = perMinute(inboxPostsPerMinute);
-  /** Inbox posts refused, by address and by network, this minute. */
-  const refusedAtAddress = perMinute(inboxRefusalsPerMinute);
-  const refusedInNetwork = perMinute(inboxRefusalsPerNetworkPerMinute);
-  /** Counts a refusal of `ip`'s post, or with `add` 0 only asks: whether its minute's are spent. */
-  const refusedTooOften = (ip: string, add = 1) =>
-    // Both counted: `||` would skip the network's count when the address's is spent.
-    [
-      refusedAtAddress.over(addressScope(ip), add),
-      refusedInNetwork.over(networkOf(ip), add),
-    ].includes(true);
+  const count = (name: keyof typeof limits) =>
+    countByAddress(app, { name: `fediverse ${name}`, max: limits[name], timeWindow: 60_000 });
+  const [posts, refusals, reads] = [count("posts"), count("refusals"), count("reads")];
   /** Inbox posts signed with each key this minute. */
   const keyPosts = perMinute(inboxPostsPerKeyPerMinute);
-  /** Reads of each address and network this minute. */
-  const reads = [
-    [perMinute(readsPerMinute), addressScope],
-    [perMinute(readsPerMinute * networkFactor), networkOf],
-  ] as const;
-  /** Counts a read of `ip`: the seconds to wait when its address's or network's minute is spent. */
-  const readRefusal = (ip: string) => {
-    for (const [count, keyOf] of reads) {
-      const taken = count.take(keyOf(ip));
-      if ("retryAfter" in taken) return taken.retryAfter;
-    }
-    return null;
-  };
   const inboxes = new Set(["/fediverse/inbox", `${actorPath}/inbox`]);
 
   /**
@@ -257,9 +235,9 @@ export async function fediverseRoutes(
     const url = new URL(target, siteUrl);
     const item = /^\/fediverse\/items(\/[a-z0-9-]+\/[a-z0-9-]+)$/.exec(url.pathname)?.[1];
     const toInbox = request.method === "POST" && inboxes.has(url.pathname);
-    const wait =
-      request.method === "GET" || request.method === "HEAD" ? readRefusal(request.ip) : null;
-    if (wait !== null) return tooMany(reply, wait, "requests");
+    const readRefusal =
+      request.method === "GET" || request.method === "HEAD" ? await reads(request) : null;
+    if (readRefusal) return tooMany(reply, readRefusal.retryAfter, "requests");
     if (request.method === "POST") {
       const length = Number(request.headers["content-length"] ?? 0);
       if (length > inboxBytesMax) {
@@ -267,11 +245,11 @@ export async function fediverseRoutes(
           .code(413)
           .send({ error: { code: "payload_too_large", message: "The activity is too large." } });
       }
-      if (posts.over(addressScope(request.ip)) || refusedTooOften(request.ip, 0))
-        return tooMany(reply);
+      const refusal = (await posts(request)) ?? (await refusals(request, { increment: false }));
+      if (refusal) return tooMany(reply, refusal.retryAfter);
       // A key's id is kept a few minutes in memory (its refetch, its posts): an address's length.
       if (toInbox && claimedKeyIds(request.headers).some((id) => id.length > keyIdMax)) {
-        refusedTooOften(request.ip);
+        await refusals(request);
         return reply.code(401).send({
           error: { code: "unauthorized", message: "The signature's key id is too long." },
         });
@@ -324,7 +302,7 @@ export async function fediverseRoutes(
         return reply.code(202).send();
       }
       if (signer === null || gone) {
-        refusedTooOften(request.ip);
+        await refusals(request);
         return reply.code(401).send({
           error: { code: "unauthorized", message: "The activity's signature does not hold." },
         });
@@ -343,7 +321,7 @@ export async function fediverseRoutes(
       request.log.info({ err: error }, "a Fediverse request could not be read");
       // A post whose signature could not even be checked (a signature that is no base64,
       // read once its key was fetched) is refused as one that does not hold.
-      if (request.method === "POST" && !checked) refusedTooOften(request.ip);
+      if (request.method === "POST" && !checked) await refusals(request);
       return reply
         .code(400)
         .send({ error: { code: "validation_failed", message: "The request could not be read." } });
@@ -361,7 +339,7 @@ export async function fediverseRoutes(
       const page = note === null ? null : await notePage(note);
       return page ? reply.redirect(page, 302) : false;
     }
-    if (request.method === "POST" && response.status === 401) refusedTooOften(request.ip);
+    if (request.method === "POST" && response.status === 401) await refusals(request);
     reply.code(response === fallThrough ? 404 : response.status);
     response.headers.forEach((value, name) => {
       if (name !== "content-length" && name !== "transfer-encoding") reply.header(name, value);

@@ -2,8 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { indexedBytes, startsWith } from "../db/columns.ts";
 import type { Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
-import { addressScope, networkOf } from "../lib/address-scope.ts";
-import { perMinute } from "../lib/per-minute.ts";
+import { countByAddress } from "../lib/address-limit.ts";
+import { networkOf } from "../lib/address-scope.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
 import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
@@ -33,6 +33,7 @@ const webmentionPath = "/webmention";
 export const webmentionLink = (siteUrl: string) =>
   `<${new URL(webmentionPath, siteUrl).href}>; rel="webmention"`;
 
+/** Mentions one address may send a minute (its network ten times as many: `countByAddress`). */
 const perMinutePerAddress = 30;
 /**
  * Mentions of one item from one site shown without the owner's approval: a
@@ -86,7 +87,6 @@ export function createWebmentions({
 }) {
   const { db } = store;
   const site = new URL(siteUrl);
-  const mentions = perMinute(perMinutePerAddress);
   /** The item a target names, or a reason to refuse it. */
   function itemOf(target: URL): string | null {
     if (target.origin !== site.origin || target.search) return null;
@@ -254,6 +254,11 @@ export function createWebmentions({
     routes: async (app: FastifyInstance) => {
       await app.register(async (scope) => {
         acceptForms(scope, 8192);
+        const mentions = countByAddress(scope, {
+          name: "webmentions",
+          max: perMinutePerAddress,
+          timeWindow: 60_000,
+        });
         scope.post(webmentionPath, async (request, reply) => {
           const refuse = (code: number, error: string, message: string) =>
             reply.code(code).send({ error: { code: error, message } });
@@ -288,9 +293,14 @@ export function createWebmentions({
           }
           const path = itemOf(target);
           if (!path) return invalid("The target is not a page of this site that takes mentions.");
-          if (mentions.over(addressScope(request.ip))) {
-            reply.header("retry-after", "60");
-            return refuse(429, "rate_limited", "Too many webmentions; try later.");
+          const tooMany = await mentions(request);
+          if (tooMany) {
+            reply.header("retry-after", String(tooMany.retryAfter));
+            return refuse(
+              429,
+              "rate_limited",
+              `Too many webmentions from ${tooMany.from}; try later.`,
+            );
           }
           const network = networkOf(request.ip);
           const refusal = await queue.refusal(network, source);

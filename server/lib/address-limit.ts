@@ -12,8 +12,14 @@ export const networkFactor = 10;
 /** Whose count ran out: the address's own or its network's. */
 export type Refusal = { retryAfter: number; from: "your address" | "your network" };
 
-/** One request counted against its address and its network: the refusal when either ran out. */
-export type AddressCount = (request: FastifyRequest) => Promise<Refusal | null>;
+/**
+ * One request counted against its address and its network: the refusal when
+ * either ran out. With `{ increment: false }` it only asks, counting nothing.
+ */
+export type AddressCount = (
+  request: FastifyRequest,
+  options?: { increment: false },
+) => Promise<Refusal | null>;
 
 /**
  * Counts requests under `name` by address (`addressScope`) and by network
@@ -43,9 +49,9 @@ export function countByAddress(
       "your network",
     ],
   ] as const;
-  return async (request) => {
+  return async (request, options) => {
     for (const [count, from] of counts) {
-      const allowance = await count(request);
+      const allowance = await count(request, options);
       if (!allowance.isAllowed && allowance.isExceeded) {
         return { retryAfter: Math.max(1, allowance.ttlInSeconds), from };
       }

@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import fastifyRateLimit from "@fastify/rate-limit";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
@@ -8,6 +9,13 @@ import { waitFor } from "../support/wait-for.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, siteUrl, soapFeed, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/** An app of its own with the site's one registration of rate limits, as server/app.ts makes it. */
+async function siteApp() {
+  const app = Fastify();
+  await app.register(fastifyRateLimit, { global: false });
+  return app;
+}
 
 /*
  * Checking a mention against its source (server/fediverse/webmentions.ts),
@@ -242,7 +250,7 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   });
 
   it("keeps one mention of a page from a source, however the target's address is written", async () => {
-    const app = Fastify();
+    const app = await siteApp();
     const webmentions = webmentionsOf();
     await webmentions.routes(app);
     const from = `${source}/linking`;
@@ -286,7 +294,7 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   };
 
   it("holds at most 20 mentions waiting from one network, so its slow pages cannot hold the rest for hours", async () => {
-    const app = Fastify();
+    const app = await siteApp();
     const webmentions = webmentionsOf();
     await webmentions.routes(app);
     const elsewhere = source.replace("127.0.0.1", "localhost");
@@ -317,8 +325,40 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
     await app.close();
   });
 
+  it("refuses past 30 mentions a minute from one address and 300 from its network, as the site's other limits", async () => {
+    const app = await siteApp();
+    const webmentions = webmentionsOf();
+    await webmentions.routes(app);
+    const answers = [];
+    // Thirty from each of ten /64s of one /48: past its share of the queue, still counted.
+    for (let subnet = 1; subnet <= 10; subnet += 1) {
+      for (let n = 0; n < 30; n += 1) {
+        answers.push(
+          (await mentionFrom(app, `2001:db8:5:${subnet}::1`, `${source}/many/${subnet}-${n}`))
+            .statusCode,
+        );
+      }
+      const past = await mentionFrom(
+        app,
+        `2001:db8:5:${subnet}::1`,
+        `${source}/many/${subnet}-past`,
+      );
+      expect(past.statusCode).toBe(429);
+      expect(past.json().error.message).toBe("Too many webmentions from your address; try later.");
+      expect(Number(past.headers["retry-after"])).toBeGreaterThan(0);
+    }
+    expect(answers).not.toContain(500);
+    const fromNetwork = await mentionFrom(app, "2001:db8:5:ff::1", `${source}/many/network`);
+    expect(fromNetwork.json().error.message).toBe(
+      "Too many webmentions from your network; try later.",
+    );
+    await webmentions.wake();
+    await scratch.store.db.deleteFrom("webmentions").execute();
+    await app.close();
+  });
+
   it("takes and checks another site's mention at once while one site's slow pages fill their share of the queue", async () => {
-    const app = Fastify();
+    const app = await siteApp();
     const webmentions = webmentionsOf();
     await webmentions.routes(app);
     // One site's 20 slow pages, each from a network of its own: the site's share is full.
@@ -351,7 +391,7 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   });
 
   it("refuses a source longer, once %-escaped, than the database's index and the site's export take", async () => {
-    const app = Fastify();
+    const app = await siteApp();
     await webmentionsOf().routes(app);
     // 1,918 characters, sent as UTF-8 (under the form's 8 kB); some 17,000 as stored, and
     // varied, so over PostgreSQL's 2,704 bytes an index row once compressed.
@@ -379,7 +419,7 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   if (backend === "sqlite") {
     describe("whatever the database", () => {
       it("refuses at once a source on a private address or a name that is not on the internet", async () => {
-        const app = Fastify();
+        const app = await siteApp();
         await webmentionsOf(false).routes(app);
         const privateSource = "The source must be a page on the public web.";
         // A public site on another port than the web's: the site would knock on its mail or database.
