@@ -14,15 +14,44 @@ const namesDocument = (attribute: (name: string) => string) =>
   attribute("rel").toLowerCase().split(/\s+/).includes("alternate") &&
   /^application\/(activity\+json|ld\+json)\s*(;|$)/i.test(attribute("type"));
 
+/** ActivityStreams' namespace, the profile that makes JSON-LD an ActivityPub document. */
+const activityStreams = "https://www.w3.org/ns/activitystreams";
+
 /**
- * The types a document is read as: JSON (ActivityPub's, JSON-LD's, or plain, as
- * some servers give their contexts), or a page naming its document. Fedify
- * reads any answer as JSON, whatever its type (none, text, an image), so a file
- * uploaded to a site that keeps uploads at its own address (a forum's, a small
- * server's media) could pose as an account there, `@admin@that.site`: Mastodon
- * refuses such answers too.
+ * Whether an answer of this Content-Type is an ActivityPub document, as Mastodon
+ * reads one (its JSON-LD helper's `valid_activitypub_content_type?`):
+ * `application/activity+json`, or `application/ld+json` whose quoted `profile`
+ * names ActivityStreams among its addresses. Not plain JSON, nor JSON-LD of
+ * another profile, nor none: a site that keeps uploads at its own address (a
+ * forum's, a small server's media, an API that answers JSON) could otherwise
+ * serve a file posing as an account there, `@admin@that.site`.
  */
-const readable = /^(application\/([\w.-]+\+)?json|text\/html|application\/xhtml\+xml)\s*(;|$)/i;
+function isActivityPubType(contentType: string): boolean {
+  const [type = "", ...parameters] = contentType.split(";").map((part) => part.trim());
+  if (type.toLowerCase() === "application/activity+json") return true;
+  if (type.toLowerCase() !== "application/ld+json") return false;
+  return parameters.some((parameter) => {
+    const profile = /^profile="([^"]*)"$/i.exec(parameter)?.[1];
+    return profile?.split(/\s+/).includes(activityStreams) ?? false;
+  });
+}
+
+/**
+ * Where fetched contexts are kept in Fedify's store: apart from documents, so
+ * that a file read as a context is never found there as an account.
+ */
+export const contextPrefix = ["_fedify", "remoteContext"] as const;
+
+/** A page naming its document (`rel="alternate"`), which is read only as ActivityPub's. */
+const isPage = (type: string) => /^(text\/html|application\/xhtml\+xml)\s*(;|$)/i.test(type);
+
+/**
+ * What a JSON-LD context may come as: any JSON. Mastodon asks `application/ld+json`
+ * of the few it fetches, but Fedify expands every document it reads with its
+ * contexts, and some servers give theirs as plain JSON; a context says what the
+ * words of a document mean, and is never taken for an account or a post.
+ */
+const isJson = (type: string) => /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type);
 
 /**
  * A page (HTML) reaches Fedify as the one tag naming its document, or empty:
@@ -31,7 +60,7 @@ const readable = /^(application\/([\w.-]+\+)?json|text\/html|application\/xhtml\
  * for ever). The tag is found here in linear time (webmention-pages.ts).
  */
 function bodyForFedify(body: Buffer, headers: Headers): BodyInit {
-  if (!/^(text\/html|application\/xhtml\+xml)\s*(;|$)/i.test(headers.get("content-type") ?? "")) {
+  if (!isPage(headers.get("content-type") ?? "")) {
     return new Uint8Array(body);
   }
   const href = linkedHref(body.toString(), namesDocument);
@@ -42,7 +71,8 @@ function bodyForFedify(body: Buffer, headers: Headers): BodyInit {
 }
 
 /**
- * Remote documents as Fedify reads them (accounts, their keys, posts), through
+ * Remote documents as Fedify reads them (accounts, their keys, posts; with
+ * `contexts`, the JSON-LD contexts they name, kept apart), through
  * the site's guarded fetch instead of Fedify's own, which reads a whole answer
  * however large and waits for it however long: a post's signature names the
  * address of its key, so anyone could make the site read gigabytes. Mastodon
@@ -53,8 +83,12 @@ function bodyForFedify(body: Buffer, headers: Headers): BodyInit {
  */
 export function documentLoader(
   remoteFetch: RemoteFetch,
-  signedBy?: { keyId: URL; privateKey: CryptoKey },
+  {
+    signedBy,
+    contexts = false,
+  }: { signedBy?: { keyId: URL; privateKey: CryptoKey }; contexts?: boolean } = {},
 ): DocumentLoader {
+  const readable = contexts ? isJson : (type: string) => isActivityPubType(type) || isPage(type);
   const headersFor = async (target: URL) => {
     const request = createActivityPubRequest(target.href);
     // The guarded fetch sends the site's own user agent.
@@ -75,7 +109,7 @@ export function documentLoader(
       maxBytes: 1_000_000,
     });
     const type = [answer.headers["content-type"]].flat()[0] ?? "";
-    if (answer.status >= 200 && answer.status < 300 && !readable.test(type))
+    if (answer.status >= 200 && answer.status < 300 && !readable(type))
       throw new RemoteFetchError(`${url} is not a document (${type.slice(0, 100) || "no type"})`);
     // Too deep, or defining too many terms, it would hold the server (activity-json.ts).
     if (tooHeavyJsonLd(jsonIn(answer.body.toString())))

@@ -32,7 +32,7 @@ import { nowIso } from "../lib/time.ts";
 import { withTablesAsParagraphs } from "./article-html.ts";
 import { serverNamesOf } from "./blocks.ts";
 import { nameOf } from "./deadlines.ts";
-import { documentLoader } from "./document-loader.ts";
+import { contextPrefix, documentLoader } from "./document-loader.ts";
 import { removeGoneFollowers } from "./gone-inboxes.ts";
 import type { SiteQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
@@ -194,6 +194,11 @@ export function articleOf(
 export async function createSiteFederation(deps: FederationDeps): Promise<Federation<void>> {
   const { repository, siteUrl, handle, profile } = deps;
   const cached = kvCache({ loader: documentLoader(deps.remoteFetch), kv: deps.kv });
+  const contexts = kvCache({
+    loader: documentLoader(deps.remoteFetch, { contexts: true }),
+    kv: deps.kv,
+    prefix: contextPrefix,
+  });
   // The queue's waits, as the durations Fedify takes (message-queue.ts, `retryAfterMs`).
   const retryPolicy: RetryPolicy = (context) => {
     const ms = deps.queue.retryAfterMs(context);
@@ -205,9 +210,11 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     kv: deps.kv,
     queue: deps.queue,
     origin: siteUrl,
-    // Kept 5 minutes in Fedify's store, as its own loader's documents are; contexts too.
+    // Kept 5 minutes in Fedify's store, as its own loader's documents are; contexts apart.
     documentLoaderFactory: () => cached,
-    authenticatedDocumentLoaderFactory: (identity) => documentLoader(deps.remoteFetch, identity),
+    contextLoaderFactory: () => contexts,
+    authenticatedDocumentLoaderFactory: (identity) =>
+      documentLoader(deps.remoteFetch, { signedBy: identity }),
     // The queue is started by the composition root, after the routes exist.
     manuallyStartQueue: true,
     ...(deps.circuitBreaker ? { circuitBreaker: deps.circuitBreaker } : {}),

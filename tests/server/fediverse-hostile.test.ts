@@ -450,16 +450,31 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
     await waitFor(async () => (await following()) === 0, { what: "vic's own Undo taken" });
   });
 
-  it("takes no account from a file its server keeps as any other (text, an image), as an upload to it would be", {
+  it("takes an account only from a document Mastodon would read as ActivityPub's, not from any other file its server keeps", {
     timeout: 240_000,
   }, async () => {
     const keys = await remoteAccountKeys();
-    /** A post signed as the account at `actor`, whose document the server gives as `type`. */
-    const postAs = async (name: string, type: string) => {
-      const actor = `${honest.base}/uploads/${name}.json`;
-      honest.serve(
+    // A context of its own, given as plain JSON: read, as a context is, whatever its JSON type.
+    for (const server of [honest, evil]) {
+      server.serve(
+        { id: "context", "@context": { pronouns: "http://schema.org/pronouns" } },
+        `${server.base}/contexts/plain`,
+        "application/json",
+      );
+    }
+    /**
+     * A post signed as the account at `actor`, whose document `server` gives as `type`, from
+     * an address of its own: each refusal counts against its address and its key's host.
+     */
+    const postAs = async (name: string, type: string, server = honest) => {
+      const actor = `${server.base}/uploads/${name}.json`;
+      server.serve(
         {
-          "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+          "@context": [
+            "https://www.w3.org/ns/activitystreams",
+            "https://w3id.org/security/v1",
+            `${server.base}/contexts/plain`,
+          ],
           id: actor,
           type: "Person",
           preferredUsername: name,
@@ -470,7 +485,7 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
         actor,
         type,
       );
-      const post = `${honest.base}/uploads/${name}/note`;
+      const post = `${server.base}/uploads/${name}/note`;
       const activity = {
         id: `${post}/activity`,
         type: "Create",
@@ -485,19 +500,40 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
         },
         ...publicly,
       };
-      return t.app.inject(await injected(await keys.signed(siteUrl, actor, activity)));
+      const signed = await injected(await keys.signed(siteUrl, actor, activity));
+      return t.app.inject({ ...signed, remoteAddress: "203.0.113.60" });
     };
-    for (const type of ["text/plain", "image/png", "application/octet-stream"]) {
-      const name = `admin${type.replace(/\W/g, "")}`;
-      expect((await postAs(name, type)).statusCode, type).toBe(401);
+    const refused = [
+      "text/plain",
+      "image/png",
+      "application/octet-stream",
+      // JSON, as an API or an upload is given, and JSON-LD of another profile or none.
+      "application/json",
+      "application/ld+json",
+      'application/ld+json; profile="https://example.com/ns"',
+    ];
+    for (const [at, type] of refused.entries()) {
+      const name = `admin${at}`;
+      expect((await postAs(name, type, at % 2 ? evil : honest)).statusCode, type).toBe(401);
       expect(await replies(), type).not.toContainEqual([name, `I am ${name}.`]);
     }
-    // Given as ActivityPub's JSON, the same account is one.
-    expect((await postAs("member", "application/activity+json")).statusCode).toBe(202);
-    await waitFor(async () => (await replies()).some(([name]) => name === "member"), {
-      timeoutMs: 120_000,
-      what: "the member's reply",
-    });
+    // Given as ActivityPub's JSON, or as JSON-LD of its profile, the same account is one.
+    const taken = [
+      "application/activity+json",
+      "application/activity+json; charset=utf-8",
+      'application/ld+json; profile="https://www.w3.org/ns/activitystreams"',
+      'application/ld+json;profile="https://www.w3.org/ns/activitystreams https://example.com/ns"',
+    ];
+    for (const [at, type] of taken.entries()) {
+      expect((await postAs(`member${at}`, type)).statusCode, type).toBe(202);
+    }
+    await waitFor(
+      async () => {
+        const names = (await replies()).map(([name]) => name);
+        return taken.every((_, at) => names.includes(`member${at}`));
+      },
+      { timeoutMs: 120_000, what: "each member's reply" },
+    );
   });
 
   it("answers an address's reads of each of the Fediverse's addresses past 300 a minute with 429, and no other address's", {
