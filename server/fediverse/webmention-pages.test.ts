@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { advertisedEndpoint, readEntry } from "./webmention-pages.ts";
+import { advertisedEndpoint, linksOf, readEntry } from "./webmention-pages.ts";
 
 describe("a mentioning page's h-entry", () => {
   it("keeps its author's name and its words as one line of text, without control or hidden characters", async () => {
@@ -156,5 +156,41 @@ describe("a linked page's Webmention endpoint", () => {
       ),
     });
     expect(endpoint?.href).toBe("https://other.example/mentions");
+  });
+});
+
+describe("a mentioning page's links", () => {
+  const soap = "https://ewe.test/science/soap";
+  const linked = async (html: string) =>
+    (await linksOf(html, "https://eve.example/notes/1")).map((url) => url.href);
+
+  it("are those its readers see: links, images and players, resolved against its address", async () => {
+    const html = `<p><a href="${soap}">soap</a> <img src="/pictures/1.png" alt="">
+<video src="https://cdn.example/v.mp4"></video><a href='../about'>me</a></p>`;
+    expect(await linked(html)).toEqual(
+      expect.arrayContaining([
+        soap,
+        "https://eve.example/pictures/1.png",
+        "https://cdn.example/v.mp4",
+        "https://eve.example/about",
+      ]),
+    );
+  });
+
+  it("are none in a comment, a script, a template, the head, a hidden element or text", async () => {
+    for (const html of [
+      `<!-- <a href="${soap}">soap</a> -->`,
+      `<script>document.write('<a href="${soap}">')</script>`,
+      `<template><a href="${soap}">soap</a></template>`,
+      `<head><link rel="canonical" href="${soap}"></head>`,
+      `<div hidden><a href="${soap}">soap</a></div>`,
+      `<div hidden="until-found"><a href="${soap}">soap</a></div>`,
+      `<span style="DISPLAY:none"><a href="${soap}">soap</a></span>`,
+      `<span style="opacity: 1; visibility: hidden !important"><a href="${soap}">soap</a></span>`,
+      `<p>Paste: href="${soap}" or <code>&lt;a href="${soap}"&gt;</code></p>`,
+      `<p title=' href="${soap}"'>A title</p>`,
+    ]) {
+      expect(await linked(html), html).toEqual([]);
+    }
   });
 });

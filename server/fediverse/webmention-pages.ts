@@ -1,3 +1,4 @@
+import type { DefaultTreeAdapterMap } from "parse5";
 import type { ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import {
@@ -45,12 +46,47 @@ export const samePage = (a: URL, b: URL) =>
   a.search === b.search &&
   a.pathname.replace(/\/$/, "") === b.pathname.replace(/\/$/, "");
 
-/** Every address an HTML page links to or embeds, resolved against `base`. */
-export function linksOf(html: string, base: string): URL[] {
+/** The elements whose address a reader of the page follows or sees: a link, an image, a player. */
+const shownAddress: Record<string, string> = {
+  a: "href",
+  area: "href",
+  img: "src",
+  video: "src",
+  audio: "src",
+  source: "src",
+};
+/** Elements never shown, whatever they hold: their addresses are no link of the page's. */
+const neverShown = new Set(["head", "script", "style", "template", "noscript", "title"]);
+/** An inline style that hides its element. */
+const hiding =
+  /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*(hidden|collapse))\s*(!important\s*)?(;|$)/i;
+
+type Parse5Node = DefaultTreeAdapterMap["node"];
+
+/**
+ * Every address a page shows a reader, as a link or an image, resolved
+ * against `base`: not one in a comment, a script, a template or the head, nor
+ * in an element hidden by its `hidden` attribute or its inline style (a link
+ * its readers never see says nothing to them of the item), nor text that only
+ * reads like an attribute. Read as the HTML parser builds the page, within its
+ * limits (`parsedWithin`); a page past them throws.
+ */
+export async function linksOf(html: string, base: string): Promise<URL[]> {
+  const document = parsedWithin(html, await import("parse5"));
   const links: URL[] = [];
-  for (const match of html.matchAll(new RegExp(String.raw`\s(?:href|src)${attribute}`, "gi"))) {
-    const url = webAddress(decodeHtmlEntities(attributeValue(match)).trim(), base);
-    if (url) links.push(url);
+  const stack: Parse5Node[] = [document];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (!("childNodes" in node)) continue;
+    if ("tagName" in node) {
+      const { tagName, attrs } = node;
+      const named = (name: string) => attrs.find((one) => one.name === name)?.value;
+      if (neverShown.has(tagName) || named("hidden") !== undefined) continue;
+      if (hiding.test(named("style") ?? "")) continue;
+      const address = named(shownAddress[tagName] ?? "");
+      const url = address === undefined ? null : webAddress(address.trim(), base);
+      if (url) links.push(url);
+    }
+    stack.push(...node.childNodes);
   }
   return links;
 }
@@ -98,31 +134,31 @@ const elementsMax = 100_000;
 const markedMax = 2000;
 
 /**
- * Why the HTML parser would take too long or too much memory to build a page,
- * or null: it is built once, by the parser the h-entry reader uses, into a
- * tree that only counts. The parser's work for each element grows with the
+ * The page as the HTML parser builds it, or a throw when that would take too
+ * long or too much memory: it is built by the parser the h-entry reader uses,
+ * counting as it goes. The parser's work for each element grows with the
  * depth it opens at (1 MB of `<div>` held the event loop for minutes), and a
  * few kilobytes can make it build millions of elements (a thousand bold
  * elements left open are made anew in each block after: 34 kB took 8 seconds
  * and 750 MB). Counted by the parser itself, no way of writing a tag escapes.
  */
-function tooCostly(html: string, { defaultTreeAdapter, parse }: Parse5): string | null {
+function parsedWithin(html: string, { defaultTreeAdapter, parse }: Parse5) {
   const depths = new WeakMap<object, number>();
   let elements = 0;
   let marked = 0;
   const placed = (parent: object, child: object) => {
     const depth = (depths.get(parent) ?? 0) + 1;
-    if (depth > depthMax) throw new TooCostly(`its elements nest deeper than ${depthMax}`);
+    if (depth > depthMax) throw new Error(`its elements nest deeper than ${depthMax}`);
     depths.set(child, depth);
   };
   const counting: typeof defaultTreeAdapter = {
     ...defaultTreeAdapter,
     createElement(tagName, namespace, attributes) {
       elements += 1;
-      if (elements > elementsMax) throw new TooCostly(`it makes over ${elementsMax} elements`);
+      if (elements > elementsMax) throw new Error(`it makes over ${elementsMax} elements`);
       const classes = attributes.find(({ name }) => name === "class")?.value ?? "";
       if (/(^|\s)(h|p|u|e|dt)-/.test(classes) && ++marked > markedMax) {
-        throw new TooCostly(`it has over ${markedMax} elements with microformats classes`);
+        throw new Error(`it has over ${markedMax} elements with microformats classes`);
       }
       return defaultTreeAdapter.createElement(tagName, namespace, attributes);
     },
@@ -135,16 +171,8 @@ function tooCostly(html: string, { defaultTreeAdapter, parse }: Parse5): string 
       defaultTreeAdapter.insertBefore(parent, child, reference);
     },
   };
-  try {
-    parse(html, { treeAdapter: counting });
-    return null;
-  } catch (error) {
-    if (error instanceof TooCostly) return error.message;
-    throw error;
-  }
+  return parse(html, { treeAdapter: counting });
 }
-
-class TooCostly extends Error {}
 
 /** The HTML parser, loaded with the first page read (as microformats-parser, which uses it). */
 type Parse5 = typeof import("parse5");
@@ -155,8 +183,7 @@ export async function readEntry(
   source: URL,
   target: URL,
 ): Promise<Omit<ShownMention, "id" | "source">> {
-  const refusal = tooCostly(html, await import("parse5"));
-  if (refusal) throw new Error(refusal);
+  parsedWithin(html, await import("parse5"));
   const { mf2 } = await import("microformats-parser");
   const entry = firstEntry(mf2(html, { baseUrl: source.href }).items as Mf2Item[]);
   const props = entry?.properties ?? {};

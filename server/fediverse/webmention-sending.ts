@@ -50,7 +50,7 @@ export function webmentionSender({
     if (!allowPrivateAddresses && !isPublicHost(site.hostname)) return;
     const source = new URL(item.path, site).href;
     const targets = new Map<string, URL>();
-    for (const link of linksOf(item.html, source)) {
+    for (const link of await linksOf(item.html, source)) {
       if (link.origin !== site.origin) targets.set(link.href, link);
     }
     for (const target of targets.values()) {

@@ -148,9 +148,11 @@ export function createWebmentions({
     if (await blocked([source, new URL(answer.url)].flatMap(withFolders))) {
       return forget(row.id, row.path, "its source is blocked");
     }
-    const type = String(answer.headers["content-type"] ?? "").toLowerCase();
+    const type = String(answer.headers["content-type"] ?? "");
     const html = answer.body.toString("utf8");
-    const links = type.includes("html") ? linksOf(html, answer.url) : [];
+    // Only a page is read for its links: a text, a feed or a file that names the item links to nothing.
+    const page = /^(text\/html|application\/xhtml\+xml)\s*(;|$)/i.test(type);
+    const links = page ? await linksOf(html, answer.url) : [];
     if (!links.some((link) => samePage(link, target))) {
       return forget(row.id, row.path, "its source does not link to the item");
     }

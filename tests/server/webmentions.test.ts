@@ -31,6 +31,29 @@ const target = `${siteUrl}/science/soap`;
 const unreadable = `<!doctype html><base href="http://[::1"><article class="h-entry">
 <p class="p-content">Soap, <a href="${target}">explained</a>.</p><img src="soap.png" alt=""></article>`;
 const linking = `<!doctype html><article class="h-entry"><p class="p-content">Soap, <a href="${target}/">explained</a>.</p></article>`;
+/**
+ * Pages that name the item where none of their readers sees a link to it, by path
+ * under `/unseen/`, and the type each is given as.
+ */
+const unseen: Record<string, [string, string]> = {
+  comment: ["text/html", `<!doctype html><p>Hello</p><!-- <a href="${target}">soap</a> -->`],
+  script: ["text/html", `<!doctype html><script>const a = '<a href="${target}">';</script>`],
+  template: ["text/html", `<!doctype html><template><a href="${target}">soap</a></template>`],
+  hidden: ["text/html", `<!doctype html><div hidden><p><a href="${target}">soap</a></p></div>`],
+  styled: [
+    "text/html",
+    `<!doctype html><p style="color: red; display: none"><a href="${target}">soap</a></p>`,
+  ],
+  head: [
+    "text/html",
+    `<!doctype html><head><link rel="canonical" href="${target}"></head><p>Hi</p>`,
+  ],
+  text: [
+    "text/html",
+    `<!doctype html><p>Write it so: <code>&lt;a href="${target}"&gt;</code> href=${target} </p>`,
+  ],
+  typed: ["text/x-html-source", `<a href="${target}">soap</a>`],
+};
 
 describe.each(backends)("webmentions received, on %s", (backend) => {
   let scratch: Awaited<ReturnType<typeof scratchStore>>;
@@ -54,6 +77,8 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       response.writeHead(302, { location: `${elsewhere}/linking` }).end();
       return;
     }
+    const [type, page] = unseen[request.url?.split("/unseen/")[1] ?? ""] ?? [];
+    if (type && page) return response.writeHead(200, { "content-type": type }).end(page);
     if (request.url?.includes("/slow/") && !letGo) {
       held.set(request.url, () => response.writeHead(404).end());
       return;
@@ -132,6 +157,35 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       },
     ]);
     expect(logged).toContain("a webmention stays as it was");
+  });
+
+  it("takes no mention from a page that names the item only where its readers see no link", async () => {
+    const webmentions = webmentionsOf(true, "off");
+    const { db } = scratch.store;
+    const received = new Date().toISOString();
+    const sources = [...Object.keys(unseen).map((name) => `${source}/unseen/${name}`)];
+    await db
+      .insertInto("webmentions")
+      .values(
+        [...sources, `${source}/seen/linking`].map((from) => ({
+          source: from,
+          target,
+          path: "/science/soap",
+          status: "unverified" as const,
+          kind: "mention",
+          received_at: received,
+        })),
+      )
+      .execute();
+    await webmentions.wake();
+    const rows = await db
+      .selectFrom("webmentions")
+      .select(["source", "status"])
+      .where((eb) => eb.or([eb("source", "like", "%/unseen/%"), eb("source", "like", "%/seen/%")]))
+      .execute();
+    // The page with a link its readers see is shown; none of the others is kept.
+    expect(rows).toEqual([{ source: `${source}/seen/linking`, status: "published" }]);
+    await db.deleteFrom("webmentions").execute();
   });
 
   it("publishes at once, when only first mentions wait, a mention from a site the owner approved before, not one it redirects to", async () => {
