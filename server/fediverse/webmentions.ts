@@ -41,6 +41,12 @@ const perMinutePerAddress = 30;
  * item), and each would show, so past these the next waits for the owner.
  */
 const shownPerSiteMax = 3;
+/**
+ * Mentions of one item shown without the owner's approval in a day, from every
+ * site together: a site is its host, and one domain's names are without end
+ * (`a.evil.example`, `b.evil.example`, …), so past these a flood waits for the owner.
+ */
+const shownPerItemPerDay = 20;
 
 /**
  * A page's address and those of the folders above it, as a block may name
@@ -169,14 +175,17 @@ export function createWebmentions({
       breaksRules(lines([source.href, answer.url, entry.authorUrl]), null);
     // The site trusted is the one whose page was read: a trusted site's page that
     // redirects (an open redirect, a page moved away) passes on no trust.
-    const shownFromSite = async (path?: string) => {
+    /** Mentions shown but this one: of the source's site, of its item too, or of its item this day. */
+    const shown = async (of: { site?: true; item?: true; day?: true }) => {
       let shown = db
         .selectFrom("webmentions")
         .select((eb) => eb.fn.countAll().as("count"))
         .where("status", "=", "published")
-        .where(startsWith("source", `${source.origin}/`))
         .where("id", "!=", row.id);
-      if (path !== undefined) shown = shown.where("path", "=", path);
+      if (of.site) shown = shown.where(startsWith("source", `${source.origin}/`));
+      if (of.item) shown = shown.where("path", "=", row.path);
+      if (of.day)
+        shown = shown.where("received_at", ">=", new Date(Date.now() - 86_400_000).toISOString());
       return Number((await shown.executeTakeFirstOrThrow()).count);
     };
     const trusted =
@@ -184,9 +193,11 @@ export function createWebmentions({
       (mode === "off" ||
         (mode === "first" &&
           new URL(answer.url).origin === source.origin &&
-          (row.status === "published" || (await shownFromSite()) > 0))) &&
-      // One site's pages under one item, past a few, are the owner's to let through.
-      (await shownFromSite(row.path)) < shownPerSiteMax;
+          (row.status === "published" || (await shown({ site: true })) > 0))) &&
+      // One site's pages under one item, past a few, are the owner's to let through, and
+      // so are an item's mentions from every site past a day's.
+      (await shown({ site: true, item: true })) < shownPerSiteMax &&
+      (await shown({ item: true, day: true })) < shownPerItemPerDay;
     // An approved mention stays so while it says the same under the same name and link; changed, it waits again.
     const status =
       trusted ||

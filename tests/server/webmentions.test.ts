@@ -263,6 +263,54 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
     await db.deleteFrom("webmentions").execute();
   });
 
+  it("shows at most 20 mentions of an item a day without the owner, whatever sites they come from", async () => {
+    const webmentions = webmentionsOf(true, "off");
+    const { db } = scratch.store;
+    const received = new Date().toISOString();
+    const row = (from: string, status: "published" | "unverified", at = received) => ({
+      source: from,
+      status,
+      target,
+      path: "/science/soap",
+      kind: "mention" as const,
+      received_at: at,
+      verified_at: status === "published" ? at : null,
+    });
+    // One domain's names without end, each a site of its own: twenty shown today, one yesterday.
+    const yesterday = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    await db
+      .insertInto("webmentions")
+      .values([
+        row("https://old.flood.example/1", "published", yesterday),
+        ...Array.from({ length: 19 }, (_, n) => row(`https://s${n}.flood.example/1`, "published")),
+        row(`${source}/day/linking`, "unverified"),
+      ])
+      .execute();
+    await webmentions.wake();
+    const status = async () =>
+      (
+        await db
+          .selectFrom("webmentions")
+          .select("status")
+          .where("source", "=", `${source}/day/linking`)
+          .executeTakeFirstOrThrow()
+      ).status;
+    // The twentieth of the day shows; the twenty-first waits for the owner.
+    expect(await status()).toBe("published");
+    await db
+      .insertInto("webmentions")
+      .values(row(`${source.replace("127.0.0.1", "localhost")}/day/linking`, "unverified"))
+      .execute();
+    await webmentions.wake();
+    const next = await db
+      .selectFrom("webmentions")
+      .select("status")
+      .where("source", "like", "http://localhost%/day/linking")
+      .executeTakeFirstOrThrow();
+    expect(next.status).toBe("pending");
+    await db.deleteFrom("webmentions").execute();
+  });
+
   it("sends an approved mention back for approval when its author's name changes", async () => {
     const webmentions = webmentionsOf();
     const { db } = scratch.store;
