@@ -1,4 +1,4 @@
-import { signRequest } from "@fedify/fedify";
+import { type KvStore, kvCache, signRequest } from "@fedify/fedify";
 import {
   createActivityPubRequest,
   type DocumentLoader,
@@ -7,7 +7,7 @@ import {
 } from "@fedify/fedify/runtime";
 import { jsonIn, tooHeavyJsonLd } from "./activity-json.ts";
 import { type RemoteFetch, RemoteFetchError, responseOf } from "./safe-fetch.ts";
-import { linkedHref } from "./webmention-pages.ts";
+import { isPage, linkedHref } from "./webmention-pages.ts";
 
 /** An `<a>` or `<link>` naming the ActivityPub document of the page it is on. */
 const namesDocument = (attribute: (name: string) => string) =>
@@ -35,15 +35,6 @@ function isActivityPubType(contentType: string): boolean {
     return profile?.split(/\s+/).includes(activityStreams) ?? false;
   });
 }
-
-/**
- * Where fetched contexts are kept in Fedify's store: apart from documents, so
- * that a file read as a context is never found there as an account.
- */
-export const contextPrefix = ["_fedify", "remoteContext"] as const;
-
-/** A page naming its document (`rel="alternate"`), which is read only as ActivityPub's. */
-const isPage = (type: string) => /^(text\/html|application\/xhtml\+xml)\s*(;|$)/i.test(type);
 
 /**
  * What a JSON-LD context may come as: any JSON. Mastodon asks `application/ld+json`
@@ -120,4 +111,20 @@ export function documentLoader(
     });
   };
   return (url) => load(url);
+}
+
+/**
+ * The loaders Fedify reads documents and contexts with, each kept 5 minutes in
+ * its store, as its own loader's are; contexts apart, so that a file read as a
+ * context is never found there as an account.
+ */
+export function cachedLoaders(remoteFetch: RemoteFetch, kv: KvStore) {
+  return {
+    documentLoader: kvCache({ loader: documentLoader(remoteFetch), kv }),
+    contextLoader: kvCache({
+      loader: documentLoader(remoteFetch, { contexts: true }),
+      kv,
+      prefix: ["_fedify", "remoteContext"],
+    }),
+  };
 }

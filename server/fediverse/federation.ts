@@ -7,7 +7,6 @@ import {
   generateCryptoKeyPair,
   importJwk,
   type KvStore,
-  kvCache,
   type RetryPolicy,
   SendActivityError,
 } from "@fedify/fedify";
@@ -32,7 +31,7 @@ import { nowIso } from "../lib/time.ts";
 import { withTablesAsParagraphs } from "./article-html.ts";
 import { serverNamesOf } from "./blocks.ts";
 import { nameOf } from "./deadlines.ts";
-import { contextPrefix, documentLoader } from "./document-loader.ts";
+import { cachedLoaders, documentLoader } from "./document-loader.ts";
 import { removeGoneFollowers } from "./gone-inboxes.ts";
 import type { SiteQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
@@ -193,12 +192,7 @@ export function articleOf(
 
 export async function createSiteFederation(deps: FederationDeps): Promise<Federation<void>> {
   const { repository, siteUrl, handle, profile } = deps;
-  const cached = kvCache({ loader: documentLoader(deps.remoteFetch), kv: deps.kv });
-  const contexts = kvCache({
-    loader: documentLoader(deps.remoteFetch, { contexts: true }),
-    kv: deps.kv,
-    prefix: contextPrefix,
-  });
+  const { documentLoader: cached, contextLoader } = cachedLoaders(deps.remoteFetch, deps.kv);
   // The queue's waits, as the durations Fedify takes (message-queue.ts, `retryAfterMs`).
   const retryPolicy: RetryPolicy = (context) => {
     const ms = deps.queue.retryAfterMs(context);
@@ -210,9 +204,8 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     kv: deps.kv,
     queue: deps.queue,
     origin: siteUrl,
-    // Kept 5 minutes in Fedify's store, as its own loader's documents are; contexts apart.
     documentLoaderFactory: () => cached,
-    contextLoaderFactory: () => contexts,
+    contextLoaderFactory: () => contextLoader,
     authenticatedDocumentLoaderFactory: (identity) =>
       documentLoader(deps.remoteFetch, { signedBy: identity }),
     // The queue is started by the composition root, after the routes exist.

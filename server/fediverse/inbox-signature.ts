@@ -1,9 +1,9 @@
-import { type KeyCache, type KvStore, kvCache, verifyRequestDetailed } from "@fedify/fedify";
+import { type KeyCache, type KvStore, verifyRequestDetailed } from "@fedify/fedify";
 import type { DocumentLoader } from "@fedify/fedify/runtime";
 import { CryptographicKey, Multikey } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { perMinute } from "../lib/per-minute.ts";
-import { contextPrefix, documentLoader } from "./document-loader.ts";
+import { cachedLoaders, documentLoader } from "./document-loader.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
@@ -116,14 +116,9 @@ const blockedKey = new Error("the key names a blocked account or server");
 
 export function createSignatureCheck(kv: KvStore, remoteFetch: RemoteFetch) {
   const fresh = documentLoader(remoteFetch);
-  // Fedify's document loader: documents kept 5 minutes (federation.ts), contexts apart.
-  const cached = kvCache({ loader: fresh, kv });
-  const contextLoader = kvCache({
-    loader: documentLoader(remoteFetch, { contexts: true }),
-    kv,
-    prefix: contextPrefix,
-  });
-  const loaders = { documentLoader: cached, contextLoader };
+  // Fedify's loaders (federation.ts).
+  const loaders = cachedLoaders(remoteFetch, kv);
+  const cached = loaders.documentLoader;
   /** When each key was last fetched again after a failure, by its id. */
   const refetched = new Map<string, number>();
   /** Fetches of keys by host and network this minute, given back when their post holds. */

@@ -40,6 +40,9 @@ export function webAddress(value: string, base?: string): URL | null {
   return Buffer.byteLength(url.href) > urlMax ? null : url;
 }
 
+/** Whether an answer of this Content-Type is a page: HTML, or XHTML. */
+export const isPage = (type: string) => /^(text\/html|application\/xhtml\+xml)\s*(;|$)/i.test(type);
+
 /** Two addresses for the same page: the same but for a trailing slash. */
 export const samePage = (a: URL, b: URL) =>
   a.origin === b.origin &&
@@ -234,7 +237,7 @@ export function advertisedEndpoint(answer: RemoteAnswer): URL | null {
       return webAddress(match[1] ?? "", answer.url);
     }
   }
-  if (!String(answer.headers["content-type"] ?? "").includes("html")) return null;
+  if (!isPage(String(answer.headers["content-type"] ?? ""))) return null;
   const href = linkedHref(answer.body.toString("utf8"), (attribute) =>
     attribute("rel").toLowerCase().split(/\s+/).includes("webmention"),
   );

@@ -7,7 +7,7 @@ import { networkOf } from "../lib/address-scope.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
 import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
-import { linksOf, readEntry, samePage, webAddress } from "./webmention-pages.ts";
+import { isPage, linksOf, readEntry, samePage, webAddress } from "./webmention-pages.ts";
 import { mentionQueue } from "./webmention-queue.ts";
 import { mentionRecords } from "./webmention-records.ts";
 import { pageLimits, webmentionSender } from "./webmention-sending.ts";
@@ -154,10 +154,9 @@ export function createWebmentions({
     if (await blocked([source, new URL(answer.url)].flatMap(withFolders))) {
       return forget(row.id, row.path, "its source is blocked");
     }
-    const type = String(answer.headers["content-type"] ?? "");
     const html = answer.body.toString("utf8");
     // Only a page is read for its links: a text, a feed or a file that names the item links to nothing.
-    const page = /^(text\/html|application\/xhtml\+xml)\s*(;|$)/i.test(type);
+    const page = isPage(String(answer.headers["content-type"] ?? ""));
     const links = page ? await linksOf(html, answer.url) : [];
     if (!links.some((link) => samePage(link, target))) {
       return forget(row.id, row.path, "its source does not link to the item");
