@@ -30,6 +30,23 @@ const tag = /<[^<>]*>/g;
 const element = /<(script|style)\b[^<]*(?:<(?!\/?\1\b)[^<]*)*<\/\1\s*>/gi;
 const link = /<a\b([^<>]*)>([^<]*(?:<(?!\/?a\b)[^<]*)*)<\/a\s*>/gi;
 
+/**
+ * The HTML without its comments, which no reader of the post sees (one left
+ * open runs to the end, as a browser reads it): a link inside one would
+ * otherwise show here. Found in linear time, as the patterns above.
+ */
+function withoutComments(html: string): string {
+  let kept = "";
+  let at = 0;
+  for (let open = html.indexOf("<!--"); open !== -1; open = html.indexOf("<!--", at)) {
+    kept += html.slice(at, open);
+    const close = html.indexOf("-->", open + 4);
+    if (close === -1) return kept;
+    at = close + 3;
+  }
+  return kept + html.slice(at);
+}
+
 function inlineText(html: string): string {
   return decodeHtmlEntities(html.replace(tag, "")).replace(markdownSpecial, "\\$1");
 }
@@ -42,7 +59,7 @@ export function noteMarkdown(
   }: { contentWarning?: string | null; dropMentionsOf: readonly string[] },
 ): string {
   // U+E000 (private use) marks where each link goes back in: none of theirs may pose as one.
-  const withoutScripts = html.replaceAll("\uE000", "").replace(element, "");
+  const withoutScripts = withoutComments(html.replaceAll("\uE000", "")).replace(element, "");
   const links: string[] = [];
   const linked = withoutScripts.replace(link, (_whole, attributes: string, inner: string) => {
     const href = /\bhref\s*=\s*"([^"]*)"/i.exec(attributes)?.[1];
