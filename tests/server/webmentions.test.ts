@@ -114,6 +114,21 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       changed: () => {},
     });
 
+  /** A mention of the soap post from `from`, as the endpoint records it, received `at`. */
+  const mentionRow = (
+    from: string,
+    status: "published" | "unverified",
+    at = new Date().toISOString(),
+  ) => ({
+    source: from,
+    status,
+    target,
+    path: "/science/soap",
+    kind: "mention" as const,
+    received_at: at,
+    verified_at: status === "published" ? at : null,
+  });
+
   it("keeps a mention the owner approved as it was, and forgets a new one", async () => {
     const webmentions = webmentionsOf();
     const { db } = scratch.store;
@@ -162,20 +177,10 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   it("takes no mention from a page that names the item only where its readers see no link", async () => {
     const webmentions = webmentionsOf(true, "off");
     const { db } = scratch.store;
-    const received = new Date().toISOString();
-    const sources = [...Object.keys(unseen).map((name) => `${source}/unseen/${name}`)];
+    const sources = Object.keys(unseen).map((name) => `${source}/unseen/${name}`);
     await db
       .insertInto("webmentions")
-      .values(
-        [...sources, `${source}/seen/linking`].map((from) => ({
-          source: from,
-          target,
-          path: "/science/soap",
-          status: "unverified" as const,
-          kind: "mention",
-          received_at: received,
-        })),
-      )
+      .values([...sources, `${source}/seen/linking`].map((from) => mentionRow(from, "unverified")))
       .execute();
     await webmentions.wake();
     const rows = await db
@@ -191,25 +196,16 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   it("publishes at once, when only first mentions wait, a mention from a site the owner approved before, not one it redirects to", async () => {
     const webmentions = webmentionsOf(true, "first");
     const { db } = scratch.store;
-    const received = new Date().toISOString();
     const elsewhere = source.replace("127.0.0.1", "localhost");
     await db
       .insertInto("webmentions")
-      .values(
-        [
-          { source: `${source}/approved`, status: "published" as const },
-          { source: `${source}/trusted/linking`, status: "unverified" as const },
-          { source: `${elsewhere}/first/linking`, status: "unverified" as const },
-          // Its words are another site's: that one has had none approved.
-          { source: `${source}/trusted/away`, status: "unverified" as const },
-        ].map((row) => ({
-          ...row,
-          target,
-          path: "/science/soap",
-          kind: "mention",
-          received_at: received,
-        })),
-      )
+      .values([
+        mentionRow(`${source}/approved`, "published"),
+        mentionRow(`${source}/trusted/linking`, "unverified"),
+        mentionRow(`${elsewhere}/first/linking`, "unverified"),
+        // Its words are another site's: that one has had none approved.
+        mentionRow(`${source}/trusted/away`, "unverified"),
+      ])
       .execute();
     await webmentions.wake();
     const rows = await db
@@ -229,24 +225,14 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   it("shows at most three mentions of an item from one site before the owner lets more through", async () => {
     const webmentions = webmentionsOf(true, "off");
     const { db } = scratch.store;
-    const received = new Date().toISOString();
     const elsewhere = source.replace("127.0.0.1", "localhost");
-    const row = (from: string, status: "published" | "unverified") => ({
-      source: from,
-      status,
-      target,
-      path: "/science/soap",
-      kind: "mention" as const,
-      received_at: received,
-      verified_at: status === "published" ? received : null,
-    });
     // A site's pages are its to make: a fourth that links to the item waits, another site's shows.
     await db
       .insertInto("webmentions")
       .values([
-        ...[1, 2, 3].map((page) => row(`${source}/${page}`, "published")),
-        row(`${source}/4/linking`, "unverified"),
-        row(`${elsewhere}/5/linking`, "unverified"),
+        ...[1, 2, 3].map((page) => mentionRow(`${source}/${page}`, "published")),
+        mentionRow(`${source}/4/linking`, "unverified"),
+        mentionRow(`${elsewhere}/5/linking`, "unverified"),
       ])
       .execute();
     await webmentions.wake();
@@ -266,48 +252,33 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   it("shows at most 20 mentions of an item a day without the owner, whatever sites they come from", async () => {
     const webmentions = webmentionsOf(true, "off");
     const { db } = scratch.store;
-    const received = new Date().toISOString();
-    const row = (from: string, status: "published" | "unverified", at = received) => ({
-      source: from,
-      status,
-      target,
-      path: "/science/soap",
-      kind: "mention" as const,
-      received_at: at,
-      verified_at: status === "published" ? at : null,
-    });
     // One domain's names without end, each a site of its own: twenty shown today, one yesterday.
     const yesterday = new Date(Date.now() - 2 * 86_400_000).toISOString();
     await db
       .insertInto("webmentions")
       .values([
-        row("https://old.flood.example/1", "published", yesterday),
-        ...Array.from({ length: 19 }, (_, n) => row(`https://s${n}.flood.example/1`, "published")),
-        row(`${source}/day/linking`, "unverified"),
+        mentionRow("https://old.flood.example/1", "published", yesterday),
+        ...Array.from({ length: 19 }, (_, n) =>
+          mentionRow(`https://s${n}.flood.example/1`, "published"),
+        ),
+        mentionRow(`${source}/day/linking`, "unverified"),
       ])
       .execute();
     await webmentions.wake();
-    const status = async () =>
+    const statusOf = async (from: string) =>
       (
         await db
           .selectFrom("webmentions")
           .select("status")
-          .where("source", "=", `${source}/day/linking`)
+          .where("source", "=", from)
           .executeTakeFirstOrThrow()
       ).status;
     // The twentieth of the day shows; the twenty-first waits for the owner.
-    expect(await status()).toBe("published");
-    await db
-      .insertInto("webmentions")
-      .values(row(`${source.replace("127.0.0.1", "localhost")}/day/linking`, "unverified"))
-      .execute();
+    expect(await statusOf(`${source}/day/linking`)).toBe("published");
+    const next = `${source.replace("127.0.0.1", "localhost")}/day/linking`;
+    await db.insertInto("webmentions").values(mentionRow(next, "unverified")).execute();
     await webmentions.wake();
-    const next = await db
-      .selectFrom("webmentions")
-      .select("status")
-      .where("source", "like", "http://localhost%/day/linking")
-      .executeTakeFirstOrThrow();
-    expect(next.status).toBe("pending");
+    expect(await statusOf(next)).toBe("pending");
     await db.deleteFrom("webmentions").execute();
   });
 
