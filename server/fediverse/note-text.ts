@@ -105,9 +105,9 @@ export function noteMarkdown(
 }
 
 /**
- * One line of another server's text, at most `max` UTF-16 units (as the
- * comment form counts them) without half an emoji, and at most a few marks on
- * a character.
+ * One line of text from elsewhere, at most `max` UTF-16 units (as the comment
+ * form counts them) without half an emoji, nothing to disguise it or command a
+ * terminal, and at most a few marks on a character.
  */
 export function remoteLine(text: string, max: number): string {
   let line = "";

@@ -1,13 +1,10 @@
 import type { DefaultTreeAdapterMap } from "parse5";
 import type { ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
-import {
-  hasVisibleCharacter,
-  withFewMarksPerCharacter,
-  withoutHiddenCharacters,
-} from "../../contract/text.ts";
+import { hasVisibleCharacter } from "../../contract/text.ts";
 import { showsAnotherSite } from "../comments/markdown.ts";
 import { indexedBytes } from "../db/columns.ts";
+import { remoteLine } from "./note-text.ts";
 import type { RemoteAnswer } from "./safe-fetch.ts";
 
 /*
@@ -95,15 +92,14 @@ export async function linksOf(html: string, base: string): Promise<URL[]> {
 }
 
 /**
- * Another site's words as one line: nothing to disguise them, or to command a
- * terminal, no stack of marks on a letter to spill over the page, and empty
- * when nothing of them shows (blank characters such as U+3164).
+ * Another site's words as one line (`remoteLine`, as a Fediverse writer's
+ * name), cut with "…", and empty when nothing of them shows (blank
+ * characters such as U+3164).
  */
 const oneLine = (text: string, max: number) => {
-  const flat = withFewMarksPerCharacter(withoutHiddenCharacters(text));
-  if (!hasVisibleCharacter(flat)) return "";
-  // Cut, then cleaned again: a cut through an emoji leaves half of it, shown as "�".
-  return flat.length > max ? `${withoutHiddenCharacters(flat.slice(0, max - 1))}…` : flat;
+  const whole = remoteLine(text, Number.POSITIVE_INFINITY);
+  if (!hasVisibleCharacter(whole)) return "";
+  return whole.length > max ? `${remoteLine(whole, max - 1)}…` : whole;
 };
 
 type Mf2Item = { type?: string[]; properties?: Record<string, unknown[]>; children?: Mf2Item[] };
