@@ -1,3 +1,5 @@
+import { plural } from "./plural.ts";
+
 /** Limits shared by the browser (input attributes, disabled buttons) and the server (validation). */
 export const limits = {
   /** Audit trail entries the console shows, and the command line prints unless given `--limit`. */
@@ -44,7 +46,16 @@ export const limits = {
   questionMax: 500,
   /** Largest request body the API reads. */
   bodyBytesMax: 16 * 1024,
+  /** A one-time sign-in link to the console works this long, once (docs/console.md, "Signing in"). */
+  signInLinkMinutes: 10,
+  /** What gives or keeps access needs a sign-in this recent (docs/decisions/062-fresh-sign-in.md). */
+  freshSignInMinutes: 10,
 } as const;
+
+/** How long a sign-in link works, as every page, mail and command says it: "10 minutes". */
+export const signInLinkLife = plural(limits.signInLinkMinutes, "minute");
+/** How recent a sign-in must be to give or keep access, in the same words. */
+export const freshSignInLife = plural(limits.freshSignInMinutes, "minute");
 
 export const reactionTypes = ["like", "love", "dislike", "idea"] as const;
 export type ReactionType = (typeof reactionTypes)[number];

@@ -1,6 +1,7 @@
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useEffect, useState } from "react";
 import type { SignInMethodsResponse } from "../../contract/console.ts";
+import { signInLinkLife } from "../../contract/limits.ts";
 import { api } from "../lib/api-client.ts";
 import { errorMessage } from "./console-api.ts";
 import { useRefusal } from "./refusal.tsx";
@@ -111,7 +112,7 @@ export function SignIn() {
       {token ? (
         <>
           <p className="mt-2 text-sm text-slate-300">
-            This link signs this browser in once, within 10 minutes of being made.
+            This link signs this browser in once, within {signInLinkLife} of being made.
           </p>
           <button
             type="button"
@@ -162,7 +163,7 @@ export function SignIn() {
       <div role="status" className="mt-4 text-sm">
         {mailed ? (
           <p className="text-slate-200">
-            If that is the owner's address, a link is on its way. It works for 10 minutes.
+            If that is the owner's address, a link is on its way. It works for {signInLinkLife}.
           </p>
         ) : null}
         {message ? <p className="text-red-300">{message}</p> : null}

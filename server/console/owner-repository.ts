@@ -19,7 +19,7 @@ import { createPasskeyRepository } from "./passkey-repository.ts";
  */
 export const ownerRules = {
   /** A sign-in link works this long, once. */
-  linkLifetimeMs: 10 * 60 * 1000,
+  linkLifetimeMs: limits.signInLinkMinutes * 60 * 1000,
   /** A session ends after this long without a request. */
   sessionIdleMs: 12 * 60 * 60 * 1000,
   /** And this long after its sign-in, however much it is used. */
@@ -30,7 +30,7 @@ export const ownerRules = {
    * What gives or keeps access (a passkey, the calendar feed's address) needs a
    * sign-in this recent (docs/decisions/062-fresh-sign-in.md).
    */
-  freshSignInMs: 10 * 60 * 1000,
+  freshSignInMs: limits.freshSignInMinutes * 60 * 1000,
 } as const;
 
 export type Clock = () => Date;
@@ -137,6 +137,19 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
           .executeTakeFirst();
         return outstanding ? null : createLink("mail", trx);
       });
+    },
+
+    /**
+     * Forgets a mailed link whose mail the SMTP server did not take: it is in
+     * no mailbox, so it must not stand as the one outstanding (the next ask
+     * mails a new one).
+     */
+    async withdrawMailedLink(token: string): Promise<void> {
+      await db
+        .deleteFrom("owner_sign_in_links")
+        .where("token_hash", "=", digest(token))
+        .where("used_at", "is", null)
+        .execute();
     },
 
     /** A new one-time link's token for `login`, written in `executor` (with its line). */

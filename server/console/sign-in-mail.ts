@@ -1,8 +1,6 @@
+import { signInLinkLife } from "../../contract/limits.ts";
 import { linkMail } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
-
-/** How long a mailed sign-in link works (owner-repository.ts issues it). */
-const validFor = "10 minutes";
 
 /**
  * The one-time sign-in link the console's sign-in page mails to OWNER_EMAIL,
@@ -21,7 +19,7 @@ export function signInLinkMail({
   return linkMail({
     to,
     subject: "Your sign-in link to the console",
-    ask: `Open this link within ${validFor} to sign in to the console of ${siteUrl}`,
+    ask: `Open this link within ${signInLinkLife} to sign in to the console of ${siteUrl}`,
     label: "Sign in to the console",
     link: `${siteUrl}/admin/sign-in#token=${token}`,
     footer:

@@ -245,7 +245,7 @@ export interface Database extends FediverseTables, ReaderTables {
   };
   /** The journal of live events: replay for reconnecting clients and other instances. */
   events: { id: BigId; topic: string; type: string; data: string; created_at: Timestamp };
-  /** One-time sign-in links of the owner's console: SHA-256 of the token, 10 minutes, single use. */
+  /** One-time sign-in links of the owner's console: SHA-256 of the token, `ownerRules.linkLifetimeMs`, single use. */
   owner_sign_in_links: {
     token_hash: string;
     /** "cli" or "mail": where the link was handed out. */

@@ -6,6 +6,7 @@ import {
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
 import { createOwnerRepository } from "../../server/console/owner-repository.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { SoftPasskey } from "./support/authenticator.ts";
 import { linkToken, Owner } from "./support/owner.ts";
@@ -513,5 +514,37 @@ describe("the mailed sign-in link on two instances of one PostgreSQL", () => {
       await other.close();
       await scratch.drop();
     }
+  });
+});
+
+describe("the mailed sign-in link while the SMTP server refuses it", () => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp("sqlite", {
+      env: { SMTP_URL: smtp.url, OWNER_EMAIL: "owner@example.com" },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  it("is withdrawn, so asking again once the server is back mails a new one", async () => {
+    let refused = 0;
+    smtp.answer = () => {
+      refused += 1;
+      return { code: 451, message: "4.3.0 Try again later" };
+    };
+    const ask = () => new Owner(t).post("/api/admin/sign-in/mail", { email: "owner@example.com" });
+    expect((await ask()).statusCode).toBe(202);
+    await waitFor(async () => refused === 1, { what: "the refused mail" });
+    smtp.answer = () => undefined;
+    // The owner saw no mail and asks again, a moment later.
+    expect((await ask()).statusCode).toBe(202);
+    await smtp.waitFor((received) => received.length === 1, 5_000);
+    const token = /#token=([\w-]{43})/.exec(smtp.received[0]?.parsed.text ?? "")?.[1];
+    expect((await new Owner(t).post("/api/admin/sign-in", { token })).statusCode).toBe(200);
   });
 });

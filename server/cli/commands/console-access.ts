@@ -1,4 +1,4 @@
-import { limits } from "../../../contract/limits.ts";
+import { limits, signInLinkLife } from "../../../contract/limits.ts";
 import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/console-access.ts");
@@ -8,9 +8,9 @@ export const consoleAccessCommands = group(handlers, [
   {
     name: "login",
     usage: "",
-    summary: "print a one-time sign-in link to the console (10 minutes)",
+    summary: `print a one-time sign-in link to the console (${signInLinkLife})`,
     help: `Prints a link to the owner's console (SITE_URL/admin/sign-in#token=…). Open it
-within 10 minutes and press "Sign in": the link then opens a session of the
+within ${signInLinkLife} and press "Sign in": the link then opens a session of the
 browser that used it and works no more. Anyone holding the link before then
 can sign in with it: do not paste it anywhere else. Each link is recorded in
 the audit trail ("audit").`,

@@ -1,3 +1,4 @@
+import { signInLinkLife } from "../../../contract/limits.ts";
 import { plural } from "../../../contract/plural.ts";
 import { removePasskey, revokeSessions } from "../../console/owner-actions.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
@@ -15,7 +16,7 @@ export async function login({ config, stdout, stderr, store, actor }: CommandCon
     stderr.write(`Note: SITE_URL is not set, so the link points at ${config.siteUrl}.\n`);
   }
   stdout.write(`${config.siteUrl}/admin/sign-in#token=${token}\n`);
-  stderr.write("Valid for 10 minutes, once.\n");
+  stderr.write(`Valid for ${signInLinkLife}, once.\n`);
 }
 
 export async function sessionsList({ values, stdout, store }: CommandContext) {

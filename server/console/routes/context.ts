@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { freshSignInLife } from "../../../contract/limits.ts";
 import { ApiError, routesTagged } from "../../api/errors.ts";
 import type { Assistant } from "../../assistant/service.ts";
 import type { Bookings } from "../../bookings/service.ts";
@@ -120,7 +121,7 @@ export function refuseIpHost(siteUrl: string): void {
 
 /**
  * An action that gives or keeps access, refused from a session that did not
- * sign in within the last 10 minutes (docs/decisions/062-fresh-sign-in.md):
+ * sign in within `freshSignInLife` (docs/decisions/062-fresh-sign-in.md):
  * a stolen cookie cannot outlive its session by it. `what` names the action.
  */
 export function requireFreshSignIn(session: SessionCheck, what: string): void {
@@ -128,7 +129,7 @@ export function requireFreshSignIn(session: SessionCheck, what: string): void {
     throw new ApiError(
       403,
       "sign_in_again",
-      `${what} needs a sign-in within the last 10 minutes: sign in again (with a passkey or a new link) to confirm it is you, then try again.`,
+      `${what} needs a sign-in within the last ${freshSignInLife}: sign in again (with a passkey or a new link) to confirm it is you, then try again.`,
     );
   }
 }

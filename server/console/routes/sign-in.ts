@@ -10,6 +10,7 @@ import {
   signInRequestSchema,
   signInResponseSchema,
 } from "../../../contract/console.ts";
+import { signInLinkLife } from "../../../contract/limits.ts";
 import { ApiError } from "../../api/errors.ts";
 import { networkFactor } from "../../lib/address-limit.ts";
 import { addressScope, networkOf } from "../../lib/address-scope.ts";
@@ -59,7 +60,7 @@ const linkRefusals = {
     new ApiError(
       410,
       "token_expired",
-      "This sign-in link has expired; links work for 10 minutes. Ask for a new one.",
+      `This sign-in link has expired; links work for ${signInLinkLife}. Ask for a new one.`,
     ),
   used: () =>
     new ApiError(410, "token_used", "This sign-in link has already been used; ask for a new one."),
@@ -130,7 +131,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
   app.post(
     "/sign-in",
     signInRoute(
-      "Sign in with the token of a one-time link (10 minutes, once)",
+      `Sign in with the token of a one-time link (${signInLinkLife}, once)`,
       signInResponseSchema,
       { body: signInRequestSchema },
     ),
@@ -161,14 +162,21 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       if (ownerEmail && request.body.email.toLowerCase() === ownerEmail.toLowerCase()) {
         // Sent after the answer, so its time tells nothing either. One link at
         // a time: while a mailed one is valid, it is the one to use, so
-        // however many ask, the owner gets at most one mail per 10 minutes.
+        // however many ask, the owner gets at most one mail per link's life.
         // Requests are taken one after another, so two at once mail one link.
         const previous = linkMailing;
         linkMailing = (async () => {
           await previous;
           const token = await owner.createMailedLink();
           if (token === null) return;
-          await mailer.send(signInLinkMail({ to: ownerEmail, token, siteUrl }));
+          // Sent at once, not through the outbox (docs/console.md, "Signing in"): a link
+          // the SMTP server did not take is withdrawn, so asking again mails a new one.
+          await mailer
+            .send(signInLinkMail({ to: ownerEmail, token, siteUrl }))
+            .catch(async (error: unknown) => {
+              await owner.withdrawMailedLink(token);
+              throw error;
+            });
           await owner.audit(null, "sign-in link", "mailed to OWNER_EMAIL");
         })().catch((error) =>
           request.log.error({ err: error }, "sign-in link could not be mailed"),
