@@ -68,7 +68,10 @@ describe("NewsletterForm", () => {
     const user = userEvent.setup();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     answer = async () =>
-      Response.json({ error: { code: "rate_limited", message: "Too many." } }, { status: 429 });
+      Response.json(
+        { error: { code: "internal_error", message: "Internal server error." } },
+        { status: 500 },
+      );
     render(<NewsletterForm />);
     await user.type(input(), "reader@example.com");
     await user.click(screen.getByRole("button", { name: "Subscribe" }));
@@ -87,5 +90,44 @@ describe("NewsletterForm", () => {
     await user.type(input(), "x");
     expect(screen.getByRole("button", { name: "Subscribe" })).not.toHaveClass("btn-error");
     expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("says why the server refused the address, in its own words, under the red button", async () => {
+    const user = userEvent.setup();
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const refusals = [
+      [
+        400,
+        {
+          code: "validation_failed",
+          message: "body.email: Enter a valid email address.",
+          issues: [{ path: "body.email", message: "Enter a valid email address." }],
+        },
+        "Enter a valid email address.",
+      ],
+      [
+        429,
+        {
+          code: "rate_limited",
+          message:
+            "Too many confirmation mails were requested from your connection; try again in an hour.",
+        },
+        "Too many confirmation mails were requested from your connection; try again in an hour.",
+      ],
+    ] as const;
+    render(<NewsletterForm />);
+    for (const [status, error, said] of refusals) {
+      answer = async () => Response.json({ error }, { status });
+      await user.clear(input());
+      await user.type(input(), "reader@example");
+      await user.click(screen.getByRole("button", { name: "Subscribe" }));
+      expect(await screen.findByRole("alert", {}, { timeout: 5000 }), error.code).toHaveTextContent(
+        said,
+      );
+      expect(screen.getByText(said)).toBeVisible();
+      expect(
+        screen.getByRole("button", { name: "Not subscribed: an error occurred" }),
+      ).toBeVisible();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { ApiError, api } from "../../lib/api-client.ts";
+import { ApiError, api, fieldProblems } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 import { useHydrated } from "../../lib/use-enhanced.ts";
 
@@ -8,9 +8,24 @@ type Status = "idle" | "submitting" | "success" | "error";
 const successMs = 3000;
 
 /**
+ * What the form says under itself of a failure, or null for its button's words alone:
+ * the server's own words when it refused what the reader sent (an address it does not
+ * take, too many sign-ups from here) or when its database failed; nothing more when
+ * the site did not answer or failed otherwise.
+ */
+function refusalWords(error: unknown): string | null {
+  if (!(error instanceof ApiError) || error.code === "network_error") return null;
+  if (error.code === "service_unavailable") return error.message;
+  if (error.status >= 500) return null;
+  const { problems, rest } = fieldProblems(error, ["email"]);
+  return problems.email ?? rest;
+}
+
+/**
  * The footer's subscription form (docs/product.md, "Newsletter"): a trimmed
  * address, "Subscribing...", a thank-you for 3 s, one red error state (with
- * the server's message when its database failed: it may have saved). In the
+ * the server's words when it refused the address, or when its database failed: it may
+ * have saved). In the
  * HTML it is an ordinary form that posts to the server, which answers with a
  * page; once hydrated it subscribes in place.
  *
@@ -63,9 +78,7 @@ export function NewsletterForm() {
       setStatus("success");
     } catch (error) {
       console.error("Newsletter subscription failed:", error);
-      setSaid(
-        error instanceof ApiError && error.code === "service_unavailable" ? error.message : null,
-      );
+      setSaid(refusalWords(error));
       setStatus("error");
       // The button, disabled while sending, dropped the focus: the field takes it back.
       const focused = document.activeElement;
