@@ -17,8 +17,11 @@ export type Column = {
   nullable?: boolean;
   /** The values the database's CHECK constraint allows. */
   oneOf?: readonly string[];
-  /** The whole numbers the database's CHECK constraint allows (a flag's 0 and 1). */
-  flag?: true;
+  /**
+   * The whole numbers, least and most, that the database's CHECK constraint or
+   * the code that reads the column allows: a flag's 0 and 1, a one-row table's id 1.
+   */
+  wholes?: readonly [least: number, most: number];
   /**
    * The most UTF-8 bytes a text column in an index takes: PostgreSQL refuses an
    * index row over 2,704 bytes, with its own message and no row named.
@@ -30,7 +33,8 @@ const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
 
 /**
  * A table's columns in order, each `name` (text) or `name:type` (int, time,
- * real, or flag: a whole number held to 0 and 1), or `name=a|b` (text held
+ * real; flag: a whole number held to 0 and 1; one: the id 1 of a table of
+ * one row), or `name=a|b` (text held
  * to those values), or `name<size` (text an index holds, at most
  * `indexedBytes[size]`); `?` at the end when it takes null.
  */
@@ -41,7 +45,8 @@ export function columns(spec: string): Column[] {
     .map((entry) => {
       const nullable = entry.endsWith("?");
       const [name = "", type = "text"] = entry.replace(/\?$/, "").split(":");
-      if (type === "flag") return { name, type: "int", flag: true };
+      if (type === "flag") return { name, type: "int", nullable, wholes: [0, 1] };
+      if (type === "one") return { name, type: "int", nullable, wholes: [1, 1] };
       const [bare = "", values] = name.split("=");
       if (values) return { name: bare, type: "text", nullable, oneOf: values.split("|") };
       const [indexed = "", size] = name.split("<");
@@ -165,9 +170,15 @@ const indexedText = (bytes: number) =>
     .refine((value) => Buffer.byteLength(value) <= bytes, `is longer than ${bytes} bytes`)
     .meta({ maxLength: bytes });
 
-function columnSchema({ type, flag, oneOf, nullable, bytes }: Column): z.ZodType {
-  const schema = flag
-    ? whole.min(0, "must be 0 or 1").max(1, "must be 0 or 1")
+/** A whole number from `least` to `most`: "must be 0 or 1", "must be 1". */
+function wholeIn([least, most]: readonly [number, number]) {
+  const said = least === most ? `must be ${least}` : `must be ${least} or ${most}`;
+  return whole.min(least, said).max(most, said);
+}
+
+function columnSchema({ type, wholes, oneOf, nullable, bytes }: Column): z.ZodType {
+  const schema = wholes
+    ? wholeIn(wholes)
     : oneOf
       ? byType.text
           .refine((value) => oneOf.includes(value), `must be one of ${oneOf.join(", ")}`)

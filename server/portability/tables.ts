@@ -257,7 +257,7 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "booking_settings",
     key: ["id"],
-    columns: columns("id:int availability feed_token_hash? updated_at:time"),
+    columns: columns("id:one availability feed_token_hash? updated_at:time"),
   },
   {
     name: "owner_audit",
@@ -333,7 +333,7 @@ export const exportTables: readonly ExportTable[] = [
     name: "assistant_questions",
     ...byId,
     since: "asked_at",
-    columns: columns(`id:int question known:int page? service? written:int helpful:int?
+    columns: columns(`id:int question known:flag page? service? written:flag helpful:flag?
       asked_at:time`),
   },
   {

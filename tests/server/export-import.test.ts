@@ -605,6 +605,35 @@ describe("reading a bad export", () => {
     expect(await runSql(target, "select id from science_comments")).toEqual([]);
   });
 
+  it("refuses, naming them, numbers the site holds to one value or to 0 and 1, which the dry run passed", async () => {
+    const now = "2025-01-01T00:00:00.000Z";
+    const file = exportFile({
+      booking_settings: [{ id: 2, availability: "{}", feed_token_hash: null, updated_at: now }],
+      assistant_questions: [
+        {
+          id: 1,
+          question: "Why does a pressure cooker whistle?",
+          known: 1000,
+          page: null,
+          service: null,
+          written: 0,
+          helpful: -1,
+          asked_at: now,
+        },
+      ],
+    });
+    for (const dry of [["--dry-run"], []]) {
+      const run = await admin(adminEnv(target), "import", "--from", "export", ...dry, file);
+      expect(run.code, dry.join()).toBe(1);
+      expect(run.stderr).toContain("Nothing was imported: the input has 3 problems.");
+      expect(run.stderr).toContain("tables.booking_settings[0].id: must be 1");
+      expect(run.stderr).toContain("tables.assistant_questions[0].known: must be 0 or 1");
+      expect(run.stderr).toContain("tables.assistant_questions[0].helpful: must be 0 or 1");
+    }
+    expect(await runSql(target, "select id from booking_settings")).toEqual([]);
+    expect(await runSql(target, "select id from assistant_questions")).toEqual([]);
+  });
+
   it("stops at the 200th problem, listing those, so a few bytes a row cannot fill the memory", async () => {
     // 50,000 rows of "{}" (150 kB), each with nine missing columns.
     const file = path.join(scratch(), "empties.json");
