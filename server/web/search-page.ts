@@ -101,6 +101,16 @@ export function searchPage(
   /** The page before any search: the same for every reader. */
   const bare = representation(page("", prompt));
 
+  /**
+   * The words the field can hold: their first `searchTermsMax` UTF-16 units, as its
+   * `maxlength` counts, but never half of a character made of two (an emoji), whose
+   * half would show as "�".
+   */
+  const fitting = (words: string) => {
+    const cut = words.slice(0, limits.searchTermsMax);
+    return cut.isWellFormed() ? cut : cut.slice(0, -1);
+  };
+
   function outcome(q: unknown): Outcome {
     if (Array.isArray(q)) {
       return {
@@ -113,7 +123,7 @@ export function searchPage(
     if (words.length > limits.searchTermsMax) {
       return {
         status: 400,
-        words: words.slice(0, limits.searchTermsMax),
+        words: fitting(words),
         html: alert(
           `A search can be at most ${limits.searchTermsMax} characters long, and this one has ${words.length}. The field holds its first ${limits.searchTermsMax} characters: shorten the search if need be, then press Search.`,
         ),
@@ -186,7 +196,7 @@ export function searchPage(
       return reply
         .code(429)
         .header("retry-after", String(refused.wait))
-        .send(page(shownWords(String(q)).slice(0, limits.searchTermsMax), refused.html));
+        .send(page(fitting(shownWords(String(q))), refused.html));
     }
     const answer = outcome(q);
     reply.code(answer.status);

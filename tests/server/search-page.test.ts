@@ -280,6 +280,13 @@ describe("the search page", () => {
       );
       expect(fieldOf(response.body)).toContain(`value="${"w".repeat(limits.searchTermsMax)}"`);
     }
+    // Cut where an emoji's two halves fall either side of the limit, the field keeps the
+    // characters whole: no "�" where the emoji was.
+    const emoji = `w${"😀".repeat(limits.searchTermsMax / 2)}`;
+    const cut = await search(`?q=${encodeURIComponent(emoji)}`);
+    expect(cut.statusCode).toBe(400);
+    expect(fieldOf(cut.body)).toContain(`value="w${"😀".repeat(limits.searchTermsMax / 2 - 1)}"`);
+    expect(cut.body).not.toContain("\ufffd");
   });
 
   it("answers several searches in one address 400", async () => {
