@@ -39,8 +39,9 @@ export function withTrackedLinks(
   for (const { position, url } of [...links].sort((a, b) => b.url.length - a.url.length)) {
     const tracked = `${siteUrl}/newsletter/click/${editionId}/${position}/${signature(key, editionId, position)}`;
     html = html.replaceAll(`href="${escapeHtml(url)}"`, `href="${escapeHtml(tracked)}"`);
+    // A bare address may end a sentence: punctuation after it is not part of it.
     text = text.replace(
-      new RegExp(`${url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[\\s\\])>]|$)`, "g"),
+      new RegExp(`${url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[.,;:!?]*(?:[\\s\\])>]|$))`, "g"),
       tracked,
     );
   }

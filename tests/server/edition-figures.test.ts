@@ -53,7 +53,7 @@ describe.each(backends)("an edition's figures on %s", (backend) => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-edition-"));
     writeFileSync(
       path.join(dir, "figures.md"),
-      "---\nsubject: Edition figures\n---\nRead [the guide](https://example.org/guide?part=2) and [the about page](/about), or write to [me](mailto:me@example.org).\n",
+      "---\nsubject: Edition figures\n---\nRead [the guide](https://example.org/guide?part=2) and [the about page](/about), or write to [me](mailto:me@example.org). The tables: <https://example.org/steam>.\n",
     );
     const sent = await admin(
       adminEnv(t),
@@ -68,10 +68,12 @@ describe.each(backends)("an edition's figures on %s", (backend) => {
     const mail = smtp.to(readers[0] as string)[0] as ReceivedMail;
     const html = String(mail.parsed.html);
     const links = [...html.matchAll(tracked)].map((m) => m[1] as string);
-    expect(links).toHaveLength(2);
+    expect(links).toHaveLength(3);
     expect(html).not.toContain('href="https://example.org/guide');
     expect(html).toContain('href="mailto:me@example.org"');
+    // The text part's links are the same redirects, a bare address before a full stop too.
     expect([...(mail.parsed.text ?? "").matchAll(tracked)].map((m) => m[1])).toEqual(links);
+    expect(mail.parsed.text).not.toContain("https://example.org/steam");
     // Every copy carries the same addresses: nothing in them names the reader.
     expect(
       [...String(smtp.to(readers[1] as string)[0]?.parsed.html).matchAll(tracked)].map((m) => m[1]),
@@ -172,6 +174,7 @@ describe.each(backends)("an edition's figures on %s", (backend) => {
         links: [
           { url: "https://example.org/guide?part=2", clicks: 4 },
           { url: `${siteUrl}/about`, clicks: 1 },
+          { url: "https://example.org/steam", clicks: 0 },
         ],
       },
     ]);
