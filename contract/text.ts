@@ -31,6 +31,16 @@ const excessMarks = new RegExp(`(\\p{M}{${marksPerCharacterMax}})\\p{M}+`, "gu")
 /** Blank lines in a row in a comment; a line of invisible characters counts as blank. */
 export const blankLinesInARowMax = 2;
 
+/**
+ * `value`'s first `units` UTF-16 code units (what `maxlength` and `.length` count), but
+ * never half of a character made of two (an emoji), which would show as "�".
+ */
+export function cutWhole(value: string, units: number): string {
+  const cut = value.slice(0, units);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
 export function hasVisibleCharacter(value: string): boolean {
   return visible.test(value);
 }

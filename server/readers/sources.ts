@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { cutWhole } from "../../contract/text.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
 import { unattributed } from "./day-figures.ts";
 
@@ -93,11 +94,8 @@ function carriesEmail(text: string): boolean {
 function cleanTag(value: string | null | undefined): string {
   const text = (value ?? "").normalize("NFKC");
   if (carriesEmail(text)) return "";
-  return text
-    .replace(/[\p{C}\p{Z}]+/gu, " ")
-    .trim()
-    .slice(0, utmLength)
-    .trim();
+  const shown = text.replace(/[\p{C}\p{Z}]+/gu, " ").trim();
+  return cutWhole(shown, utmLength).trim();
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import { searchKeys, searchWordsMax } from "../../contract/search-words.ts";
+import { cutWhole } from "../../contract/text.ts";
 import { countByAddress, networkFactor } from "../lib/address-limit.ts";
 import { representation, sendRepresentation } from "../lib/representation.ts";
 import { bytesOf, cacheControl, type SiteFile } from "./site-files.ts";
@@ -101,15 +102,8 @@ export function searchPage(
   /** The page before any search: the same for every reader. */
   const bare = representation(page("", prompt));
 
-  /**
-   * The words the field can hold: their first `searchTermsMax` UTF-16 units, as its
-   * `maxlength` counts, but never half of a character made of two (an emoji), whose
-   * half would show as "�".
-   */
-  const fitting = (words: string) => {
-    const cut = words.slice(0, limits.searchTermsMax);
-    return cut.isWellFormed() ? cut : cut.slice(0, -1);
-  };
+  /** The words the field can hold, as its `maxlength` counts them, characters whole. */
+  const fitting = (words: string) => cutWhole(words, limits.searchTermsMax);
 
   function outcome(q: unknown): Outcome {
     if (Array.isArray(q)) {

@@ -554,6 +554,17 @@ describe.each(backends)("readers on %s", (backend) => {
     expect(csv.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect(csv.body).toContain("\r\nदीवाली (LinkedIn),1,");
   });
+
+  it("cuts a long campaign's name to 60 characters between characters, never inside an emoji", async () => {
+    const name = `${"a".repeat(59)}🎉 launch`;
+    await view(t, { ip: "192.0.2.42", userAgent: chrome }, "/services", {
+      query: `?utm_source=linkedin&utm_campaign=${encodeURIComponent(name)}`,
+    });
+    await t.app.readers.flush();
+    const campaigns = (await todayOnScreen(t)).campaigns.map((each) => each.value);
+    expect(campaigns).toContain(`${"a".repeat(59)} (LinkedIn)`);
+    expect(campaigns.join()).not.toContain("\ufffd");
+  });
 });
 
 describe.each(backends)("a flood of made-up sources on %s", (backend) => {
