@@ -164,6 +164,9 @@ const byType = {
     ),
 };
 
+/** Whether `value` is a time as the site writes one (an export's, and a backup's `time` column). */
+export const isWrittenTime = (value: unknown): boolean => byType.time.safeParse(value).success;
+
 /** Text an index holds: at most `bytes` in UTF-8 (so at most as many characters, which JSON Schema counts). */
 const indexedText = (bytes: number) =>
   byType.text

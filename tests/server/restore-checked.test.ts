@@ -14,7 +14,9 @@ import { json, startTestApp, type TestApp } from "./support/test-app.ts";
 /*
  * What a restore does on a bad day (docs/backups.md, "Backups"): a backup whose tables are
  * not what its migrations say is refused before anything changes (it was put in place,
- * and the restore failed half way on it, the console's sessions not ended); one an older
+ * and the restore failed half way on it, the console's sessions not ended), and so is one
+ * holding what the site never writes (a broken CHECK, a time that is none, a value of
+ * another type, a row that refers to none); one an older
  * version made is migrated and served; one cut short is refused; a comment's HTML is
  * rendered again from its text; what was deleted since the backup is named.
  */
@@ -88,6 +90,48 @@ it.each([
     expect(await commentsOnceStarted(site)).toEqual(["before the backup", "after the backup"]);
   },
 );
+
+it.each([
+  [
+    "a status its CHECK refuses",
+    "pragma ignore_check_constraints = on; update science_comments set status = 'weird'",
+    "it fails SQLite's integrity check (CHECK constraint failed in science_comments)",
+  ],
+  [
+    "a time that is none",
+    "update science_comments set created_at = 'yesterday'",
+    "science_comments row 1 holds no time in created_at",
+  ],
+  [
+    "text where a number goes",
+    "update science_comments set parent_id = 'the first'",
+    "science_comments row 1 holds a value that is not integer in parent_id",
+  ],
+  [
+    "bytes where text goes",
+    "update science_comments set content = x'00ff00'",
+    "science_comments row 1 holds a value that is not text in content",
+  ],
+  [
+    "a row that refers to none",
+    "pragma foreign_keys = off; insert into confirmation_tokens (token_hash, subscriber_id, expires_at) values ('planted', 4242, '2030-01-01T00:00:00.000Z')",
+    "confirmation_tokens row 1 refers to a row of subscribers that it does not hold",
+  ],
+])("refuses a backup holding %s, saying so, and changes nothing", async (_, change, said) => {
+  const { site, backup } = await siteWithBackup();
+  using planted = new DatabaseSync(backup);
+  planted.exec(change);
+  const run = await admin({ ...adminEnv(site), ...env }, "restore", "--from", backup);
+  expect(run.stdout).toBe("");
+  expect(run.stderr).toBe(
+    `The backup holds what this site never writes: ${said}; nothing was changed.\n`,
+  );
+  expect(run.code).toBe(1);
+  expect(readdirSync(site.dataDir).filter((name) => name.startsWith("engage."))).toEqual([
+    "engage.sqlite",
+  ]);
+  expect(await commentsOnceStarted(site)).toEqual(["before the backup", "after the backup"]);
+});
 
 it("restores a backup an older version made: migrated, it serves its comments", async () => {
   const old = path.join(folder(), "old.sqlite");

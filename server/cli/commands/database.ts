@@ -28,8 +28,10 @@ replaced database does not hold are removed: sign in again with "login".
 Into a new DATA_DIR, with no database to compare, its passkeys are kept and
 named, to remove in the console any removed since the backup.
 Comments and subscribers it holds that were deleted since are named, to
-delete again. A backup whose tables are not what its migrations say is
-refused; a restore that fails or is stopped half way changes nothing.
+delete again. A backup whose tables are not what its migrations say, or
+that holds what the site never writes (a broken CHECK or reference, a value
+of another type, a time that is none), is refused, naming the first row; a
+restore that fails or is stopped half way changes nothing.
 On PostgreSQL use pg_restore.
 
   --from FILE   the backup to restore`,

@@ -4,6 +4,8 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { migrations } from "../../db/migrations.ts";
 import { migrateToLatest, openStore } from "../../db/store.ts";
+import { isWrittenTime } from "../../portability/columns.ts";
+import { exportTables } from "../../portability/tables.ts";
 import { AdminError } from "../command.ts";
 
 /*
@@ -161,5 +163,102 @@ export async function assertShaped(file: string, role: string): Promise<void> {
     }
   } finally {
     rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The storage classes (`typeof`) a column of each declared type holds when the site wrote it. */
+const heldAs: Record<string, readonly string[]> = {
+  integer: ["integer", "null"],
+  real: ["real", "integer", "null"],
+  text: ["text", "null"],
+  varchar: ["text", "null"],
+};
+
+/** The time columns of each table, as the export names them. */
+const timeColumns = new Map(
+  exportTables.map((table) => [
+    table.name as string,
+    new Set(table.columns.filter((c) => c.type === "time").map((c) => c.name)),
+  ]),
+);
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Throws unless what the migrated `file` holds is what the site writes: every
+ * reference to a row it holds, every key its unique indexes say is one and
+ * every CHECK kept (SQLite's integrity check), each value of its column's type
+ * and each time a time. SQLite keeps none of these for a file written
+ * elsewhere (a backup edited by hand, or crafted), and a page or the console
+ * that read such a row would fail.
+ */
+export function assertContents(file: string, role: string): void {
+  using db = new DatabaseSync(file, { enableForeignKeyConstraints: false });
+  const refuse = (what: string): never => {
+    throw new AdminError(`${role} holds what this site never writes: ${what}`);
+  };
+  const [dangling] = db.prepare("pragma foreign_key_check").all();
+  if (dangling) {
+    refuse(
+      `${dangling.table} row ${dangling.rowid} refers to a row of ${dangling.parent} that it does not hold`,
+    );
+  }
+  const [integrity] = db.prepare("pragma integrity_check(1)").all();
+  if (integrity?.integrity_check !== "ok") {
+    refuse(`it fails SQLite's integrity check (${String(integrity?.integrity_check)})`);
+  }
+  db.function("is_written_time", (value) => (isWrittenTime(value) ? 1 : 0));
+  const tables = db
+    .prepare(
+      "select name, wr from pragma_table_list where schema = 'main' and type = 'table' and name not like 'sqlite\\_%' escape '\\'",
+    )
+    .all() as { name: string; wr: number }[];
+  for (const { name, wr } of tables) {
+    const columns = db.prepare("select name, type, pk from pragma_table_xinfo(?)").all(name) as {
+      name: string;
+      type: string;
+      pk: number;
+    }[];
+    // A row is named by its rowid, or a table without one by its key.
+    const key = wr
+      ? columns
+          .filter((c) => c.pk > 0)
+          .map((c) => quoted(c.name))
+          .join(" || ' ' || ")
+      : "rowid";
+    // One read of the table: a flag for each column, the first row any flag is up in.
+    const tests = columns.flatMap(({ name: column, type }) => {
+      const held = heldAs[type.toLowerCase().replace(/\(.*$/, "")];
+      const value = quoted(column);
+      const kinds = held
+        ? [
+            {
+              sql: `typeof(${value}) not in (${held.map((kind) => `'${kind}'`).join(", ")})`,
+              said: `a value that is not ${held[0]} in ${column}`,
+            },
+          ]
+        : [];
+      const time = timeColumns.get(name)?.has(column)
+        ? [
+            {
+              sql: `(${value} is not null and not is_written_time(${value}))`,
+              said: `no time in ${column}`,
+            },
+          ]
+        : [];
+      return [...kinds, ...time];
+    });
+    if (tests.length > 0) {
+      const flags = tests.map((test, i) => `${test.sql} as f${i}`).join(", ");
+      const found = db
+        .prepare(
+          `select ${key} as id, ${flags} from ${quoted(name)} where ${tests.map((t) => t.sql).join(" or ")} limit 1`,
+        )
+        .get();
+      if (found) {
+        const test = tests.find((_, i) => found[`f${i}`] === 1);
+        refuse(`${name} row ${String(found.id)} holds ${test?.said}`);
+      }
+    }
   }
 }

@@ -11,7 +11,7 @@ import { sqliteFileOf } from "../../db/store-config.ts";
 import { cookieSecretFileOf, migrationAddressKey } from "../../engagement/visitor.ts";
 import { withMailFiles } from "../../outbox/mail-files.ts";
 import { AdminError, assertFolderOf, type CommandContext, usageError } from "../command.ts";
-import { assertShaped, checkDatabase } from "./database-checks.ts";
+import { assertContents, assertShaped, checkDatabase } from "./database-checks.ts";
 
 /**
  * Copies `source` into a new file `target` with VACUUM INTO: one read
@@ -206,6 +206,7 @@ async function readyRestored(
     await store.close();
   }
   await assertShaped(incoming, "The backup");
+  assertContents(incoming, "The backup");
   const reopened = withMailFiles(
     await openStore({ kind: "sqlite", file: incoming, busyTimeoutMs: 60_000 }),
     config,
