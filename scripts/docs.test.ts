@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { errorCodes } from "../contract/api.ts";
+import { freshSignInLife, signInLinkLife } from "../contract/limits.ts";
 import { startEnvironment, startFlags } from "./build-server.ts";
 
 const root = path.join(import.meta.dirname, "..");
@@ -426,6 +427,23 @@ describe("contract/README.md", () => {
     expect(readme).toContain("`commentSchema`");
     expect(readme).toContain("`errorResponseSchema`");
     expect(readme).not.toMatch(/`Comment` is `\{/);
+  });
+});
+
+/*
+ * How long a console sign-in link works, and how recent a sign-in must be, are
+ * figures of contract/limits.ts, which the pages, mails and commands say; the
+ * docs say them too, in the same words.
+ */
+describe("the console's sign-in figures in the docs", () => {
+  const page = (name: string) => readFileSync(path.join(root, "docs", name), "utf8");
+  it("are the code's", () => {
+    expect(page("console.md")).toContain(`open it within ${signInLinkLife} and press **Sign in**`);
+    expect(page("console.md")).toContain(`last one mailed is unused and valid (${signInLinkLife})`);
+    expect(page("console.md")).toContain(`need a sign-in within the last ${freshSignInLife}`);
+    expect(page("command-line.md")).toContain(
+      `print a one-time sign-in link to the console, valid ${signInLinkLife}`,
+    );
   });
 });
 
