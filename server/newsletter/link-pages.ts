@@ -40,10 +40,10 @@ export const newsletterLinkPages: FastifyPluginAsync<{
     failureOf: storeFailureOf,
   });
   const elsewhere: ActionPage = { title: "Nothing was changed", body: fromElsewhere(siteOrigin) };
-  const unknownLink = (what: string): ActionPage => ({
+  const unknownLink = (what: string, more = ""): ActionPage => ({
     title: "This link is not known",
     body: paragraph(
-      `It may have been copied incompletely. Open the ${what} link exactly as it is in the mail.`,
+      `It may have been copied incompletely. Open the ${what} link exactly as it is in the mail.${more}`,
     ),
   });
 
@@ -51,7 +51,17 @@ export const newsletterLinkPages: FastifyPluginAsync<{
     if (!fromSite(request, siteOrigin)) return send(reply, 403, elsewhere);
     const token = confirmRequestSchema.shape.token.safeParse(queryToken(request));
     const outcome = token.success ? await engagement.subscribers.confirm(token.data) : "unknown";
-    if (outcome === "unknown") return send(reply, 404, unknownLink("confirmation"));
+    if (outcome === "unknown") {
+      // An address never confirmed is forgotten a week after its mail, with its links.
+      return send(
+        reply,
+        404,
+        unknownLink(
+          "confirmation",
+          " A link more than a week old is forgotten with the address it was sent to: subscribe again with the form at the foot of any page.",
+        ),
+      );
+    }
     if (outcome === "expired") {
       return send(reply, 410, {
         title: "This link has expired",

@@ -90,6 +90,16 @@ test("opening the link alone confirms nothing", async ({ page, request }, testIn
   await expect(page.getByRole("status")).toHaveText(/confirmed/);
 });
 
+test("a link nobody was sent, or one forgotten a week on, says what to do", async ({ page }) => {
+  await page.goto(
+    `${server.url}/newsletter/confirm?token=${randomBytes(32).toString("base64url")}`,
+  );
+  await expect(page.getByRole("alert")).toHaveText(
+    /This confirmation link is not recognised\. .* A link more than a week old is forgotten with the address it was sent to: subscribe again in the form below\./,
+  );
+  await expect(page.getByRole("button", { name: "Confirm" })).toBeHidden();
+});
+
 test.describe("with JavaScript off", () => {
   test.use({ javaScriptEnabled: false });
 

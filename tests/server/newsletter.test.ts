@@ -197,6 +197,10 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     expect([again.statusCode, page(again.body)]).toEqual([200, "Already confirmed"]);
     const unknown = await post(`/newsletter/confirm?token=${"x".repeat(43)}`);
     expect([unknown.statusCode, page(unknown.body)]).toEqual([404, "This link is not known"]);
+    // A link a week old names nothing either: the page says why that may be too.
+    expect(unknown.body).toContain(
+      "A link more than a week old is forgotten with the address it was sent to: subscribe again",
+    );
 
     const [row] = await runSql(t, "select unsubscribe_token from subscribers where email = ?", [
       email,

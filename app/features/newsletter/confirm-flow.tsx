@@ -30,7 +30,8 @@ export function ConfirmFlow() {
       busy="Confirming..."
       done="Thank you: your subscription is confirmed. The next edition will come to this address."
       refusals={{
-        unknown: "This confirmation link is not recognised. Check that the whole link was opened.",
+        unknown:
+          "This confirmation link is not recognised. Check that the whole link was opened. A link more than a week old is forgotten with the address it was sent to: subscribe again in the form below.",
         expired:
           "This confirmation link has expired: links work for 48 hours. Subscribe again in the form below to get a new one.",
         used: "This confirmation link has already been used: the subscription it was mailed for is confirmed.",
