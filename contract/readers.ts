@@ -44,7 +44,7 @@ const rangeMessage =
 
 /** The screen's period: the last day, week or month to today, or the days from `from` to `to`. */
 export const readersQuerySchema = z
-  .object(periodShape)
+  .strictObject(periodShape)
   .refine((query) => rangeGiven(query) && rangeInOrder(query), { message: rangeMessage });
 export type ReadersQuery = z.input<typeof readersQuerySchema>;
 
@@ -102,7 +102,7 @@ export const readersReportSchema = z.object({
 export type ReadersReport = z.infer<typeof readersReportSchema>;
 
 export const readerItemQuerySchema = z
-  .object({ ...periodShape, dimension: z.enum(readerDimensions), value: z.string().max(300) })
+  .strictObject({ ...periodShape, dimension: z.enum(readerDimensions), value: z.string().max(300) })
   .refine((query) => rangeGiven(query) && rangeInOrder(query), { message: rangeMessage });
 
 /** One row's own figures, day by day, and its conversions (by entry page or source). */

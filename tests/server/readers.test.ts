@@ -289,6 +289,16 @@ describe.each(backends)("readers on %s", (backend) => {
     expect(
       (await owner.get("/api/admin/readers?period=range&from=2026-12-02&to=2026-12-01")).statusCode,
     ).toBe(400);
+    // A misspelt field is refused, naming it, rather than answered with the week.
+    for (const url of [
+      "/api/admin/readers?peroid=month",
+      "/api/admin/readers/export?period=day&form=2026-12-01",
+      "/api/admin/readers/item?period=day&dimension=page&value=%2F&day=2026-12-01",
+    ]) {
+      const refused = await owner.get(url);
+      expect(refused.statusCode, url).toBe(400);
+      expect(refused.body, url).toContain("Unrecognized key");
+    }
     // A range reaching far ahead is read to today, where the figures end.
     const today = clock.now().toISOString().slice(0, 10);
     for (const from of ["2000-01-01", "9999-12-31"]) {
