@@ -51,5 +51,13 @@ export const unsubscribeRequestSchema = z.strictObject({ token: unsubscribeToken
 export type UnsubscribeRequest = z.input<typeof unsubscribeRequestSchema>;
 
 /** The same answer the first time and on every later visit of the link. */
-export const unsubscribeResponseSchema = z.object({ unsubscribed: z.literal(true) });
+/**
+ * `already`: the link's subscription had ended before (the link followed again). A
+ * subscription made since under the same address has a link of its own, which this
+ * one cannot end: the site keeps no address for an ended one.
+ */
+export const unsubscribeResponseSchema = z.object({
+  unsubscribed: z.literal(true),
+  already: z.boolean(),
+});
 export type UnsubscribeResponse = z.infer<typeof unsubscribeResponseSchema>;

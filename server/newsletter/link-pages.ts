@@ -98,7 +98,7 @@ export const newsletterLinkPages: FastifyPluginAsync<{
       title: "Unsubscribed",
       body: paragraph(
         outcome === "already"
-          ? "This address was unsubscribed already: no more editions will be sent to it."
+          ? "This link's subscription had ended already: no edition is sent under it. If you subscribed again since, the unsubscribe link in a newer edition ends that subscription."
           : "Done: no more editions will be sent to this address.",
       ),
     });

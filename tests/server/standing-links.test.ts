@@ -125,7 +125,7 @@ describe.each(backends)("the links of mails, on %s", (backend) => {
       [],
     );
     const left = await t.visitor().post("/api/unsubscribe", { token: unsubscribeToken });
-    expect(json(left)).toEqual({ unsubscribed: true });
+    expect(json(left)).toEqual({ unsubscribed: true, already: false });
     expect(await runSql(t, "select id from subscribers where email = ?", [reader])).toEqual([]);
     // A made-up token, shaped as a link's, stops nothing.
     const madeUp = randomBytes(32).toString("base64url");

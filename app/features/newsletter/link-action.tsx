@@ -7,7 +7,7 @@ type Step<Refusal extends string> =
   | { name: "no-token" }
   | { name: "confirm"; token: string; failed: boolean }
   | { name: "sending"; token: string }
-  | { name: "done" }
+  | { name: "done"; said: string }
   | { name: "refused"; reason: Refusal };
 
 type LinkActionProps<Refusal extends string> = {
@@ -22,7 +22,8 @@ type LinkActionProps<Refusal extends string> = {
   /** What each refusal tells the reader; `refusalOf` says which one an error code is. */
   refusals: Record<Refusal, ReactNode>;
   refusalOf: (code: ErrorCode) => Refusal | null;
-  send: (token: string) => Promise<unknown>;
+  /** Resolves with words to say instead of `done`, or none. */
+  send: (token: string) => Promise<string | undefined | unknown>;
   /** What the link can still do, read before the button is offered: a refusal shows at once. */
   check?: (token: string) => Promise<Refusal | null>;
 };
@@ -70,8 +71,8 @@ export function LinkAction<Refusal extends string>({
     pressed.current = true;
     setStep({ name: "sending", token });
     try {
-      await send(token);
-      setStep({ name: "done" });
+      const said = await send(token);
+      setStep({ name: "done", said: typeof said === "string" ? said : done });
     } catch (error) {
       const reason =
         error instanceof ApiError && error.code !== "network_error" ? refusalOf(error.code) : null;
@@ -109,7 +110,7 @@ export function LinkAction<Refusal extends string>({
           role="status"
           className="rounded-lg border border-accent/40 bg-accent/10 px-4 py-3 text-slate-100"
         >
-          {done}
+          {step.said}
         </p>
       ) : null}
       {step.name === "refused" ? (

@@ -8,6 +8,10 @@ export const unsubscribeAsks = {
   action: "Unsubscribe",
 };
 
+/** A link followed again: true of its subscription, and of none made since. */
+const endedAlready =
+  "This link's subscription had ended already: no newsletter is sent under it. If you subscribed again since, the unsubscribe link in a newer newsletter ends that subscription.";
+
 /** The page behind every newsletter's unsubscribe link: nothing is removed until the reader says so. */
 export function UnsubscribeFlow() {
   const contact = <ContactLink email={siteConfig.contactEmail} />;
@@ -34,7 +38,9 @@ export function UnsubscribeFlow() {
       refusalOf={(code) =>
         code === "unknown_token" || code === "validation_failed" ? "unknown" : null
       }
-      send={(token) => api("POST /unsubscribe", { body: { token } })}
+      send={async (token) =>
+        (await api("POST /unsubscribe", { body: { token } })).already ? endedAlready : undefined
+      }
     />
   );
 }

@@ -94,7 +94,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     async (request) => {
       const outcome = await engagement.subscribers.unsubscribe(request.body.token);
       if (outcome === "unknown") throw unknownLink("unsubscribe");
-      return { unsubscribed: true as const };
+      return { unsubscribed: true as const, already: outcome === "already" };
     },
   );
 };
