@@ -9,8 +9,13 @@ import type { StoredBooking } from "./repository.ts";
 
 /**
  * A booked call as its mails carry it to calendars and mail programs: the
- * calendar file (METHOD:REQUEST or CANCEL, the booking's UID, SEQUENCE raised on
- * each change, times in UTC) and the thread each side's mails make.
+ * calendar file (the booking's UID, SEQUENCE raised on each change, times in UTC)
+ * and the thread each side's mails make. The reader is invited (METHOD:REQUEST,
+ * the owner the ORGANIZER, the reader the one ATTENDEE); the owner, who organises
+ * the call, is not: their copy is published to them (METHOD:PUBLISH, no ATTENDEE,
+ * RFC 5546 3.2.1), which calendars add as an event of their own, where an invitation
+ * from oneself is one they would not act on (docs/product.md, "Book a call").
+ * A cancellation is METHOD:CANCEL to both.
  */
 
 /**
@@ -33,50 +38,62 @@ export type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | 
   meetingUrl: string | null;
 };
 
+/** Who a calendar file is for: the reader, invited; or the owner, with the reader's name (none once deleted). */
+export type CalendarFor = { reader: string } | { owner: { name: string; email: string } | null };
+
 /**
  * One event as a calendar file: the same UID each time, the sequence it is at,
- * titled by the other side: the owner, or the reader in the owner's copy (`attendee.name`).
- * The attendee is the reader, in both sides' files; null in the owner's cancellation of a
- * call whose reader deleted it ("Your data"), whose address is gone.
+ * titled by the other side: the owner in the reader's, the reader in the owner's copy.
+ * The reader's file names them the one ATTENDEE; the owner's names no one but its
+ * organiser (a published event has no attendees), the reader's name and address in its
+ * description: none in the cancellation of a call whose reader deleted it ("Your data").
  */
 export function calendarFile(
-  method: "REQUEST" | "CANCEL",
+  change: "invitation" | "cancellation",
   call: Call,
   context: CalendarContext,
-  attendee: { email: string; name?: string } | null,
+  to: CalendarFor,
 ): string {
+  const method =
+    change === "cancellation"
+      ? ICalCalendarMethod.CANCEL
+      : "reader" in to
+        ? ICalCalendarMethod.REQUEST
+        : ICalCalendarMethod.PUBLISH;
   const calendar = ical({
-    method: method === "REQUEST" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL,
+    method,
     prodId: { company: "Engage with Engineer", product: "Bookings", language: "EN" },
   });
+  const reader = "owner" in to ? to.owner : null;
+  const said =
+    change === "cancellation"
+      ? "This call is cancelled."
+      : call.meetingUrl
+        ? `Join the call: ${call.meetingUrl}`
+        : `${context.ownerName} will send the meeting link before the call.`;
   calendar.createEvent({
     id: call.uid,
     sequence: call.sequence,
     start: new Date(call.start),
     end: new Date(call.end),
     stamp: new Date(),
-    summary: `Call with ${attendee?.name ?? context.ownerName}: ${context.serviceTitle}`,
+    summary: `Call with ${reader?.name ?? context.ownerName}: ${context.serviceTitle}`,
     // A cancelled call's file promises no link: calendars show it beside "Cancelled".
-    description:
-      method === "CANCEL"
-        ? "This call is cancelled."
-        : call.meetingUrl
-          ? `Join the call: ${call.meetingUrl}`
-          : `${context.ownerName} will send the meeting link before the call.`,
+    description: reader ? `With ${reader.name} <${reader.email}>\n${said}` : said,
     ...(call.meetingUrl ? { location: call.meetingUrl, url: call.meetingUrl } : {}),
     organizer: { name: cn(context.ownerName), email: context.ownerAddress },
-    attendees: attendee
-      ? [
-          {
-            email: attendee.email,
-            ...(attendee.name ? { name: cn(attendee.name) } : {}),
-            rsvp: method === "REQUEST",
-            role: ICalAttendeeRole.REQ,
-            status: ICalAttendeeStatus.NEEDSACTION,
-          },
-        ]
-      : [],
-    status: method === "REQUEST" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
+    attendees:
+      "reader" in to
+        ? [
+            {
+              email: to.reader,
+              rsvp: change === "invitation",
+              role: ICalAttendeeRole.REQ,
+              status: ICalAttendeeStatus.NEEDSACTION,
+            },
+          ]
+        : [],
+    status: change === "invitation" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
   });
   return icsText(calendar);
 }
@@ -92,13 +109,9 @@ export function thread(side: "reader" | "owner", uid: string, what: string | nul
   return { messageId: `<${side}.${what}.${uid}>`, inReplyTo: first, references: [first] };
 }
 
-/** The invitation's calendar file, METHOD:REQUEST. */
-export const invitation = (
-  call: Call,
-  context: CalendarContext,
-  attendee: { email: string; name?: string },
-) => ({
-  method: "REQUEST" as const,
+/** The invitation's calendar file: METHOD:REQUEST to the reader, PUBLISH to the owner. */
+export const invitation = (call: Call, context: CalendarContext, to: CalendarFor) => ({
+  method: "reader" in to ? ("REQUEST" as const) : ("PUBLISH" as const),
   filename: "invitation.ics",
-  content: calendarFile("REQUEST", call, context, attendee),
+  content: calendarFile("invitation", call, context, to),
 });

@@ -19,9 +19,9 @@ import type { BookingsRepository, LinkToken, StoredBooking } from "./repository.
 
 /**
  * The mails of a booked call (docs/product.md, "Book a call"): the
- * invitation to each side with its `.ics` (METHOD:REQUEST, the booking's UID,
- * SEQUENCE raised on each change, times in UTC), the cancellation
- * (METHOD:CANCEL) and the reminders. The reader's address is not confirmed,
+ * invitation to each side with its `.ics` (METHOD:REQUEST to the reader, PUBLISH
+ * to the owner who organises it; the booking's UID, SEQUENCE raised on each change,
+ * times in UTC), the cancellation (METHOD:CANCEL) and the reminders. The reader's address is not confirmed,
  * so their mails carry nothing they typed (not the name, not the note): the
  * form must not carry a stranger's words to someone else's inbox. The
  * owner's mails carry it all, as text.
@@ -32,6 +32,8 @@ export type BookingMailContext = {
   ownerName: string;
   /** OWNER_EMAIL, else CONTACT_EMAIL: the organiser, and where readers' replies go. */
   ownerAddress: string;
+  /** MAIL_FROM as the mails carry it ("Name from Engage with Engineer <news@site>"). */
+  mailFrom: string;
   ownerZone: string;
   serviceTitle: string;
 };
@@ -47,6 +49,19 @@ const subjectOf = (context: BookingMailContext, reader?: Pick<StoredBooking, "na
       ? `Call with ${reader.name}: ${context.serviceTitle}`
       : `Your call with ${context.ownerName}: ${context.serviceTitle}`,
   );
+
+const domainOf = (address: string) => /@([^@>\s]+)>?\s*$/.exec(address)?.[1]?.toLowerCase();
+
+/**
+ * The reader's mails about a call come from its organiser, the owner, when the owner's
+ * address is on MAIL_FROM's domain (signed and sent as MAIL_FROM's are): Outlook shows an
+ * invitation whose From is not its ORGANIZER as sent "on behalf of" the organiser. On
+ * another domain (a Gmail address, say) the site may not send as the owner: MAIL_FROM.
+ */
+const fromOrganiser = (context: BookingMailContext) =>
+  domainOf(context.ownerAddress) === domainOf(context.mailFrom)
+    ? { from: { name: oneLine(context.ownerName), address: context.ownerAddress } }
+    : {};
 
 /** The owner's way to the console's bookings screen: a button, or a line of text. */
 function consoleLink(siteUrl: string) {
@@ -107,6 +122,7 @@ export function readerInvitationMail(
   ];
   const links = readerLinks(context.siteUrl, token);
   return mail({
+    ...fromOrganiser(context),
     to: booking.email,
     subject: subjectOf(context),
     footer: links.footer,
@@ -122,7 +138,7 @@ ${links.text}`,
     replyTo: context.ownerAddress,
     headers: { "Auto-Submitted": "auto-replied" },
     ...thread("reader", booking.uid, update ? `moved-${booking.sequence}` : null),
-    icalEvent: invitation(booking, context, { email: booking.email }),
+    icalEvent: invitation(booking, context, { reader: booking.email }),
   });
 }
 
@@ -157,7 +173,9 @@ ${consoleLink(context.siteUrl).text}`,
     replyTo: { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
     ...thread("owner", booking.uid, update ? `moved-${booking.sequence}` : null),
-    icalEvent: invitation(booking, context, { email: booking.email, name: booking.name }),
+    icalEvent: invitation(booking, context, {
+      owner: { name: booking.name, email: booking.email },
+    }),
   });
 }
 
@@ -200,6 +218,7 @@ export function cancellationMail(
       ? `The time is free again. To book another, visit ${again}.`
       : "The time is free again for other readers.";
   return mail({
+    ...(side === "reader" ? fromOrganiser(context) : {}),
     to,
     subject,
     footer,
@@ -221,14 +240,10 @@ ${side === "reader" ? `Book another time: ${again}` : ""}`,
       method: "CANCEL",
       filename: "cancellation.ics",
       content: calendarFile(
-        "CANCEL",
+        "cancellation",
         { ...call, meetingUrl: null },
         context,
-        side === "reader"
-          ? { email: to }
-          : reader
-            ? { email: reader.email, name: reader.name }
-            : null,
+        side === "reader" ? { reader: to } : { owner: reader ?? null },
       ),
     },
   });
@@ -266,6 +281,7 @@ export function reminderMail(
       : "Cancel it from the console if you cannot make it; the reader is told.");
   const below = side === "owner" ? consoleLink(context.siteUrl) : links;
   return mail({
+    ...(side === "reader" ? fromOrganiser(context) : {}),
     to,
     subject: subjectOf(context, side === "owner" ? booking : undefined),
     footer,

@@ -41,6 +41,7 @@ export function createBookings(
     config: Pick<
       Config,
       | "owner"
+      | "mailFrom"
       | "bookingTimeZone"
       | "BOOKING_MEETING_URL"
       | "BOOKINGS_PER_HOUR"
@@ -66,6 +67,7 @@ export function createBookings(
     siteUrl: config.siteUrl,
     ownerName: config.owner.name,
     ownerAddress: ownerMail,
+    mailFrom: config.mailFrom,
     ownerZone: ownerZoneOf(await repository.availability()),
     serviceTitle: serviceTitle(service),
   });

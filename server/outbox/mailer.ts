@@ -18,6 +18,8 @@ export type OutgoingMail = {
   text: string;
   html: string;
   headers?: Record<string, string>;
+  /** The sender, when it is not MAIL_FROM: the owner, in a reader's mails about a call (bookings/mails.ts). */
+  from?: { name: string; address: string };
   /** Where replies go: an enquiry's sender in the owner's copy, the owner in the sender's mails. */
   replyTo?: string | { name: string; address: string };
   /** Threading: the Message-ID to use, and the one this mail answers. */
@@ -30,10 +32,10 @@ export type OutgoingMail = {
    */
   envelope?: { from: string; to: string[] };
   /**
-   * A calendar invitation or cancellation: sent as the text/calendar part
-   * calendar programs act on, and as an `.ics` attachment (nodemailer's `icalEvent`).
+   * A calendar invitation, published event or cancellation: sent as the text/calendar
+   * part calendar programs act on, and as an `.ics` attachment (nodemailer's `icalEvent`).
    */
-  icalEvent?: { method: "REQUEST" | "CANCEL"; filename: string; content: string };
+  icalEvent?: { method: "REQUEST" | "PUBLISH" | "CANCEL"; filename: string; content: string };
 };
 
 /** How the transports sign (dkim.ts): nodemailer's own option for RSA; mailauth's for Ed25519. */

@@ -67,16 +67,19 @@ async function freeStarts(page: Page): Promise<string[]> {
   return slotsResponseSchema.parse(await response.json()).starts;
 }
 
-/** Both sides' mails about the call at `start` booked for `email`: its invitation (or cancellation) to each. */
+/**
+ * Both sides' mails about the call at `start` booked for `email`: its invitation (or
+ * cancellation) to each; the owner's copy of an invitation is published to them.
+ */
 async function mailsFor(email: string, start: string, method: "REQUEST" | "CANCEL") {
-  const about = (mail: ReceivedMail) => {
+  const about = (wanted: string) => (mail: ReceivedMail) => {
     if (!mail.parsed.attachments.some((a) => a.contentType.startsWith("text/calendar")))
       return false;
     const { event, method: carried } = invitation(mail);
-    return carried === method && event.start.toISOString() === start;
+    return carried === wanted && event.start.toISOString() === start;
   };
-  const readers = () => smtp.to(email).filter(about);
-  const owners = () => smtp.to(owner).filter(about);
+  const readers = () => smtp.to(email).filter(about(method));
+  const owners = () => smtp.to(owner).filter(about(method === "REQUEST" ? "PUBLISH" : method));
   await smtp.waitFor(() => readers().length > 0 && owners().length > 0);
   return { reader: readers()[0], owner: owners()[0] };
 }

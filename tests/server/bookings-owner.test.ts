@@ -603,7 +603,7 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     await smtp.waitFor(
       () =>
         smtp.to(call.email).some((m) => method(m) === "REQUEST") &&
-        smtp.to(owner).some((m) => method(m) === "REQUEST"),
+        smtp.to(owner).some((m) => method(m) === "PUBLISH"),
     );
     const outbox = async () =>
       json(await ownerBrowser.get("/api/admin/health"), healthResponseSchema).outbox;

@@ -83,6 +83,7 @@ const callContext = {
   siteUrl,
   ownerName: "Priya Deshmukh",
   ownerAddress: "owner@engage-with-engineer.example",
+  mailFrom: "Priya Deshmukh from Engage with Engineer <news@engage-with-engineer.example>",
   ownerZone: "Asia/Kolkata",
   serviceTitle: "DFMEA facilitation",
 };
