@@ -14,7 +14,13 @@ import {
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { type Call, calendarFile, invitation, thread } from "./calendar-file.ts";
-import { type bookingMailKinds, type CancelledCall, parseBookingPayload } from "./queued-mails.ts";
+import {
+  type bookingMailKinds,
+  type CancelledCall,
+  type NotMade,
+  parseBookingPayload,
+  parseNotMade,
+} from "./queued-mails.ts";
 import type { BookingsRepository, LinkToken, StoredBooking } from "./repository.ts";
 
 /**
@@ -298,6 +304,36 @@ ${below?.html ?? ""}`,
   });
 }
 
+/**
+ * The news that a booking for this address was not made, and why: its answer said "You're
+ * booked" whatever the address held, so that no one learns it from the form. Nothing the
+ * form's sender typed, as in every mail to the reader.
+ */
+export function notMadeMail(to: string, news: NotMade, context: BookingMailContext): OutgoingMail {
+  const why =
+    news.why === "calls ahead"
+      ? "This address has as many calls ahead as one address may hold. To book another, cancel one with the link in its mail."
+      : "A call was booked for this address less than an hour ago; its invitation is in this inbox. To book another, try again in an hour.";
+  const again = markedLink(context.siteUrl, "/book", "booking-not-made");
+  const details: [string, string][] = [
+    ["Asked for", momentLabel(Date.parse(news.start), news.zone)],
+    ["About", context.serviceTitle],
+  ];
+  return mail({
+    to,
+    subject: oneLine(`Your call with ${context.ownerName} was not booked`),
+    footer: `You get this mail because this address was given to book a call on ${context.siteUrl}/book. If that was not you, there is nothing to do: nothing was booked.`,
+    lead: `A call was asked for with this address and was not booked. ${why}`,
+    html: `${detailsHtml(details)}
+<p style="margin:0">${button(again, "Book another time")}</p>`,
+    text: `${detailsText(details)}
+
+Book another time: ${again}`,
+    replyTo: context.ownerAddress,
+    headers: { "Auto-Submitted": "auto-replied" },
+  });
+}
+
 /** What each booking row of the outbox becomes when it is sent, or why it is not. */
 export function bookingComposers({
   get,
@@ -348,6 +384,11 @@ export function bookingComposers({
         await context(payload.call.service),
         reader ?? undefined,
       );
+    },
+    async booking_not_made(row) {
+      const news = parseNotMade(row.payload);
+      if (!news || !row.email) return { outcome: "failed", reason: "a malformed notice" };
+      return notMadeMail(row.email, news, await context(news.service));
     },
     async booking_reminder(row, db) {
       const payload = parseBookingPayload(row.payload);

@@ -19,6 +19,7 @@ export const bookingMailKinds = [
   "booking_invitation",
   "booking_cancellation",
   "booking_reminder",
+  "booking_not_made",
 ] as const satisfies readonly OutboxKind[];
 
 const cancelledCall = z.object({
@@ -214,4 +215,55 @@ export async function forgetMails(trx: Db, ids: number[], keepQueuedCancellation
     // One being sent stays too: a "later" from the reader's server puts it back in the queue.
     statuses: ["sent", "failed", "cancelled"],
   });
+}
+
+/**
+ * Why a booking for a mailbox was not made, which its answer does not say: the page says
+ * "You're booked" whatever the address holds, and the news goes to the mailbox.
+ */
+const notMadePayload = z.object({
+  /** The mailbox's digest (`address_hash`): the hour's one news mail is found by it. */
+  mailbox: z.string(),
+  why: z.enum(["calls ahead", "booked this hour"]),
+  start: z.string(),
+  zone: z.string(),
+  service: z.string(),
+});
+export type NotMade = Omit<z.infer<typeof notMadePayload>, "mailbox">;
+export const parseNotMade = (raw: string | null) => jsonOf(raw, notMadePayload);
+
+/**
+ * The news that a booking for `email` was not made, queued unless the mailbox was told
+ * so within the hour (`since`): a form that could not book for it cannot fill it either.
+ * In turn with the bookings for the same mailbox (limits.ts).
+ */
+export async function queueNotMade(
+  trx: Db,
+  now: Date,
+  since: Date,
+  to: { email: string; addressHash: string },
+  news: NotMade,
+) {
+  const payload = JSON.stringify({ mailbox: to.addressHash, ...news });
+  const told = await trx
+    .selectFrom("outbox")
+    .select("id")
+    .where("kind", "=", "booking_not_made")
+    .where("payload", "like", `{"mailbox":${JSON.stringify(to.addressHash)},%`)
+    .where("created_at", ">=", since.toISOString())
+    .limit(1)
+    .executeTakeFirst();
+  if (told) return;
+  await enqueue(trx, now.toISOString(), [{ kind: "booking_not_made", email: to.email, payload }]);
+}
+
+/** The news of bookings not made, queued before `before`: kept only while it caps its hour. */
+export async function forgetNotMade(trx: Db, before: Date) {
+  const rows = await trx
+    .selectFrom("outbox")
+    .select("id")
+    .where("kind", "=", "booking_not_made")
+    .where("created_at", "<", before.toISOString())
+    .execute();
+  await forget(trx, { kinds: ["booking_not_made"], ids: rows.map((row) => Number(row.id)) });
 }

@@ -4,10 +4,19 @@ import type { Availability } from "../../contract/bookings.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { BookingsTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
+import { takeTurn } from "../db/turns.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { keyFor, tokenDigest } from "../lib/tokens.ts";
 import { bookingLimits, type ConnectionFull, type DayLimit } from "./limits.ts";
-import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
+import {
+  dropQueued,
+  forgetMails,
+  forgetNotMade,
+  type NotMade,
+  queueCancellations,
+  queueInvitations,
+  queueNotMade,
+} from "./queued-mails.ts";
 import { createBookingSettings } from "./settings-repository.ts";
 
 /**
@@ -170,6 +179,17 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           input.ownerEmail,
         );
         return { id };
+      });
+    },
+
+    /**
+     * Tells a mailbox a booking for it was not made, and why, once an hour at most: in turn
+     * with the bookings for it, so that two at once queue one.
+     */
+    tellNotMade(to: { email: string; addressHash: string }, since: Date, news: NotMade) {
+      return transact(db, async (trx) => {
+        await takeTurn(store.kind, trx, "booking mailbox", to.addressHash);
+        await queueNotMade(trx, clock(), since, to, news);
       });
     },
 
@@ -373,8 +393,12 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     delete: async (id: number, within?: Db): Promise<boolean> =>
       (await deleteWhere([{ id }], true, within)) > 0,
 
-    /** Retention: bookings whose call ended more than `days` ago go, with their mails, in `within`. */
+    /**
+     * Retention: bookings whose call ended more than `days` ago go, with their mails, in
+     * `within`; and the news of bookings not made, after a day.
+     */
     async prune(days: number, within: Db = db): Promise<number> {
+      await forgetNotMade(within, new Date(clock().getTime() - dayMs));
       const cutoff = new Date(clock().getTime() - days * dayMs).toISOString();
       const rows = await within
         .selectFrom("bookings")

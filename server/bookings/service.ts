@@ -8,6 +8,7 @@ import { dayMs } from "../lib/time.ts";
 import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation/enquiry-rules.ts";
 import { earliestStart, freeStarts, type Taken } from "./availability.ts";
 import { type BookingMailContext, bookingComposers } from "./mails.ts";
+import type { NotMade } from "./queued-mails.ts";
 import {
   type BookingsRepository,
   createBookingsRepository,
@@ -31,7 +32,11 @@ import { ownerZoneIn } from "./settings-repository.ts";
 const movesMax = 3;
 
 type BookOutcome =
-  | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string }
+  /**
+   * Booked, or answered as if it were (`booking` null): a filled honeypot, or a mailbox
+   * that may not book now, which is told so by mail. `end` is the call's.
+   */
+  | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string; end: string }
   /** Another reader took the time first: the free times left, in the reader's zone. */
   | { outcome: "taken"; slots: SlotsResponse }
   | { outcome: "refused"; refusal: FormRefusal };
@@ -170,7 +175,14 @@ export function createBookings(
       const { ipHash, networkHash, first } = await form.admit(request, { ip, visitorId });
       const availability = await repository.availability();
       const ownerZone = ownerZoneOf(availability);
-      if (first === "honeypot") return { outcome: "booked", booking: null, ownerZone };
+      const end = new Date(Date.parse(request.start) + availability.callMinutes * 60_000);
+      const asIfBooked: BookOutcome = {
+        outcome: "booked",
+        booking: null,
+        ownerZone,
+        end: end.toISOString(),
+      };
+      if (first === "honeypot") return asIfBooked;
       if (first) return refuse(first);
       const mailbox = form.addressHash(request.email);
       const hourAgo = new Date(clock().getTime() - 3_600_000);
@@ -189,19 +201,26 @@ export function createBookings(
           field: "start",
         });
       }
-      // Only for a free time: else anyone could ask, booking nothing, whether an address has
-      // calls ahead, by sending it with a time that is not one.
-      if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
-        return refuse({
-          status: 409,
-          code: "too_many_pending",
-          message: `This address has ${config.BOOKING_PENDING_MAX} calls ahead already. Cancel one from its mail, or write to the contact address.`,
-          field: "email",
+      /**
+       * What the address holds is its mailbox's to know, not the form's: a booking it may not
+       * have now is answered as booked, whoever typed the address, and the mailbox is told.
+       */
+      const notMade = async (why: NotMade["why"]) => {
+        await repository.tellNotMade({ email: request.email, addressHash: mailbox }, hourAgo, {
+          why,
+          start: request.start,
+          zone: request.zone,
+          service: request.service,
         });
+        woken();
+        return asIfBooked;
+      };
+      if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
+        return notMade("calls ahead");
       }
       const created = await repository.create({
         start: new Date(start),
-        end: new Date(start + availability.callMinutes * 60_000),
+        end,
         name: request.name,
         email: request.email,
         service: request.service,
@@ -237,23 +256,15 @@ export function createBookings(
           message: `Your ${from} has its most calls booked ahead already. Cancel one from its mail, or write to the contact address.`,
         });
       }
-      if (created === "mailbox") {
-        return refuse({
-          status: 429,
-          code: "rate_limited",
-          message:
-            "A call was booked for this address less than an hour ago; its invitation is in that inbox. To book another, try again in an hour.",
-          retryAfterSeconds: 3600,
-          field: "email",
-        });
-      }
+      if (created === "mailbox") return notMade("booked this hour");
       if (created === "taken") {
         // The owner's hours may have changed meanwhile: the times left are as they are now.
         const now = await repository.availability();
         return { outcome: "taken", slots: slotsIn(now, request.zone, await free(now)) };
       }
       woken();
-      return { outcome: "booked", booking: (await repository.get(created.id)) ?? null, ownerZone };
+      const booking = (await repository.get(created.id)) ?? null;
+      return { ...asIfBooked, booking };
     },
 
     begun,

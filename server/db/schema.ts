@@ -31,7 +31,8 @@ export type OutboxKind =
   | "reply_digest"
   | "booking_invitation"
   | "booking_cancellation"
-  | "booking_reminder";
+  | "booking_reminder"
+  | "booking_not_made";
 
 /** One row per message to send. */
 export type OutboxTable = {

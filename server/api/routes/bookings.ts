@@ -83,14 +83,11 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
       }
       if (outcome.outcome === "refused") throw refusalError(outcome.refusal);
       if (outcome.booking) await attribute(request, "booking");
-      const start = outcome.booking?.start ?? request.body.start;
-      const end =
-        outcome.booking?.end ??
-        new Date(Date.parse(request.body.start) + 30 * 60_000).toISOString();
+      // The same answer whether the call was booked or answered as if it were.
       return reply.code(201).send({
         booked: true,
-        start,
-        end,
+        start: new Date(request.body.start).toISOString(),
+        end: outcome.end,
         zone: request.body.zone,
         ownerZone: outcome.ownerZone,
       });
