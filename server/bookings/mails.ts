@@ -14,13 +14,8 @@ import {
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { type Call, calendarFile, invitation, thread } from "./calendar-file.ts";
-import {
-  type bookingMailKinds,
-  type CancelledCall,
-  type NotMade,
-  parseBookingPayload,
-  parseNotMade,
-} from "./queued-mails.ts";
+import { notMadeMail, parseNotMade } from "./not-made.ts";
+import { type bookingMailKinds, type CancelledCall, parseBookingPayload } from "./queued-mails.ts";
 import type { BookingsRepository, LinkToken, StoredBooking } from "./repository.ts";
 
 /**
@@ -301,36 +296,6 @@ ${below?.html ?? ""}`,
       side === "reader" ? context.ownerAddress : { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
     ...thread(side, booking.uid, `reminder-${hoursBefore}h-${booking.sequence}`),
-  });
-}
-
-/**
- * The news that a booking for this address was not made, and why: its answer said "You're
- * booked" whatever the address held, so that no one learns it from the form. Nothing the
- * form's sender typed, as in every mail to the reader.
- */
-export function notMadeMail(to: string, news: NotMade, context: BookingMailContext): OutgoingMail {
-  const why =
-    news.why === "calls ahead"
-      ? "This address has as many calls ahead as one address may hold. To book another, cancel one with the link in its mail."
-      : "A call was booked for this address less than an hour ago; its invitation is in this inbox. To book another, try again in an hour.";
-  const again = markedLink(context.siteUrl, "/book", "booking-not-made");
-  const details: [string, string][] = [
-    ["Asked for", momentLabel(Date.parse(news.start), news.zone)],
-    ["About", context.serviceTitle],
-  ];
-  return mail({
-    to,
-    subject: oneLine(`Your call with ${context.ownerName} was not booked`),
-    footer: `You get this mail because this address was given to book a call on ${context.siteUrl}/book. If that was not you, there is nothing to do: nothing was booked.`,
-    lead: `A call was asked for with this address and was not booked. ${why}`,
-    html: `${detailsHtml(details)}
-<p style="margin:0">${button(again, "Book another time")}</p>`,
-    text: `${detailsText(details)}
-
-Book another time: ${again}`,
-    replyTo: context.ownerAddress,
-    headers: { "Auto-Submitted": "auto-replied" },
   });
 }
 

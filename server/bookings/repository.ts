@@ -4,19 +4,11 @@ import type { Availability } from "../../contract/bookings.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { BookingsTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
-import { takeTurn } from "../db/turns.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { keyFor, tokenDigest } from "../lib/tokens.ts";
 import { bookingLimits, type ConnectionFull, type DayLimit } from "./limits.ts";
-import {
-  dropQueued,
-  forgetMails,
-  forgetNotMade,
-  type NotMade,
-  queueCancellations,
-  queueInvitations,
-  queueNotMade,
-} from "./queued-mails.ts";
+import { forgetNotMade } from "./not-made.ts";
+import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
 import { createBookingSettings } from "./settings-repository.ts";
 
 /**
@@ -179,17 +171,6 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           input.ownerEmail,
         );
         return { id };
-      });
-    },
-
-    /**
-     * Tells a mailbox a booking for it was not made, and why, once an hour at most: in turn
-     * with the bookings for it, so that two at once queue one.
-     */
-    tellNotMade(to: { email: string; addressHash: string }, since: Date, news: NotMade) {
-      return transact(db, async (trx) => {
-        await takeTurn(store.kind, trx, "booking mailbox", to.addressHash);
-        await queueNotMade(trx, clock(), since, to, news);
       });
     },
 

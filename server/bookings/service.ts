@@ -8,7 +8,7 @@ import { dayMs } from "../lib/time.ts";
 import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation/enquiry-rules.ts";
 import { earliestStart, freeStarts, type Taken } from "./availability.ts";
 import { type BookingMailContext, bookingComposers } from "./mails.ts";
-import type { NotMade } from "./queued-mails.ts";
+import { type NotMade, tellNotMade } from "./not-made.ts";
 import {
   type BookingsRepository,
   createBookingsRepository,
@@ -61,6 +61,7 @@ export function createBookings(
   const form = ownerForm("bookings", "booking reader address", deps);
   const { ownerMail, woken } = form;
   const links = linkTokens(deps.cookieSecret);
+  const tell = tellNotMade(store, clock);
 
   const ownerZoneOf = (availability: Availability) =>
     ownerZoneIn(availability, config.bookingTimeZone);
@@ -206,7 +207,7 @@ export function createBookings(
        * have now is answered as booked, whoever typed the address, and the mailbox is told.
        */
       const notMade = async (why: NotMade["why"]) => {
-        await repository.tellNotMade({ email: request.email, addressHash: mailbox }, hourAgo, {
+        await tell({ email: request.email, addressHash: mailbox }, hourAgo, {
           why,
           start: request.start,
           zone: request.zone,

@@ -8,14 +8,12 @@ type SubscriberStatus = "pending" | "confirmed";
 export type SuppressionReason = "hard_bounce" | "complaint" | "soft_bounces";
 
 /**
- * What an outbox row carries: the newsletter's mails (a confirmation, one
- * edition to one recipient), the owner's mail about one new comment, one
- * comment for the hourly digest, or one webhook call
- * (docs/decisions/011-owner-notifications.md). This type is the one list of
- * kinds: rows written to the outbox are checked against it when the code is
- * type-checked, and the database takes any text there, so a new kind of mail
- * is a name here and a composer, with no migration
- * (docs/decisions/040-outbox-kinds-in-typescript.md).
+ * What an outbox row carries: one mail (a confirmation, one edition to one recipient, the
+ * owner's about a comment, a booked call's…), one comment for the hourly digest, or one
+ * webhook call (docs/decisions/011-owner-notifications.md). This type is the one list of
+ * kinds: rows written to the outbox are checked against it when the code is type-checked,
+ * and the database takes any text there, so a new kind of mail is a name here and a
+ * composer, with no migration (docs/decisions/040-outbox-kinds-in-typescript.md).
  */
 export type OutboxKind =
   | "confirmation"

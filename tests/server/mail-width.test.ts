@@ -6,6 +6,7 @@ import {
   readerInvitationMail,
   reminderMail,
 } from "../../server/bookings/mails.ts";
+import { notMadeMail } from "../../server/bookings/not-made.ts";
 import type { StoredBooking } from "../../server/bookings/repository.ts";
 import { renderComment } from "../../server/comments/markdown.ts";
 import { replyConfirmationMail, replyMail } from "../../server/comments/reply-mails.ts";
@@ -152,6 +153,14 @@ const mails: [string, OutgoingMail][] = [
   ],
   ["a call's reminder", reminderMail(call.email, "reader", call, 1, callContext, token)],
   ["the owner's reminder", reminderMail("o@example.com", "owner", call, 24, callContext)],
+  [
+    "a call not booked",
+    notMadeMail(
+      call.email,
+      { why: "booked this hour", start: call.start, zone: call.readerZone, service: call.service },
+      callContext,
+    ),
+  ],
   ["the owner's notice of a comment", noticeMail("owner@example.com", notice)],
   [
     "the owner's digest of comments",
