@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
-import { createFormTokens } from "../../server/lib/form-token.ts";
 import { calendarOfMail, lineProblems } from "../support/calendar.ts";
+import { aged, bookingsApp, owner } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
-import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import type { ReceivedMail, SmtpSink } from "./support/smtp.ts";
+import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
 /*
  * A booked call's mails as calendars and mail programs read them: every calendar file the
@@ -13,10 +13,7 @@ import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/t
  * (by the subject, Re: aside, and the first mail's Message-ID).
  */
 
-const owner = "owner@example.com";
-const cookieSecret = "booking-mail-tests-cookie-secret-0123456789";
 const hourMs = 3_600_000;
-const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
 
 /** A name and a note with every character iCalendar escapes or quotes. */
 const name = 'Ravi "RK" Kumar, Jr.; Pune';
@@ -44,27 +41,16 @@ describe.each(backends)("a booked call's mails on %s", (backend) => {
       smtp.to(address).at(-1)?.parsed.text ?? "",
     )?.[1] ?? "";
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, {
-      env: {
-        COOKIE_SECRET: cookieSecret,
-        SMTP_URL: smtp.url,
-        OWNER_EMAIL: owner,
-        // On the owner's domain: the reader's mails come from the owner, the organiser.
-        MAIL_FROM: "news@example.com",
-        MAIL_RATE_PER_MINUTE: "0",
-        BOOKING_TIMEZONE: "Europe/London",
-        BOOKING_MEETING_URL: "https://meet.example.org/engineer",
-        BOOKINGS_PER_HOUR: "1000",
-      },
-      mail: { clock: clock.now },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  bookingsApp(
+    backend,
+    clock,
+    {
+      // On the owner's domain: the reader's mails come from the owner, the organiser.
+      MAIL_FROM: "news@example.com",
+      BOOKING_MEETING_URL: "https://meet.example.org/engineer",
+    },
+    (app) => ({ t, smtp } = app),
+  );
 
   it("sends invitation, reminder, move and cancellation to each side in one conversation, each calendar file one that calendars read", async () => {
     const { starts } = json(await browser().get("/api/bookings/slots"), slotsResponseSchema);
@@ -79,7 +65,7 @@ describe.each(backends)("a booked call's mails on %s", (backend) => {
         service: "dfmea",
         note,
         zone: "Asia/Kolkata",
-        formToken: tokens.issue(Date.now() - 60_000),
+        formToken: aged(),
       });
     // Another reader's call, booked first: nothing of it may reach Ravi's mails.
     expect((await book(other, stranger, "Meera Iyer")).statusCode).toBe(201);

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
@@ -15,15 +15,15 @@ import {
 } from "../../contract/bookings.ts";
 import { auditEntrySchema, healthResponseSchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
-import { createFormTokens } from "../../server/lib/form-token.ts";
 import { calendarOfMail, readCalendar } from "../support/calendar.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { aged, bookingsApp, owner, ownerZone } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
-import { type Answer, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import type { Answer, ReceivedMail, SmtpSink } from "./support/smtp.ts";
 import { lockWaiters, runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
 /*
  * The owner's side of booked calls (docs/product.md, "Book a call"): the
@@ -32,11 +32,6 @@ import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/t
  * action on the audit trail once, and every bad input refused with nothing
  * changed.
  */
-
-const owner = "owner@example.com";
-const cookieSecret = "booking-owner-tests-cookie-secret-0123456789";
-const ownerZone = "Europe/London";
-const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
 
 const method = (mail: ReceivedMail | undefined) => calendarOfMail(mail)?.method;
 
@@ -73,7 +68,7 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
       service: "dfmea",
       note,
       zone: "America/New_York",
-      formToken: tokens.issue(Date.now() - 60_000),
+      formToken: aged(),
     };
     const response = await browser.post("/api/bookings", request);
     expect(response.statusCode, response.body).toBe(201);
@@ -94,26 +89,11 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
   const availability = async () =>
     json(await ownerBrowser.get("/api/admin/bookings"), bookingsResponseSchema).availability;
 
+  bookingsApp(backend, clock, {}, (app) => ({ t, smtp } = app));
   beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, {
-      env: {
-        COOKIE_SECRET: cookieSecret,
-        SMTP_URL: smtp.url,
-        OWNER_EMAIL: owner,
-        MAIL_RATE_PER_MINUTE: "0",
-        BOOKING_TIMEZONE: ownerZone,
-        BOOKINGS_PER_HOUR: "1000",
-      },
-      mail: { clock: clock.now },
-    });
     env = { ...adminEnv(t), OWNER_EMAIL: owner, BOOKING_TIMEZONE: ownerZone };
     ownerBrowser = new Owner(t);
     expect((await ownerBrowser.signIn()).statusCode).toBe(200);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
   });
 
   it("lists calls with the note and service, and cancels one with a message to both sides, once, audited", async () => {
@@ -657,7 +637,7 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
         service: "dfmea",
         note: "",
         zone: "America/New_York",
-        formToken: tokens.issue(Date.now() - 60_000),
+        formToken: aged(),
       }),
     );
     if (hold)

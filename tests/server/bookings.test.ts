@@ -15,12 +15,19 @@ import { momentLabel, wallTime } from "../../contract/time-zones.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { createBookingsRepository } from "../../server/bookings/repository.ts";
 import { openStore } from "../../server/db/store.ts";
-import { createFormTokens } from "../../server/lib/form-token.ts";
 import { tokenDigest } from "../../server/lib/tokens.ts";
 import { calendarOfMail, lineProblems, readCalendar } from "../support/calendar.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import {
+  aged,
+  bookingsApp,
+  cookieSecret,
+  formTokens,
+  owner,
+  ownerZone,
+} from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
@@ -36,16 +43,8 @@ import {
   type TestApp,
 } from "./support/test-app.ts";
 
-const owner = "owner@example.com";
-const cookieSecret = "booking-tests-cookie-secret-0123456789abcdef";
 const hourMs = 3_600_000;
-const ownerZone = "Europe/London";
 
-const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
-/** The form's signed time as the page holds it once a person has had time to fill it. */
-const aged = () => tokens.issue(Date.now() - 60_000);
-
-/** A clock the test moves: real time plus an offset. */
 /** What the tests change in an export file. */
 type ExportFile = {
   exportedAt: string;
@@ -116,25 +115,12 @@ describe.each(backends)("booking a call on %s", (backend) => {
       slotsResponseSchema,
     );
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, {
-      env: {
-        COOKIE_SECRET: cookieSecret,
-        SMTP_URL: smtp.url,
-        OWNER_EMAIL: owner,
-        MAIL_RATE_PER_MINUTE: "0",
-        BOOKING_TIMEZONE: ownerZone,
-        BOOKING_MEETING_URL: "https://meet.example.org/engineer",
-        BOOKINGS_PER_HOUR: "1000",
-      },
-      mail: { clock: clock.now },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  bookingsApp(
+    backend,
+    clock,
+    { BOOKING_MEETING_URL: "https://meet.example.org/engineer" },
+    (app) => ({ t, smtp } = app),
+  );
 
   it("offers weekdays 10:00 to 17:00 in the owner's zone out of the box, from a day ahead to 30 days", async () => {
     const answer = await slots();
@@ -455,7 +441,7 @@ describe.each(backends)("booking a call on %s", (backend) => {
       [{ start: saturday.toISOString() }, 422, "not_offered"],
       [{ start: new Date(Date.parse(start ?? "") + 60_000).toISOString() }, 422, "not_offered"],
       [{ start: new Date(clock.now().getTime() + 2 * hourMs).toISOString() }, 422, "not_offered"],
-      [{ formToken: tokens.issue(Date.now() + 60_000) }, 400, "too_fast"],
+      [{ formToken: formTokens.issue(Date.now() + 60_000) }, 400, "too_fast"],
       [{ formToken: "forged" }, 400, "form_token_invalid"],
       // What would reach a mail's headers or its calendar file, with a line break or a
       // control character in it, or too long.

@@ -1,12 +1,13 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
 import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
-import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { mailingApp } from "./support/mailing-app.ts";
+import { header, type ReceivedMail, type SmtpSink } from "./support/smtp.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
-import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, siteUrl, type TestApp } from "./support/test-app.ts";
 
 /*
  * What an edition did (docs/mail.md, "What an edition did"): its links go
@@ -38,14 +39,7 @@ async function rowCounts(t: TestApp): Promise<Record<string, number>> {
 describe.each(backends)("an edition's figures on %s", (backend) => {
   let t: TestApp;
   let smtp: SmtpSink;
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, { env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  mailingApp(backend, { env: {} }, (app) => ({ t, smtp } = app));
 
   it("counts clicks per link through signed redirects, with no record of who, and refuses a changed one", async () => {
     const readers = ["ana", "ben", "cy"].map((name) => `${name}.figures.${backend}@example.org`);

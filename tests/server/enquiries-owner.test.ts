@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import { bookingsResponseSchema } from "../../contract/bookings.ts";
 import { auditResponseSchema } from "../../contract/console.ts";
@@ -10,8 +10,9 @@ import {
 import { instantOf, momentLabel } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { mailingApp } from "./support/mailing-app.ts";
 import { Owner } from "./support/owner.ts";
-import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import type { SmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -44,13 +45,7 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
   let t: TestApp;
   let me: Owner;
   let ip = 0;
-  const env = () => ({
-    COOKIE_SECRET: cookieSecret,
-    SMTP_URL: smtp.url,
-    OWNER_EMAIL: owner,
-    MAIL_RATE_PER_MINUTE: "0",
-    ENQUIRIES_PER_HOUR: "1000",
-  });
+  let env: Record<string, string>;
   const send = async (body: Record<string, unknown>, app = t) => {
     ip += 1;
     const response = await app.visitor({ ip: `10.7.0.${ip}` }).post("/api/enquiries", body);
@@ -61,15 +56,14 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
   const cli = (...argv: string[]) =>
     admin({ ...adminEnv(t), COOKIE_SECRET: cookieSecret }, ...argv);
 
+  mailingApp(
+    backend,
+    { env: { COOKIE_SECRET: cookieSecret, OWNER_EMAIL: owner, ENQUIRIES_PER_HOUR: "1000" } },
+    (app) => ({ t, smtp, env } = app),
+  );
   beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, { env: env() });
     me = new Owner(t);
     expect((await me.signIn()).statusCode).toBe(200);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
   });
 
   it("lists, searches and filters enquiries for the signed-in owner only", async () => {
@@ -343,7 +337,7 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
 
     // A second instance on the same database prunes as it starts.
     const second = await startTestApp(backend, {
-      env: env(),
+      env,
       ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : { dataDir: t.dataDir }),
     });
     try {
@@ -374,7 +368,7 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
   it.runIf(backend === "postgres")(
     "two instances on one database send each mail once and acknowledge an address once",
     async () => {
-      const second = await startTestApp(backend, { env: env(), databaseUrl: t.databaseUrl });
+      const second = await startTestApp(backend, { env, databaseUrl: t.databaseUrl });
       try {
         const shared = enquiry().email;
         const sent = Array.from({ length: 6 }, () => enquiry({ email: shared }));

@@ -8,16 +8,10 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { movableClock } from "./support/clock.ts";
 import { deletionToken, pressDelete } from "./support/enquiry-link.ts";
 import { dom } from "./support/html.ts";
-import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { mailingApp } from "./support/mailing-app.ts";
+import type { SmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import {
-  backends,
-  freshItem,
-  json,
-  siteUrl,
-  startTestApp,
-  type TestApp,
-} from "./support/test-app.ts";
+import { backends, freshItem, json, siteUrl, type TestApp } from "./support/test-app.ts";
 import { startReceiver } from "./support/webhook-receiver.ts";
 
 const owner = "owner@example.com";
@@ -58,26 +52,23 @@ describe.each(backends)("enquiries on %s", (backend) => {
     Number((await runSql(t, `select count(*) as n from ${table}`))[0]?.n);
 
   beforeAll(async () => {
-    smtp = await startSmtpSink();
     receiver = await startReceiver([]);
-    t = await startTestApp(backend, {
+  });
+  afterAll(() => receiver?.close());
+  mailingApp(
+    backend,
+    () => ({
       env: {
         COOKIE_SECRET: cookieSecret,
-        SMTP_URL: smtp.url,
         OWNER_EMAIL: owner,
-        MAIL_RATE_PER_MINUTE: "0",
         WEBHOOK_URL: receiver.url,
         WEBHOOK_SECRET: webhookSecret,
         ENQUIRIES_PER_HOUR: "3",
       },
       mail: { clock: clock.now },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-    await receiver?.close();
-  });
+    }),
+    (app) => ({ t, smtp } = app),
+  );
 
   it("mails the owner with Reply-To the sender, acknowledges the sender, calls the webhook, and answers nothing back", async () => {
     const sent = enquiry();
@@ -764,21 +755,11 @@ describe.each(backends)("enquiries without OWNER_EMAIL on %s", (backend) => {
   let t: TestApp;
   const contact = "contact@ewe-owner.example.org";
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, {
-      env: {
-        COOKIE_SECRET: cookieSecret,
-        SMTP_URL: smtp.url,
-        CONTACT_EMAIL: contact,
-        MAIL_RATE_PER_MINUTE: "0",
-      },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  mailingApp(
+    backend,
+    { env: { COOKIE_SECRET: cookieSecret, CONTACT_EMAIL: contact } },
+    (app) => ({ t, smtp } = app),
+  );
 
   it("mails the owner at CONTACT_EMAIL, and the acknowledgement's Reply-To is that address", async () => {
     const sent = enquiry();

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFormTokens } from "../../server/lib/form-token.ts";
-import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { backends, freshItem, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { mailingApp } from "./support/mailing-app.ts";
+import type { ReceivedMail, SmtpSink } from "./support/smtp.ts";
+import { backends, freshItem, siteUrl, type TestApp } from "./support/test-app.ts";
 
 /*
  * Every link in a mail is on SITE_URL (docs/mail.md): a request that names
@@ -39,12 +40,11 @@ describe.each(backends)("links in mails on %s", (backend) => {
   let t: TestApp;
   let smtp: SmtpSink;
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, {
+  mailingApp(
+    backend,
+    {
       env: {
         COOKIE_SECRET: cookieSecret,
-        SMTP_URL: smtp.url,
         OWNER_EMAIL: "owner@example.com",
         TRUST_PROXY: "loopback",
       },
@@ -53,12 +53,9 @@ describe.each(backends)("links in mails on %s", (backend) => {
         "newsletter/confirm/index.html": "<!doctype html><title>Confirm</title>",
         "unsubscribe/index.html": "<!doctype html><title>Unsubscribe</title>",
       },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+    },
+    (app) => ({ t, smtp } = app),
+  );
 
   it("lead to SITE_URL whatever host the request names", async () => {
     const inject = (url: string, payload: object) =>

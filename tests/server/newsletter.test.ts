@@ -1,21 +1,15 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { errorResponseSchema, formTokenResponseSchema } from "../../contract/api.ts";
 import { confirmStateResponseSchema } from "../../contract/newsletter.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
+import { mailingApp } from "./support/mailing-app.ts";
 import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
-import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { header, type SmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import {
-  backends,
-  freshItem,
-  json,
-  siteUrl,
-  startTestApp,
-  type TestApp,
-} from "./support/test-app.ts";
+import { backends, freshItem, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
 function editionFile(
   slug: string,
@@ -31,23 +25,18 @@ function editionFile(
 describe.each(backends)("the newsletter on %s", (backend) => {
   let smtp: SmtpSink;
   let t: TestApp;
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, {
+  mailingApp(
+    backend,
+    {
       env: {
-        SMTP_URL: smtp.url,
         // An address alone: the mails carry the owner's name (content/owner.md, or SITE_OWNER_NAME).
         MAIL_FROM: "news@ewe.test",
         SITE_OWNER_NAME: "Asha Rao",
-        MAIL_RATE_PER_MINUTE: "0",
         SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "3",
       },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+    },
+    (app) => ({ t, smtp } = app),
+  );
   afterEach(() => {
     smtp.answer = () => undefined;
   });

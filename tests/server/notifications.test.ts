@@ -9,6 +9,7 @@ import { EventStream } from "../support/event-stream.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
+import { mailingApp } from "./support/mailing-app.ts";
 import { linksOf, owner } from "./support/notifications.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -108,18 +109,17 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
   const logs = capturedLogs("debug");
   const logger = { ...(loggerOptions("debug") as object), stream: logs.logger.stream };
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, {
-      env: { SMTP_URL: smtp.url, OWNER_EMAIL: owner },
+  mailingApp(
+    backend,
+    {
+      env: { OWNER_EMAIL: owner },
       mail: { clock: clock.now },
       logger,
-    });
+    },
+    (app) => ({ t, smtp } = app),
+  );
+  beforeAll(async () => {
     await t.app.listen({ host: "127.0.0.1", port: 0 });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
   });
 
   /** Posts a comment and waits for the owner's mail about it. */

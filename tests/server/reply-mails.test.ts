@@ -1,6 +1,6 @@
 import { CompiledQuery } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   commentResponseSchema,
   commentsResponseSchema,
@@ -12,8 +12,9 @@ import { openStore } from "../../server/db/store.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { dom } from "./support/html.ts";
+import { mailingApp } from "./support/mailing-app.ts";
 import { Owner } from "./support/owner.ts";
-import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { header, type ReceivedMail, type SmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
   backends,
@@ -91,17 +92,14 @@ describe.each(backends)("reply mails on %s", (backend) => {
     };
   };
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, {
-      env: { SMTP_URL: smtp.url },
+  mailingApp(
+    backend,
+    {
+      env: {},
       mail: { clock: clock.now },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+    },
+    (app) => ({ t, smtp } = app),
+  );
 
   const questions = [
     "How long does a lithium cell keep its charge on a shelf?",

@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
-import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { mailingApp } from "./support/mailing-app.ts";
+import type { SmtpSink } from "./support/smtp.ts";
 import { runSql, seedConfirmed, seedSuppressed } from "./support/sql.ts";
 import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -19,16 +20,13 @@ describe.each(backends)(
   (backend) => {
     let t: TestApp;
     let smtp: SmtpSink;
-    beforeAll(async () => {
-      smtp = await startSmtpSink();
-      t = await startTestApp(backend, {
-        env: { SMTP_URL: smtp.url, MAIL_FROM: "news@ewe.test" },
-      });
-    });
-    afterAll(async () => {
-      await t?.close();
-      await smtp?.close();
-    });
+    mailingApp(
+      backend,
+      {
+        env: { MAIL_FROM: "news@ewe.test" },
+      },
+      (app) => ({ t, smtp } = app),
+    );
 
     it("is not mailed once suppressed, and is named and given its digest", async () => {
       const older = `older.${backend}@example.org`;

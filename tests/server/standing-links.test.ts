@@ -3,16 +3,17 @@ import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
 import { createReplyWatches } from "../../server/comments/reply-watches.ts";
 import { migrateToLatest } from "../../server/db/store.ts";
 import { createSubscribersRepository } from "../../server/engagement/subscribers-repository.ts";
 import { standingLinks } from "../../server/lib/tokens.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { mailingApp } from "./support/mailing-app.ts";
 import { copies, editionFile, requestSubscription, tokenOfMail } from "./support/newsletter.ts";
 import { scratchStore } from "./support/scratch-store.ts";
-import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { header, type ReceivedMail, type SmtpSink } from "./support/smtp.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import {
   backends,
@@ -54,14 +55,7 @@ async function everything(t: TestApp): Promise<string> {
 describe.each(backends)("the links of mails, on %s", (backend) => {
   let t: TestApp;
   let smtp: SmtpSink;
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startTestApp(backend, { env: { SMTP_URL: smtp.url } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  mailingApp(backend, { env: {} }, (app) => ({ t, smtp } = app));
   const form = (url: string, payload: string) =>
     t.app.inject({
       method: "POST",
