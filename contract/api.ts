@@ -367,6 +367,7 @@ export const errorCodes = [
   "slot_taken",
   "not_offered",
   "too_many_pending",
+  "not_booked",
   "service_unavailable",
   "internal_error",
 ] as const;

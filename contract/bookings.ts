@@ -173,13 +173,20 @@ export type BookedResponse = z.infer<typeof bookedResponseSchema>;
 export const slotTakenMessage = "That time was just taken";
 
 /**
- * A refusal of `POST /bookings` with status 409. On `slot_taken` it carries
- * the free times as they are now, in the reader's zone, so the page shows them
- * at once instead of asking again (`too_many_pending`, the other 409, has none).
+ * The one answer, on the page and from the API, when the address may not book now (a call
+ * booked for it within the hour, or its most calls ahead): why goes to its mailbox alone.
+ */
+export const notBookedMessage =
+  "This time was not booked for this address. We have sent the reason to it.";
+
+/**
+ * A refusal of `POST /bookings` with status 409. On `slot_taken` and `not_booked` it carries
+ * the free times as they are now, in the reader's zone, so the page shows them at once
+ * instead of asking again (`too_many_pending`, the other 409, has none).
  */
 export const bookingConflictResponseSchema = z.object({
   error: errorResponseSchema.shape.error.extend({
-    /** Present on `slot_taken`: the free times left, as `GET /bookings/slots` lists them. */
+    /** Present on `slot_taken` and `not_booked`: the free times, as `GET /bookings/slots` lists them. */
     slots: slotsResponseSchema.optional(),
   }),
 });

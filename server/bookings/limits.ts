@@ -7,9 +7,9 @@ import { networkFactor, type Refusal } from "../lib/address-limit.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
- * What the bookings' limits count (docs/product.md, "Book a call"): calls
- * ahead for a mailbox, and, in a booking's or a move's transaction, bookings
- * an hour from a connection, one booking an hour per mailbox and the most
+ * What the bookings' limits count (docs/product.md, "Book a call"), in a
+ * booking's or a move's transaction: bookings an hour from a connection, one
+ * booking an hour per mailbox and the calls it holds ahead, and the most
  * calls a day may hold. Those three wait their turn behind the others
  * counting the same, so requests at the same instant cannot pass them
  * (docs/decisions/043-bookings.md).
@@ -87,26 +87,37 @@ export function bookingLimits(store: Store, clock: () => Date) {
       return null;
     },
 
-    /** Calls still ahead for one mailbox. */
-    pendingFor: (addressHash: string): Promise<number> =>
-      count((eb) =>
-        eb.and([
-          eb("address_hash", "=", addressHash),
-          eb("status", "=", "booked"),
-          eb("ends_at", ">", clock().toISOString()),
-        ]),
-      ),
-
-    /** Whether a booking for the mailbox was made since `since`. */
-    async mailboxBooked(trx: Db, addressHash: string, since: Date): Promise<boolean> {
+    /**
+     * Whether a booking for the mailbox was made since `hourAgo` ("mailbox"), or it holds
+     * `perMailbox` calls still ahead ("mailbox ahead"). Counted after the connection's limits,
+     * so that a connection at its own is refused alike whatever the address holds.
+     */
+    async mailboxFull(
+      trx: Db,
+      {
+        addressHash,
+        hourAgo,
+        perMailbox,
+      }: { addressHash: string; hourAgo: Date; perMailbox: number },
+    ): Promise<"mailbox" | "mailbox ahead" | null> {
       await takeTurn(store.kind, trx, "booking mailbox", addressHash);
       const recent = await trx
         .selectFrom("bookings")
         .select("id")
         .where("address_hash", "=", addressHash)
-        .where("created_at", ">=", since.toISOString())
+        .where("created_at", ">=", hourAgo.toISOString())
         .executeTakeFirst();
-      return recent !== undefined;
+      if (recent) return "mailbox";
+      const ahead = await count(
+        (eb) =>
+          eb.and([
+            eb("address_hash", "=", addressHash),
+            eb("status", "=", "booked"),
+            eb("ends_at", ">", clock().toISOString()),
+          ]),
+        trx,
+      );
+      return ahead >= perMailbox ? "mailbox ahead" : null;
     },
 
     /** Whether the owner's day of `start` holds its most calls already, besides the one `moving`. */

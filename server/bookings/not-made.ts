@@ -18,8 +18,8 @@ import { enqueue, forget } from "../outbox/queue.ts";
 /**
  * A booking its mailbox may not have now (docs/product.md, "Book a call"): one booked for
  * it within the hour, or its most calls ahead. What an address holds is its mailbox's to
- * know, not the form's: the form answers "You're booked" whatever it holds, books nothing,
- * and the mailbox is told, at most once an hour (its outbox row, kept a day, counts it).
+ * know, not the form's: the form is refused in the same words for either (409 `not_booked`),
+ * and the mailbox is told why, at most once an hour (its outbox row, kept a day, counts it).
  */
 
 /** Why a booking for a mailbox was not made, and what it asked for. */
@@ -79,8 +79,8 @@ export async function forgetNotMade(trx: Db, before: Date) {
 }
 
 /**
- * The news that a booking for this address was not made, and why: its answer said "You're
- * booked" whatever the address held, so that no one learns it from the form. Nothing the
+ * The news that a booking for this address was not made, and why: the form's answer says
+ * only that it was not, so that no one learns from it what the address holds. Nothing the
  * form's sender typed, as in every mail to the reader.
  */
 export function notMadeMail(

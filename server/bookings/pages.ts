@@ -3,6 +3,7 @@ import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   bookingRequestSchema,
+  notBookedMessage,
   type SlotsResponse,
   slotTakenMessage,
 } from "../../contract/bookings.ts";
@@ -237,15 +238,16 @@ export async function bookingPages(
         if (outcome.booking) await booked(request);
         return answer(200, bookedHtml(parsed.data.start, zone, outcome.ownerZone));
       }
-      if (outcome.outcome === "taken") {
+      if (outcome.outcome === "taken" || outcome.outcome === "not_booked") {
+        // A time taken goes from what was typed; one not booked for the address is still free.
+        const taken = outcome.outcome === "taken";
         const { start: _taken, ...rest } = filled;
+        const problem = taken
+          ? `${slotTakenMessage}. Here are the free times now; choose another.`
+          : notBookedMessage;
         return answer(
           409,
-          await formHtml(zone, rest, {
-            problem: `${slotTakenMessage}. Here are the free times now; choose another.`,
-            given: outcome.slots,
-            days,
-          }),
+          await formHtml(zone, taken ? rest : filled, { problem, given: outcome.slots, days }),
         );
       }
       const { refusal } = outcome;

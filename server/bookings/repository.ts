@@ -76,6 +76,8 @@ type NewBooking = {
   /** The hour the limits count: one booking in it per mailbox, `perConnection` per connection (and as many ahead). */
   hourAgo: Date;
   perConnection: number;
+  /** The most calls one mailbox may hold ahead. */
+  perMailbox: number;
   day: DayLimit;
   /** The owner's hours the time was checked against. */
   hours: Availability;
@@ -126,7 +128,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      * Stores a booking with its mails. "taken" when the database refused it
      * because another reader holds that start (the unique index), on this
      * instance or any other, or its day is full; "mailbox" when its mailbox
-     * was booked for within the hour; "connection" when its connection made
+     * was booked for within the hour, "mailbox ahead" when it holds
+     * `perMailbox` calls ahead; "connection" when its connection made
      * its most bookings in the hour, "connection ahead" when it holds that
      * many calls ahead, "network" and "network ahead" the same of its
      * network. The limits are counted in the booking's transaction,
@@ -134,13 +137,14 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      */
     async create(
       input: NewBooking,
-    ): Promise<{ id: number } | "taken" | "mailbox" | ConnectionFull> {
+    ): Promise<{ id: number } | "taken" | "mailbox" | "mailbox ahead" | ConnectionFull> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
       return orTaken(input.hours, async (trx) => {
         const full = await limits.connectionFull(trx, input, input.hourAgo, input.perConnection);
         if (full) return full;
-        if (await limits.mailboxBooked(trx, input.addressHash, input.hourAgo)) return "mailbox";
+        const mailbox = await limits.mailboxFull(trx, input);
+        if (mailbox) return mailbox;
         if (await limits.dayFull(trx, input.start, input.day)) return "taken";
         const { id } = await trx
           .insertInto("bookings")
@@ -307,8 +311,6 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         .execute();
       return rows.map(toStored);
     },
-
-    pendingFor: limits.pendingFor,
 
     /**
      * Calls booked per week (from Monday's midnight in `zone`, by the call's

@@ -32,13 +32,14 @@ import { ownerZoneIn } from "./settings-repository.ts";
 const movesMax = 3;
 
 type BookOutcome =
-  /**
-   * Booked, or answered as if it were (`booking` null): a filled honeypot, or a mailbox
-   * that may not book now, which is told so by mail. `end` is the call's.
-   */
+  /** Booked, or answered as if it were (`booking` null) to a filled honeypot. `end` is the call's. */
   | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string; end: string }
-  /** Another reader took the time first: the free times left, in the reader's zone. */
+  /**
+   * Another reader took the time first (`taken`), or the address may not book now
+   * (`not_booked`, its mailbox told why): the free times, in the reader's zone.
+   */
   | { outcome: "taken"; slots: SlotsResponse }
+  | { outcome: "not_booked"; slots: SlotsResponse }
   | { outcome: "refused"; refusal: FormRefusal };
 
 export function createBookings(
@@ -185,6 +186,11 @@ export function createBookings(
       };
       if (first === "honeypot") return asIfBooked;
       if (first) return refuse(first);
+      // The owner's hours may have changed meanwhile: the times left are as they are now.
+      const freeLeft = async () => {
+        const now = await repository.availability();
+        return slotsIn(now, request.zone, await free(now));
+      };
       const mailbox = form.addressHash(request.email);
       const hourAgo = new Date(clock().getTime() - 3_600_000);
       const content = request.note ? form.content(request.note, "note") : null;
@@ -204,9 +210,9 @@ export function createBookings(
       }
       /**
        * What the address holds is its mailbox's to know, not the form's: a booking it may not
-       * have now is answered as booked, whoever typed the address, and the mailbox is told.
+       * have now is refused in the same words whatever the reason, and the mailbox is told why.
        */
-      const notMade = async (why: NotMade["why"]) => {
+      const notMade = async (why: NotMade["why"]): Promise<BookOutcome> => {
         await tell({ email: request.email, addressHash: mailbox }, hourAgo, {
           why,
           start: request.start,
@@ -214,11 +220,8 @@ export function createBookings(
           service: request.service,
         });
         woken();
-        return asIfBooked;
+        return { outcome: "not_booked", slots: await freeLeft() };
       };
-      if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
-        return notMade("calls ahead");
-      }
       const created = await repository.create({
         start: new Date(start),
         end,
@@ -237,6 +240,7 @@ export function createBookings(
         links,
         hourAgo,
         perConnection: config.BOOKINGS_PER_HOUR,
+        perMailbox: config.BOOKING_PENDING_MAX,
         day: dayLimit(availability),
         hours: availability,
       });
@@ -258,11 +262,8 @@ export function createBookings(
         });
       }
       if (created === "mailbox") return notMade("booked this hour");
-      if (created === "taken") {
-        // The owner's hours may have changed meanwhile: the times left are as they are now.
-        const now = await repository.availability();
-        return { outcome: "taken", slots: slotsIn(now, request.zone, await free(now)) };
-      }
+      if (created === "mailbox ahead") return notMade("calls ahead");
+      if (created === "taken") return { outcome: "taken", slots: await freeLeft() };
       woken();
       const booking = (await repository.get(created.id)) ?? null;
       return { ...asIfBooked, booking };

@@ -38,6 +38,9 @@ test.beforeAll(async () => {
       MAIL_RATE_PER_MINUTE: "0",
       COMMENT_MIN_SECONDS: siteEnv.COMMENT_MIN_SECONDS,
       BOOKING_TIMEZONE: ownerZone,
+      // Every reader here books from one loopback address: its hour's allowance would come
+      // before the address's own limits, which the spec shows.
+      BOOKINGS_PER_HOUR: "20",
     },
   });
 });
@@ -97,6 +100,13 @@ async function takeMeanwhile(page: Page, start: string, email: string) {
     expect(response.status()).toBe(201);
   }).toPass({ timeout: 15_000 });
 }
+
+/** What a page says when the address may not book now, whatever the reason: its mailbox is told why. */
+const notBooked = "This time was not booked for this address. We have sent the reason to it.";
+const toldWhy = (email: string) =>
+  smtp.waitFor(() =>
+    smtp.to(email).some((mail) => mail.parsed.subject?.endsWith("was not booked")),
+  );
 
 async function fillDetails(page: Page, email: string) {
   await page.getByRole("textbox", { name: "Your name" }).fill("Meera Iyer");
@@ -204,6 +214,31 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   )?.[0];
   expect(cancelLink).toBeDefined();
   expect(await freeStarts(page)).not.toContain(start);
+
+  // Within the hour the address may not book again: the page says so, in words that tell
+  // nothing of what the address holds, the time chosen kept and still free.
+  const again = await visitor({ timezoneId: "Europe/London" });
+  await again.goto(`${site.siteUrl}/book`);
+  await expect(again.getByRole("combobox", { name: "Time zone" })).toHaveValue("Europe/London", {
+    timeout: 15_000,
+  });
+  await again.mouse.move(10, 10, { steps: 2 });
+  await expect(again.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
+  const other = again
+    .getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ })
+    .nth(1)
+    .getByRole("radio")
+    .first();
+  const otherStart = (await other.getAttribute("value")) ?? "";
+  await other.check();
+  await fillDetails(again, email);
+  await again.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+  await again.getByRole("button", { name: "Book this time" }).click();
+  await expect(again.getByRole("alert")).toHaveText(notBooked);
+  await expect(other).toBeChecked();
+  expect(await freeStarts(again)).toContain(otherStart);
+  await toldWhy(email);
+  await again.context().close();
 
   // The mail's link opens a page that asks; its button cancels, and the time is free again.
   await page.goto(cancelLink ?? "");
@@ -629,6 +664,25 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await expect(page.getByRole("heading", { name: "Your call is cancelled" })).toBeVisible();
   expect(await freeStarts(page)).toContain(moved);
   await mailsFor(email, moved, "CANCEL");
+
+  // Within the hour of its booking the address may not book again: the form again, saying so
+  // in words that tell nothing of what the address holds, what was typed and the time kept.
+  const again = await visitor({ javaScriptEnabled: false });
+  await again.goto(`${site.siteUrl}/book`);
+  const other = again.getByRole("radio").first();
+  const otherStart = (await other.getAttribute("value")) ?? "";
+  await other.check();
+  await fillDetails(again, email);
+  await again.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+  await expect(async () => {
+    await again.getByRole("button", { name: "Book this time" }).click();
+    await expect(again.getByRole("alert")).toHaveText(notBooked, { timeout: 2000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(again.locator(`input[value="${otherStart}"]`)).toBeChecked();
+  await expect(again.getByRole("textbox", { name: "Your email" })).toHaveValue(email);
+  expect(await freeStarts(again)).toContain(otherStart);
+  await toldWhy(email);
+  await again.context().close();
 });
 
 test("the first call's length and whether it is free are the owner's one setting, which /book and every service page say", async ({

@@ -77,11 +77,38 @@ describe.each(backends)("the bookings' limits under requests at once on %s", (ba
     const answers = await atOnce(
       days.slice(0, 4).map((day, i) => () => book(i, day[0] ?? "", email)),
     );
-    // Each is answered as booked: the form does not say what the address holds.
-    expect(answers.map((answer) => answer.statusCode)).toEqual([201, 201, 201, 201]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 409, 409, 409]);
+    // The others are refused in words that say nothing of what the address holds.
+    const refused = answers.find((answer) => answer.statusCode === 409);
+    expect(json(refused ?? { body: "" }, errorResponseSchema).error.code).toBe("not_booked");
     expect(await runSql(on(0), "select id from bookings where email = ?", [email])).toHaveLength(1);
     const told = "select id from outbox where kind = 'booking_not_made' and email = ?";
     expect(await runSql(on(0), told, [email])).toHaveLength(1);
+  });
+
+  it("refuses a connection at its most bookings alike, whatever the address it sends holds", async () => {
+    const free = (await freeDays()).flat();
+    // An address with its most calls ahead (3), none booked within the hour.
+    const full = `full-${backend}@example.org`;
+    for (const start of free.slice(20, 23)) {
+      expect((await book(0, start, full)).statusCode).toBe(201);
+      const before = new Date(Date.now() - 2 * 3_600_000).toISOString();
+      await runSql(on(0), "update bookings set created_at = ? where email = ?", [before, full]);
+    }
+    // A connection that booked its two calls this hour, the second for `recent`.
+    const from = `10.62.0.${backend.length}`;
+    const recent = `recent-${backend}@example.org`;
+    expect((await book(0, free[23] ?? "", `other-${backend}@example.org`, from)).statusCode).toBe(
+      201,
+    );
+    expect((await book(1, free[24] ?? "", recent, from)).statusCode).toBe(201);
+    const answer = async (email: string) => {
+      const response = await book(0, free[25] ?? "", email, from);
+      return [response.statusCode, response.headers["retry-after"], response.body];
+    };
+    const ahead = await answer(full);
+    expect(ahead).toEqual(await answer(recent));
+    expect(ahead[0]).toBe(429);
   });
 
   it("books BOOKINGS_PER_HOUR calls an hour from one connection, however many ask at once", async () => {

@@ -115,6 +115,18 @@ describe.each(backends)("booking a call on %s", (backend) => {
       slotsResponseSchema,
     );
 
+  /** The booking form posted without JavaScript, from `remoteAddress`. */
+  const postForm = (fields: Record<string, unknown>, remoteAddress: string) =>
+    t.app.inject({
+      method: "POST",
+      url: "/book",
+      remoteAddress,
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams(
+        Object.entries(fields).map(([name, value]) => [name, String(value)]),
+      ).toString(),
+    });
+
   bookingsApp(
     backend,
     clock,
@@ -392,15 +404,7 @@ describe.each(backends)("booking a call on %s", (backend) => {
     const [start] = (await slots()).starts;
     expect((await browser().post("/api/bookings", booking(start ?? ""))).statusCode).toBe(201);
     const typed = booking(start ?? "", { name: "Arjun Rao", zone: "America/New_York" });
-    const response = await t.app.inject({
-      method: "POST",
-      url: "/book",
-      remoteAddress: "10.9.0.1",
-      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-      payload: new URLSearchParams(
-        Object.entries(typed).map(([name, value]) => [name, String(value)]),
-      ).toString(),
-    });
+    const response = await postForm(typed, "10.9.0.1");
     expect(response.statusCode).toBe(409);
     const page = dom(response.body);
     expect(page.querySelector("[role=alert]")?.textContent).toBe(
@@ -478,15 +482,7 @@ describe.each(backends)("booking a call on %s", (backend) => {
       "That time is too soon now: calls are booked at least 24 hours ahead. Choose one of the free times.",
     );
     // Without JavaScript: the form again, saying so, with the free times as they are now.
-    const pastForm = await t.app.inject({
-      method: "POST",
-      url: "/book",
-      remoteAddress: "10.9.1.99",
-      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-      payload: new URLSearchParams(
-        Object.entries(booking(lastWeek)).map(([name, value]) => [name, String(value)]),
-      ).toString(),
-    });
+    const pastForm = await postForm(booking(lastWeek), "10.9.1.99");
     expect(pastForm.statusCode).toBe(422);
     expect(dom(pastForm.body).querySelector("[role=alert]")?.textContent).toBe(
       "That time has passed; choose one of the free times.",
@@ -494,18 +490,7 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(dom(pastForm.body).querySelectorAll("input[name=start]").length).toBeGreaterThan(10);
     // The same zones from the form without JavaScript: the form again, saying so.
     for (const zone of ["+05:30", "SystemV/AST4"]) {
-      const posted = await t.app.inject({
-        method: "POST",
-        url: "/book",
-        remoteAddress: `10.9.1.${zone.length}`,
-        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams(
-          Object.entries(booking(later ?? "", { zone })).map(([name, value]) => [
-            name,
-            String(value),
-          ]),
-        ).toString(),
-      });
+      const posted = await postForm(booking(later ?? "", { zone }), `10.9.1.${zone.length}`);
       expect(posted.statusCode, zone).toBe(400);
       expect(dom(posted.body).querySelector("[role=alert]")?.textContent).toBe(
         "Choose a time zone from the list.",
@@ -574,45 +559,64 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect((await browser().post("/api/bookings", booking(start))).statusCode).toBe(201);
   });
 
-  it("books one call an hour per mailbox and a few ahead at most, answering as booked whatever the address holds and telling its mailbox", async () => {
+  it("books one call an hour per mailbox and a few ahead at most, refusing in the same words whatever the address holds and telling its mailbox why", async () => {
     const free = (await slots()).starts;
-    const ask = async (start: string, email: string) => {
-      const response = await browser().post("/api/bookings", booking(start, { email }));
+    const ask = (start: string, email: string) =>
+      browser().post("/api/bookings", booking(start, { email }));
+    const book = async (start: string, email: string) => {
+      const response = await ask(start, email);
       expect(response.statusCode, response.body).toBe(201);
       return json(response, bookedResponseSchema);
     };
-    /** What the answer says, beside what it would say of that time had it been booked. */
-    const asBooked = (start: string) => ({
-      booked: true,
-      start,
-      end: new Date(Date.parse(start) + 30 * 60_000).toISOString(),
-      zone: "Asia/Kolkata",
-      ownerZone,
-    });
+    /** A refusal of a free time for the address: all it says, but the free times' list. */
+    const refused = async (start: string, email: string) => {
+      const response = await ask(start, email);
+      expect(response.statusCode, response.body).toBe(409);
+      const { error } = json(response, bookingConflictResponseSchema);
+      expect(error.slots?.starts).toContain(start);
+      return {
+        headers: { "retry-after": response.headers["retry-after"] },
+        body: { ...error, slots: { ...error.slots, starts: "the free times" } },
+      };
+    };
+    const notBooked = {
+      headers: { "retry-after": undefined },
+      body: {
+        code: "not_booked",
+        message: "This time was not booked for this address. We have sent the reason to it.",
+        slots: {
+          zone: "Asia/Kolkata",
+          ownerZone,
+          callMinutes: 30,
+          firstCallFree: true,
+          starts: "the free times",
+        },
+      },
+    };
     const stored = async (email: string) =>
       (await runSql(t, "select starts_at from bookings where email = ?", [email])).length;
-    const notBooked = (address: string) =>
+    const news = (address: string) =>
       smtp.to(address).filter((mail) => mail.parsed.text?.includes("was not booked"));
 
-    expect(await ask(free[3] ?? "", "Asha.Rao+calls@gmail.com")).toEqual(asBooked(free[3] ?? ""));
-    // The same mailbox within the hour: the same answer, nothing booked, the time still free,
-    // and the news in the mailbox, once an hour however often it is asked.
-    expect(await ask(free[4] ?? "", "asharao@googlemail.com")).toEqual(asBooked(free[4] ?? ""));
-    expect(await ask(free[4] ?? "", "asharao@googlemail.com")).toEqual(asBooked(free[4] ?? ""));
+    await book(free[3] ?? "", "Asha.Rao+calls@gmail.com");
+    // The same mailbox within the hour: refused, nothing booked, the time still free,
+    // and the reason in the mailbox, once an hour however often it is asked.
+    expect(await refused(free[4] ?? "", "asharao@googlemail.com")).toEqual(notBooked);
+    expect(await refused(free[4] ?? "", "asharao@googlemail.com")).toEqual(notBooked);
     expect(await stored("asharao@googlemail.com")).toBe(0);
     expect((await slots()).starts).toContain(free[4]);
-    await smtp.waitFor(() => notBooked("asharao@googlemail.com").length === 1);
+    await smtp.waitFor(() => news("asharao@googlemail.com").length === 1);
     const told = "select id from outbox where kind = 'booking_not_made' and email = ?";
     expect(await runSql(t, told, ["asharao@googlemail.com"])).toHaveLength(1);
-    const news = notBooked("asharao@googlemail.com")[0];
-    expect(news?.parsed.subject).toBe("Your call with Arjun Rao was not booked");
-    expect(news?.parsed.text).toContain(
+    const thisHour = news("asharao@googlemail.com")[0];
+    expect(thisHour?.parsed.subject).toBe("Your call with Arjun Rao was not booked");
+    expect(thisHour?.parsed.text).toContain(
       "A call was booked for this address less than an hour ago; its invitation is in this inbox.",
     );
     // Nothing the form's sender typed reaches the mailbox.
-    expect(news?.parsed.text).not.toContain("Meera");
-    expect(news?.parsed.text).not.toContain("second opinion");
-    expect(calendarOfMail(news)).toBeNull();
+    expect(thisHour?.parsed.text).not.toContain("Meera");
+    expect(thisHour?.parsed.text).not.toContain("second opinion");
+    expect(calendarOfMail(thisHour)).toBeNull();
     // The news is kept only while it caps its hour: the retention takes it after a day.
     const store = await openStore(
       t.databaseUrl
@@ -629,27 +633,34 @@ describe.each(backends)("booking a call on %s", (backend) => {
 
     // An hour on, the same address may book again, up to three calls ahead.
     clock.advance(hourMs + 60_000);
-    await ask(free[5] ?? "", "asharao@gmail.com");
+    await book(free[5] ?? "", "asharao@gmail.com");
     clock.advance(hourMs + 60_000);
-    await ask(free[6] ?? "", "asharao@gmail.com");
+    await book(free[6] ?? "", "asharao@gmail.com");
     expect(await stored("asharao@gmail.com")).toBe(2);
     clock.advance(hourMs + 60_000);
-    expect(await ask(free[7] ?? "", "asharao@gmail.com")).toEqual(asBooked(free[7] ?? ""));
+    // Its most calls ahead: the very answer of a booking within the hour.
+    expect(await refused(free[7] ?? "", "asharao@gmail.com")).toEqual(notBooked);
     expect(await stored("asharao@gmail.com")).toBe(2);
     expect((await slots()).starts).toContain(free[7]);
-    await smtp.waitFor(() => notBooked("asharao@gmail.com").length === 1);
-    expect(notBooked("asharao@gmail.com")[0]?.parsed.text).toContain(
+    await smtp.waitFor(() => news("asharao@gmail.com").length === 1);
+    expect(news("asharao@gmail.com")[0]?.parsed.text).toContain(
       "This address has as many calls ahead as one address may hold.",
     );
+    // Without JavaScript: the form again, with that message, what was typed and the time kept.
+    const form = await postForm(booking(free[7] ?? "", { email: "asharao@gmail.com" }), "10.9.2.1");
+    expect(form.statusCode).toBe(409);
+    const page = dom(form.body);
+    expect(page.querySelector("[role=alert]")?.textContent).toBe(notBooked.body.message);
+    expect(page.querySelector("input[name=start]:checked")?.getAttribute("value")).toBe(free[7]);
+    expect(page.querySelector("#booking-email")?.getAttribute("value")).toBe("asharao@gmail.com");
+    expect(await stored("asharao@gmail.com")).toBe(2);
+    expect(await runSql(t, told, ["asharao@gmail.com"])).toHaveLength(1);
     // Whoever sends the address with a time that is not free (taken, or none at all) is told
     // about the time: what it says of the address's calls, it says only when it would book one.
     const probes = [free[3] ?? "", new Date(Date.parse(free[8] ?? "") + 60_000).toISOString()];
     const answers = [];
     for (const start of probes) {
-      const probe = await browser().post(
-        "/api/bookings",
-        booking(start, { email: "asharao@gmail.com" }),
-      );
+      const probe = await ask(start, "asharao@gmail.com");
       answers.push([probe.statusCode, json(probe, errorResponseSchema).error.code]);
     }
     expect(answers).toEqual([

@@ -3,6 +3,7 @@ import {
   bookedResponseSchema,
   bookingConflictResponseSchema,
   bookingRequestSchema,
+  notBookedMessage,
   slotsQuerySchema,
   slotsResponseSchema,
   slotTakenMessage,
@@ -62,7 +63,7 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
   app.post(
     "/bookings",
     route(
-      "Book a call at a free time; both sides are mailed an invitation. 409 slot_taken, with the free times left, when another reader took it first",
+      "Book a call at a free time; both sides are mailed an invitation. 409 slot_taken, with the free times left, when another reader took it first; 409 not_booked, with the free times, when the address may not book now (its mailbox is told why)",
       { 201: bookedResponseSchema, 409: bookingConflictResponseSchema },
       { body: bookingRequestSchema },
     ),
@@ -70,20 +71,18 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
       // The booking belongs to this browser, so "Your data" shows and deletes it.
       const visitorId = request.visitorId ?? issueVisitor(request, reply, siteUrl);
       const outcome = await bookings.book(request.body, { ip: request.ip, visitorId });
-      if (outcome.outcome === "taken") {
-        request.log.info({ code: "slot_taken", status: 409 }, "request refused");
-        // The free times left come with the refusal: the page shows them without asking again.
-        return reply.code(409).send({
-          error: {
-            code: "slot_taken",
-            message: `${slotTakenMessage}. Choose another of the free times.`,
-            slots: outcome.slots,
-          },
-        });
+      if (outcome.outcome === "taken" || outcome.outcome === "not_booked") {
+        const [code, message] =
+          outcome.outcome === "taken"
+            ? (["slot_taken", `${slotTakenMessage}. Choose another of the free times.`] as const)
+            : (["not_booked", notBookedMessage] as const);
+        request.log.info({ code, status: 409 }, "request refused");
+        // The free times come with the refusal: the page shows them without asking again.
+        return reply.code(409).send({ error: { code, message, slots: outcome.slots } });
       }
       if (outcome.outcome === "refused") throw refusalError(outcome.refusal);
       if (outcome.booking) await attribute(request, "booking");
-      // The same answer whether the call was booked or answered as if it were.
+      // The same answer whether the call was booked or a filled honeypot answered as if it were.
       return reply.code(201).send({
         booked: true,
         start: new Date(request.body.start).toISOString(),
