@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { baseURL, port, postgresPort, siteEnv } from "./tests/e2e/support/site.ts";
+import { baseURL, port, postgresPort, siteEnv, siteServer } from "./tests/e2e/support/site.ts";
 import { compileCacheDir } from "./tests/support/compile-cache.ts";
 
 // Node's compile cache for the processes the browser tests start from here:
@@ -10,6 +10,9 @@ import { compileCacheDir } from "./tests/support/compile-cache.ts";
 // spec's own servers and command-line runs pass it on (own-site.ts). A warm
 // cache took about a second off each `playwright test` invocation's own start.
 process.env.NODE_COMPILE_CACHE = compileCacheDir;
+
+/** The shared site's server: `npm start`'s last command on the tests' bundle (site.ts). */
+const serverCommand = `node ${siteServer.args.map((arg) => `'${arg}'`).join(" ")}`;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -70,8 +73,9 @@ export default defineConfig({
   ],
   webServer: [
     {
-      // Rebuilds first when the build was made with other settings.
-      command: "node scripts/ensure-build.ts --browser-tests && node server/main.ts",
+      // Rebuilds first when the build was made with other settings, or its
+      // bundle of the server with other sources; then runs that bundle.
+      command: `node scripts/ensure-build.ts --browser-tests && ${serverCommand}`,
       gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
       // Its log (warnings and worse) shows beside the tests, a crash's reason included.
       stdout: "pipe",
@@ -81,6 +85,7 @@ export default defineConfig({
       timeout: 360_000,
       env: {
         ...siteEnv,
+        ...siteServer.env,
         HOST: "127.0.0.1",
         PORT: String(port),
         DATA_DIR: mkdtempSync(path.join(tmpdir(), "ewe-e2e-")),

@@ -3,8 +3,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import playwrightConfig from "../playwright.config.ts";
 import { loadConfig } from "../server/config.ts";
-import { siteEnv } from "../tests/e2e/support/site.ts";
+import { siteEnv, siteServer } from "../tests/e2e/support/site.ts";
 import { browserTestsFlag, projectRoot } from "./build-inputs.ts";
+import { startEnvironment, startFlags } from "./build-server.ts";
 
 /*
  * `npm test` builds the site with the browser tests' address and settings. A
@@ -35,6 +36,18 @@ describe("the browser tests' build", () => {
       expect(server.env?.BUILD_DIR).toBe(siteEnv.BUILD_DIR);
       expect(server.env?.CLIENT_ROOT).toBeUndefined();
     }
+  });
+
+  it("holds the server's bundle, which its sites run as npm start runs build/server's", () => {
+    expect(siteServer).toEqual({
+      env: startEnvironment(),
+      args: [...startFlags(), path.join(tests.buildDir, "server", "main.js")],
+    });
+    const [shared] = [playwrightConfig.webServer ?? []].flat();
+    expect(shared?.command).toMatch(
+      /&& node '--max-semi-space-size=2' '--expose-gc' '[^']+\/build\/e2e\/server\/main\.js'$/,
+    );
+    expect(shared?.env).toMatchObject(startEnvironment());
   });
 
   it("is the folder npm test exports to the rest of its run (the size check included)", () => {

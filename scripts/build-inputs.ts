@@ -67,8 +67,9 @@ export function hashFiles(hash: Hash, entries: readonly string[]): Hash {
  * `scripts/build.ts` and `scripts/ensure-build.ts` with this flag make the
  * build the browser tests serve: no gzip copy of any file (Chromium always
  * asks for brotli, and `npm run size` makes the gzip it reports as the build
- * would), and no server bundle (the tests run the TypeScript sources). The
- * pages, their brotli copies and everything else are the same.
+ * would), and its server bundle in the build's own folder (build/e2e/server),
+ * which the tests' sites run. The pages, their brotli copies and everything
+ * else are the same.
  */
 export const browserTestsFlag = "--browser-tests";
 

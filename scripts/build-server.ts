@@ -69,6 +69,24 @@ export function startFlags(): string[] {
   return startArguments().filter((arg) => arg.startsWith("-"));
 }
 
+/**
+ * The browser tests' bundle, beside the pages of their build (`buildDir`,
+ * BUILD_DIR: build/e2e/server), apart from `npm start`'s build/server
+ * (docs/decisions/067-axe-per-layout-and-tests-on-the-bundle.md).
+ */
+export const testsServerBuildDir = (buildDir: string) => path.join(buildDir, "server");
+
+/**
+ * How the browser tests start a site on their build: as `npm start` runs the
+ * server (`startEnvironment`, `startFlags`), from the bundle in `buildDir`.
+ */
+export function bundledServer(buildDir: string): { env: Record<string, string>; args: string[] } {
+  return {
+    env: startEnvironment(),
+    args: [...startFlags(), path.join(testsServerBuildDir(buildDir), "main.js")],
+  };
+}
+
 /** Each output file's name (without `.js`) and the source it starts from. */
 const entries: Record<string, string> = {
   main: "server/main.ts",

@@ -17,7 +17,7 @@ import {
   projectRoot,
   stampFile,
 } from "./build-inputs.ts";
-import { buildServer, serverBuildDir } from "./build-server.ts";
+import { buildServer, serverBuildDir, testsServerBuildDir } from "./build-server.ts";
 import { faviconIco } from "./favicon.ts";
 import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
@@ -139,8 +139,8 @@ console.info(
 );
 
 // 6. The server, bundled into JavaScript (docs/decisions/039-server-bundle.md);
-// not for the browser tests, which run the TypeScript sources.
-if (!forBrowserTests) {
-  await buildServer();
-  console.info(`Bundled the server into ${path.relative(projectRoot, serverBuildDir)}/`);
-}
+// the browser tests' into their own build folder, whose sites run it
+// (docs/decisions/067-axe-per-layout-and-tests-on-the-bundle.md).
+const bundleDir = forBrowserTests ? testsServerBuildDir(buildDir) : serverBuildDir;
+await buildServer(bundleDir);
+console.info(`Bundled the server into ${path.relative(projectRoot, bundleDir)}/`);

@@ -7,15 +7,17 @@ import { loadConfigOrExit } from "../server/startup-line.ts";
  * `npm start` builds the site when it is missing or older than its sources or
  * settings, and the server's bundle when it is older than the server's
  * sources (docs/decisions/039-server-bundle.md). With `--browser-tests`, the
- * browser tests' build (`browserTestsFlag`), which has no server bundle.
+ * browser tests' build (`browserTestsFlag`), with its bundle in a folder of its
+ * own (`testsServerBuildDir`).
  * Settings the server would refuse stop it before a build of minutes.
  */
 const forBrowserTests = process.argv.includes("--browser-tests");
 loadConfigOrExit(process.env, { productionRules: !forBrowserTests });
-const { browserTestsFlag, buildInputsHash, clientDir, projectRoot, stampFile } = await import(
-  "./build-inputs.ts"
+const { browserTestsFlag, buildDir, buildInputsHash, clientDir, projectRoot, stampFile } =
+  await import("./build-inputs.ts");
+const { buildServer, serverBuildCurrent, serverBuildDir, testsServerBuildDir } = await import(
+  "./build-server.ts"
 );
-const { buildServer, serverBuildCurrent } = await import("./build-server.ts");
 const current =
   existsSync(path.join(clientDir, "index.html")) &&
   existsSync(stampFile) &&
@@ -39,7 +41,8 @@ if (current !== buildInputsHash(process.env, { forBrowserTests })) {
   }
 }
 
-if (!forBrowserTests && !serverBuildCurrent()) {
+const bundleDir = forBrowserTests ? testsServerBuildDir(buildDir) : serverBuildDir;
+if (!serverBuildCurrent(bundleDir)) {
   console.info("Bundling the server…");
-  await buildServer();
+  await buildServer(bundleDir);
 }

@@ -8,7 +8,7 @@ import { type ServerProcess, startServerProcess } from "../support/server-proces
 import { expect, test } from "./support/fixtures.ts";
 import { newsletterHydrated } from "./support/islands.ts";
 import { confirmationLink } from "./support/newsletter.ts";
-import { siteEnv } from "./support/site.ts";
+import { siteEnv, siteServer } from "./support/site.ts";
 
 /*
  * The confirmation link as a reader meets it: subscribed through the API, the
@@ -27,7 +27,9 @@ test.beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-confirm-"));
   const port = await freePort();
   server = await startServerProcess({
+    args: siteServer.args,
     env: {
+      ...siteServer.env,
       PORT: String(port),
       SITE_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: dataDir,

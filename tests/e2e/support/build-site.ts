@@ -7,7 +7,7 @@ import { siteEnv } from "./site.ts";
  * Builds the site with the browser tests' settings unless it already is: the
  * same check the browser tests' servers make before they start, so they then
  * serve this build as it is. It is the browser tests' build (`browserTestsFlag`):
- * no gzip copies, no server bundle.
+ * no gzip copies, and the server's bundle beside its pages, which those servers run.
  */
 execFileSync(
   process.execPath,

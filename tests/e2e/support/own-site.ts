@@ -22,7 +22,7 @@ import {
   startServerProcess,
 } from "../../support/server-process.ts";
 import type { OpenVisitor } from "./fixtures.ts";
-import { siteEnv } from "./site.ts";
+import { siteEnv, siteServer } from "./site.ts";
 
 /**
  * A spec's own server on the built site, and what the owner's command line
@@ -46,7 +46,8 @@ type OwnSiteOptions = {
 };
 
 /**
- * The built site on a server of a spec's own: for settings the shared
+ * The built site on a server of a spec's own (the bundle, as every site of
+ * the browser tests runs: `siteServer`): for settings the shared
  * servers do not have, for the owner's command line on its data, and for
  * seeding a long discussion, which on the shared servers would spend the write
  * limits every other spec shares.
@@ -62,7 +63,9 @@ export async function startOwnSite(
     const port = await freePort();
     try {
       const server = await startServerProcess({
+        args: siteServer.args,
         env: {
+          ...siteServer.env,
           ...(defaultLimits ? {} : generousLimits),
           // The browser tests' build (never the site's own build/client).
           BUILD_DIR: siteEnv.BUILD_DIR,

@@ -1,17 +1,19 @@
 import { spawn } from "node:child_process";
 import { createDatabase, startPostgres } from "../../support/postgres.ts";
+import { siteServer } from "./site.ts";
 
 /**
  * The site on PostgreSQL for the browser tests: a throwaway cluster on loopback,
- * a fresh database, then the real server. Stopping this process stops both.
+ * a fresh database, then the real server (the bundle, as `npm start` runs it).
+ * Stopping this process stops both.
  */
 const postgres = await startPostgres();
 const databaseUrl = await createDatabase(postgres.url, "ewe_e2e");
 // The pages were built for the first browser-test server's address; this
 // server's own is what its readers' browsers send as their Origin.
 const ownUrl = `http://${process.env.HOST ?? "127.0.0.1"}:${process.env.PORT}`;
-const server = spawn(process.execPath, ["server/main.ts"], {
-  env: { ...process.env, DATABASE_URL: databaseUrl, SITE_URL: ownUrl },
+const server = spawn(process.execPath, siteServer.args, {
+  env: { ...process.env, ...siteServer.env, DATABASE_URL: databaseUrl, SITE_URL: ownUrl },
   stdio: "inherit",
 });
 

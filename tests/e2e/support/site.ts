@@ -1,3 +1,7 @@
+import path from "node:path";
+import { bundledServer } from "../../../scripts/build-server.ts";
+import { projectRoot } from "../../support/server-process.ts";
+
 /*
  * The site the browser tests build and serve: its address and settings, read
  * by playwright.config.ts and by build-site.ts (which `npm test` runs early,
@@ -36,3 +40,12 @@ export const siteEnv = {
   // visitor's own is kept (engagement.spec.ts, "a rate-limited reader").
   RATE_LIMIT_WRITES_PER_IP: "1000000",
 };
+
+/**
+ * Every site the browser tests start runs the server as `npm start` does: the
+ * bundle their build made (build/e2e/server/main.js) with its Node flags and
+ * environment, so the tests exercise what is deployed
+ * (docs/decisions/067-axe-per-layout-and-tests-on-the-bundle.md). The
+ * settings they give it are the ones an operator has (docs/configuration.md).
+ */
+export const siteServer = bundledServer(path.join(projectRoot, siteEnv.BUILD_DIR));
