@@ -13,9 +13,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import {
   type ConfigData,
+  type DOMReadyEvent,
   formatterFactory,
   HtmlValidate,
+  type Plugin,
   type Report,
+  Rule,
   StaticConfigLoader,
 } from "html-validate";
 import { clientDir, projectRoot } from "./build-inputs.ts";
@@ -46,6 +49,16 @@ import { clientDir, projectRoot } from "./build-inputs.ts";
  * what the server puts there, in shape: a JSON-LD script for `jsonld`, nothing
  * for the rest (what it sends for an item it has no engagement for). Left as
  * they are, the one in `<head>` would end the head where no served page does.
+ *
+ * It is also the check of what the owner's writing can break on every built
+ * page, where axe reads one page of each layout in Chromium
+ * (docs/decisions/067-axe-per-layout-and-tests-on-the-bundle.md): an image
+ * without `alt` (wcag/h37), a link or button with no text (wcag/h30,
+ * text-content), an empty heading, headings that skip a level or a second
+ * `<h1>` (heading-level, from html-validate's document preset), a repeated id
+ * (no-dup-id), a page without a language (element-required-attributes), and,
+ * by the rules below, a page without its `<h1>`, a `lang` that is no language
+ * tag, and a table's header cell with no text or a table with none.
  */
 
 const configFile = path.join(projectRoot, ".htmlvalidate.json");
@@ -58,10 +71,85 @@ export function builtPages(root: string): string[] {
     .sort();
 }
 
-const validator = () =>
-  new HtmlValidate(
-    new StaticConfigLoader(JSON.parse(readFileSync(configFile, "utf8")) as ConfigData),
+/** `lang`'s value is a language tag: BCP 47, as `Intl` reads it. */
+function isLanguageTag(value: string): boolean {
+  try {
+    return value.trim() !== "" && Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** The page has one `<h1>` (heading-level refuses a second, but not none). */
+class OneH1 extends Rule {
+  override setup() {
+    this.on("dom:ready", ({ document }: DOMReadyEvent) => {
+      if (document.getElementsByTagName("h1").length === 0) {
+        this.report(document.root, "the page has no <h1>");
+      }
+    });
+  }
+}
+
+/**
+ * Each `lang` in the page is a language tag (element-required-attributes
+ * refuses an `<html>` without one).
+ */
+class PageLanguage extends Rule {
+  override setup() {
+    this.on("dom:ready", ({ document }: DOMReadyEvent) => {
+      for (const element of document.querySelectorAll("[lang]")) {
+        const value = element.getAttributeValue("lang") ?? "";
+        if (!isLanguageTag(value)) {
+          this.report(element, `lang="${value}" is not a language tag`);
+        }
+      }
+    });
+  }
+}
+
+/** A table has header cells, each with text to announce (axe's empty-table-header). */
+class TableHeaders extends Rule {
+  override setup() {
+    this.on("dom:ready", ({ document }: DOMReadyEvent) => {
+      for (const table of document.getElementsByTagName("table")) {
+        const headers = table.querySelectorAll("th");
+        if (headers.length === 0) this.report(table, "<table> has no header cell");
+        for (const header of headers) {
+          if (header.textContent.trim() === "" && !header.hasAttribute("aria-label")) {
+            this.report(header, "<th> has no text");
+          }
+        }
+      }
+    });
+  }
+}
+
+/** The rules above, which html-validate's presets do not have. */
+const pagePlugin: Plugin = {
+  name: "ewe-pages",
+  rules: {
+    "ewe/one-h1": OneH1,
+    "ewe/page-language": PageLanguage,
+    "ewe/table-headers": TableHeaders,
+  },
+};
+
+const validator = () => {
+  const config = JSON.parse(readFileSync(configFile, "utf8")) as ConfigData;
+  return new HtmlValidate(
+    new StaticConfigLoader({
+      ...config,
+      plugins: [...(config.plugins ?? []), pagePlugin],
+      rules: {
+        ...config.rules,
+        "ewe/one-h1": "error",
+        "ewe/page-language": "error",
+        "ewe/table-headers": "error",
+      },
+    }),
   );
+};
 
 /** Validates every page under `root` with the repository's configuration. */
 export async function validatePages(root: string): Promise<{ pages: string[]; report: Report }> {

@@ -2,10 +2,10 @@ import { seriousViolations } from "./support/axe.ts";
 import { atNarrowWidth, expect, test } from "./support/fixtures.ts";
 
 /*
- * A page in a state a reader puts it in: the open mobile menu. Each top-level
- * page as served and once its islands are live, and each section page with an
- * item open, is checked whole in clean-console.spec.ts, in the visit that also
- * watches its console.
+ * A page in a state a reader puts it in: the open mobile menu. One page of
+ * each layout as served and once its islands are live, and a section page of
+ * each layout with an item open, is checked whole in clean-console.spec.ts, in
+ * the visit that also watches its console.
  */
 
 atNarrowWidth(() => {

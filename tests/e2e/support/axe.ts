@@ -11,19 +11,15 @@ const axeSource = readFileSync(
 );
 
 /**
- * axe's violations on `page`, within `include` when given, with every rule
- * or the `rules` named. A page with no frame in it is checked by one
- * `axe.run` inside the page ("legacy mode"), not in parts joined in a blank
+ * axe's violations on `page`, within `include` when given, every rule run. A
+ * page with no frame in it is checked by one `axe.run` inside the page ("legacy mode"), not in parts joined in a blank
  * page opened for it, which took about as long again; and axe is put in the
  * page once per document, where AxeBuilder sends and runs its 650 KB twice
  * for every check. A page with a frame (the console's mail preview, a
  * sandboxed document of another origin) goes through AxeBuilder's default,
  * which reaches frames of any origin.
  */
-async function violationsOf(
-  page: Page,
-  { include, rules }: { include?: string; rules?: string[] } = {},
-): Promise<AxeResults["violations"]> {
+async function violationsOf(page: Page, include?: string): Promise<AxeResults["violations"]> {
   // A toast or a dialog fading in is checked as it will be read, not half-drawn:
   // axe measures contrast on what is painted, and a colour caught mid-fade is
   // not the colour a reader sees. Endless animations (the marquee) are left running.
@@ -39,10 +35,7 @@ async function violationsOf(
     undefined,
     { timeout: 10_000 },
   );
-  const options: RunOptions = {
-    resultTypes: ["violations"],
-    ...(rules ? { runOnly: { type: "rule", values: rules } } : {}),
-  };
+  const options: RunOptions = { resultTypes: ["violations"] };
   if (page.frames().length > 1) {
     const builder = new AxeBuilder({ page }).options(options);
     if (include) builder.include(include);
@@ -65,41 +58,18 @@ async function violationsOf(
  * axe's serious and critical findings on a page, each as "rule: elements", so
  * a failing test names what to fix. `include` narrows the check to one part of
  * the page (a dialog, a discussion) when the rest is checked elsewhere: axe's
- * cost grows with the page, and whole pages are checked in clean-console.spec.ts.
+ * cost grows with the page, and one whole page of each layout is checked in
+ * clean-console.spec.ts.
  *
  * Every rule runs; what costs less is around them (`violationsOf`): axe keeps
  * only its violations, not every node that passed (`resultTypes`).
  */
 export async function seriousViolations(page: Page, include?: string): Promise<string[]> {
-  const violations = await violationsOf(page, include ? { include } : {});
+  const violations = await violationsOf(page, include);
   return violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     .map(
       (violation) =>
         `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
     );
-}
-
-/** axe's rules about data tables: headers, their text and what they head. */
-const tableRules = [
-  "empty-table-header",
-  "scope-attr-valid",
-  "table-duplicate-name",
-  "table-fake-caption",
-  "td-has-header",
-  "td-headers-attr",
-  "th-has-data-cells",
-];
-
-/**
- * axe's findings about the tables inside `include`, whatever their impact
- * (an empty header cell is "minor" to axe, and a screen reader announces
- * nothing for it), each as "rule: elements".
- */
-export async function tableViolations(page: Page, include: string): Promise<string[]> {
-  const violations = await violationsOf(page, { include, rules: tableRules });
-  return violations.map(
-    (violation) =>
-      `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-  );
 }
