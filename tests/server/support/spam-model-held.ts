@@ -1,0 +1,42 @@
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createSpamFilter, defaultSpamModelFile } from "../../../server/moderation/spam/filter.ts";
+import type { SpamStore } from "../../../server/moderation/spam/store.ts";
+
+/*
+ * Run as `node --expose-gc spam-model-held.ts`: prints, as its last line, the MB of
+ * heap the build's spam model holds once a filter has loaded it, and the outcome of
+ * the comment it screened. A process of its own: in a test worker, what other test
+ * files left running allocates while the heap is measured.
+ */
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with --expose-gc");
+const held = () => {
+  gc();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+};
+
+// A copy: every filter of a process shares one read of a file (filter.ts).
+const scratch = mkdtempSync(path.join(tmpdir(), "ewe-spam-model-"));
+const modelFile = path.join(scratch, "spam-model.json");
+copyFileSync(defaultSpamModelFile, modelFile);
+// No owner's decisions: the model as the build wrote it.
+const store = {
+  examplesStamp: async () => ({ count: 0, lastId: 0 }),
+  examplesAfter: async () => [],
+} as unknown as SpamStore;
+const filter = createSpamFilter({ store, modelFile, holdLinksFromNew: false });
+// The first screening compiles the filter's code: what is measured is the model alone.
+const comment = "Steam and heat relax the cotton fibres, and the weight of the iron presses them.";
+await createSpamFilter({ store, holdLinksFromNew: false }).screen({
+  content: comment,
+  visitorId: null,
+});
+const before = held();
+const screening = await filter.screen({ content: comment, visitorId: null });
+const grownMb = (held() - before) / 1024 ** 2;
+rmSync(scratch, { recursive: true, force: true });
+process.stdout.write(`${JSON.stringify({ grownMb, outcome: screening.outcome })}\n`);
