@@ -131,13 +131,17 @@ function argumentProblem(error: unknown, command: Command): string {
 }
 
 /**
- * What parseArgs should read. `--days -3`: it reads -3 as an option, not as the
- * value, so a negative number after an option that takes a value is given to it,
- * for the command's own check to say what it accepts. An ID is base64url and may
- * begin with "-" (`passkeys remove -_x4…`), which it reads as short options; the
- * only short option is -h, so any other word that begins with one "-" is an
- * argument, and goes after the "--" that ends the options.
+ * What parseArgs should read. An ID is base64url and may begin with "-"
+ * (`passkeys remove -_x4…`, `suppressions lift --id -Qk…`), and `--days -3` is a
+ * number, both of which it reads as short options. The only short option is -h,
+ * so any other word that begins with one "-" is a value: after an option that
+ * takes one, it is given to it (for the command's own check to say what it
+ * accepts); elsewhere it is an argument, and goes after the "--" that ends the
+ * options.
  */
+const dashed = (word: string | undefined) =>
+  word !== undefined && /^-[^-]/.test(word) && word !== "-h";
+
 function asParsed(args: string[], command: Command): string[] {
   const out: string[] = [];
   const positional: string[] = [];
@@ -145,13 +149,13 @@ function asParsed(args: string[], command: Command): string[] {
     const arg = args[i] ?? "";
     const next = args[i + 1];
     const name = arg.startsWith("--") ? arg.slice(2) : "";
-    if (command.options?.[name]?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+    if (command.options?.[name]?.type === "string" && dashed(next)) {
       out.push(`${arg}=${next}`);
       i++;
     } else if (arg === "--") {
       positional.push(...args.slice(i + 1));
       break;
-    } else if (/^-[^-]/.test(arg) && arg !== "-h") {
+    } else if (dashed(arg)) {
       positional.push(arg);
     } else {
       out.push(arg);

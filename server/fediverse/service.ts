@@ -294,10 +294,11 @@ export function createFediverse(options: FediverseOptions) {
     start() {
       timer = setTimeout(() => {
         const work = async () => {
+          // Deliveries left queued first: once an item is recorded, the start has looked.
+          if ((await queue.getDepth()).queued > 0) await federation();
           await publish();
           await announceAccount();
           await webmentions.wake();
-          if ((await queue.getDepth()).queued > 0) await federation();
           await kv.prune();
         };
         work().catch((error: unknown) =>

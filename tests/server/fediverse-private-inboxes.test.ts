@@ -383,6 +383,7 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     const recorded = async () =>
       (await runSql(site.t, "select 1 from fediverse_published where path = '/science/soap'"))
         .length > 0;
+    // Recorded after the start looked at the queue: what is queued from here waits for the minute.
     await waitFor(recorded, { timeoutMs: 60_000, what: "the item recorded" });
     return site;
   }

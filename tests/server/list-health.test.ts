@@ -304,6 +304,10 @@ describe.each(backends)("list health at send time on %s", (backend) => {
     });
     expect((await admin(adminEnv(t), "suppressions", "lift", gone)).code).toBe(3);
     expect((await admin(adminEnv(t), "suppressions", "lift", "not an address")).code).toBe(2);
+    // A row's id is base64url: one in 64 begins with "-", and is still the value of --id.
+    const dashed = await admin(adminEnv(t), "suppressions", "lift", "--id", "-Qk9x");
+    expect(dashed.code, dashed.stderr).toBe(3);
+    expect(dashed.stderr).toContain("No suppression has the id -Qk9x.");
     const trail = await runSql(
       t,
       "select action, object from owner_audit where action = 'suppression lift'",
