@@ -28,8 +28,7 @@ export const askingTheirStory =
   /\b(your (career|story|journey|experience)|why did you (start|write|create|begin|make))\b/i;
 /** Asking what the site is for, or why the engineer writes it: About's part on the site answers. */
 export const askingAboutTheSite =
-  /\b(why (do|did) you (write|blog|run|keep)|why (this|your|the) (web ?site|site|blog)|what is (this|your) (web ?site|site|blog)( (about|for))?\s*\??\s*$)/i;
-export const namesTheSite = /\b(web ?site|site|blog)\b/i;
+  /\b(why (do|did) you (write|blog|run|keep)|why did you (start|create|begin|make)\b.*\b(web ?site|site|blog)|why (this|your|the) (web ?site|site|blog)|what is (this|your) (web ?site|site|blog)( (about|for))?\s*\??\s*$)/i;
 /** Asking how to reach the engineer, or when they are free: no page's words answer that. */
 export const askingToReach =
   /\b((contact|reach|e-?mail|phone|call|whatsapp|meet|get in touch with|(talk|speak) (to|with)) you|how (do|can) i (contact|reach|get in touch)|your (e-?mail|phone|number|address|availability|calendar)|(are|is) you (available|free)|book (a|an) (call|meeting|appointment))\b/i;

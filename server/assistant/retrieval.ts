@@ -9,7 +9,6 @@ import {
   askingWhoTheyAre,
   helpOnly,
   leaning,
-  namesTheSite,
   toYou,
 } from "./asking.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
@@ -254,12 +253,7 @@ export function loadIndex(json: string): AssistantIndex {
   function find(question: string, previous?: string): Finding {
     if (askingToReach.test(question)) return { known: false, contact: true };
     if (askingWhoTheyAre.test(question)) return fromAbout(question, false);
-    if (
-      askingAboutTheSite.test(question) ||
-      (askingTheirStory.test(question) && namesTheSite.test(question))
-    ) {
-      return fromAbout(question, true, aboutTheSite);
-    }
+    if (askingAboutTheSite.test(question)) return fromAbout(question, true, aboutTheSite);
     if (askingTheirStory.test(question)) return fromAbout(question, true);
     const finding = findAfter(question, previous);
     if (finding.known || !previous || leaning.test(question)) return finding;
