@@ -35,6 +35,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "How does GPS work out where my phone is?",
     "Why does GPS need a fourth satellite for trilateration?",
     "Does relativity matter for satellite navigation?",
+    "How accurate is GPS?",
   ],
   "/science/soap": ["How does soap remove grease from hands?", "What are micelles?"],
   "/science/wifi": [
@@ -72,6 +73,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "How does SCR with AdBlue reduce NOx?",
     "What do the BS-VI emission norms demand?",
     "Why are diesels harder to clean up than petrol engines?",
+    "Why does my car need AdBlue?",
   ],
   "/technical/ev-intro": [
     "What are the main components of an EV?",
@@ -149,6 +151,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Who are you?",
     "Where are you based?",
     "What is this site about?",
+    "What will I find here?",
   ],
   "/mechfusion-ai": ["What is MechFusionAI?"],
 

@@ -8,7 +8,7 @@ import { processTerm } from "./terms.ts";
 
 /** Questions about the engineer's help rather than about a subject. */
 export const askingForHelp =
-  /\b(help|hire|hiring|price|prices|pricing|cost|costs|quote|rate|rates|fee|fees|train|training|course|courses|workshop|service|services|consult\w*|engage\w*|offer|offers|(?:do|would|will) you charge|can you|could you|would you|do you (do|provide|build|make)|review (our|my)|build (us|me|our|my)|for (us|our team|my team|my company))\b/i;
+  /\b(help|hire|hiring|price|prices|pricing|cost|costs|quote|rate|rates|fee|fees|train|training|course|courses|workshop|service|services|consult\w*|engage\w*|offer|offers|(?:do|would|will) you charge|can you|could you|would you|do you (do|provide|build|make)|review (our|my)|build (us|me|our|my)|for (us|our team|my team|my company)|(a|the) typical (project|engagement|job))\b/i;
 /** Words that ask for help without naming a subject, as `terms.ts` reads them. */
 const helpWords = new Set(
   "help hire price pricing cost quote rate fee offer service consult consulting engage charge"
@@ -28,7 +28,7 @@ export const askingTheirStory =
   /\b(your (career|story|journey|experience)|why did you (start|write|create|begin|make))\b/i;
 /** Asking what the site is for, or why the engineer writes it: About's part on the site answers. */
 export const askingAboutTheSite =
-  /\b(why (do|did) you (write|blog|run|keep)|why did you (start|create|begin|make)\b.*\b(web ?site|site|blog)|why (this|your|the) (web ?site|site|blog)|what is (this|your) (web ?site|site|blog)( (about|for))?\s*\??\s*$)/i;
+  /\b(why (do|did) you (write|blog|run|keep)|why did you (start|create|begin|make)\b.*\b(web ?site|site|blog)|why (this|your|the) (web ?site|site|blog)|what is (this|your) (web ?site|site|blog)( (about|for))?\s*\??\s*$|what (will|can|do|would) (i|we|one|readers?) (find|read|learn) (here|on (this|your|the) (web ?site|site|blog))\b)/i;
 /** Asking how to reach the engineer, or when they are free: no page's words answer that. */
 export const askingToReach =
   /\b((contact|reach|e-?mail|phone|call|whatsapp|meet|get in touch with|(talk|speak) (to|with)) you|how (do|can) i (contact|reach|get in touch)|your (e-?mail|phone|number|address|availability|calendar)|(are|is) you (available|free)|book (a|an) (call|meeting|appointment))\b/i;

@@ -163,6 +163,8 @@ export function loadIndex(json: string): AssistantIndex {
   const { passages, index } = JSON.parse(json) as { passages: Passage[]; index: unknown };
   const search = MiniSearch.loadJSON<Doc>(JSON.stringify(index), indexOptions);
   const services = new Set(passages.filter((p) => p.service).map((p) => p.id));
+  // What the engineer offers and who they are: answers to a question put to them.
+  const theirs = new Set(passages.filter((p) => p.service || p.page === "/about").map((p) => p.id));
   const home = new Set(passages.filter((p) => p.page === "/").map((p) => p.id));
   // The first passage of About (its header), and of each service (its summary and terms).
   const aboutOpening = passages.find((passage) => passage.page === "/about");
@@ -226,7 +228,7 @@ export function loadIndex(json: string): AssistantIndex {
       score:
         result.score *
         (1 + pairWeight * pairsHeld(pairs, result.id)) *
-        (ofYou || !services.has(result.id) ? 1 : offeringWeight) *
+        (ofYou || !theirs.has(result.id) ? 1 : offeringWeight) *
         (home.has(result.id) ? homeWeight : 1),
     }));
     return [...head.sort((a, b) => b.score - a.score), ...results.slice(pairsRanked)];
@@ -311,9 +313,17 @@ export function loadIndex(json: string): AssistantIndex {
     const topic = beforeWords.filter((terms) => !terms.some((t) => asked.has(t)));
     const forHelp = askingForHelp.test(question) || (follows && askingForHelp.test(previous ?? ""));
 
-    const judge = (results: SearchResult[], enough = coverageMin, forService = false) => {
-      const top = results[0];
-      if (!top || top.score < scoreMin) return null;
+    // The first of the best passages that answers: one that scores enough and holds
+    // enough of the question's words ("How accurate is GPS?" is answered by GPS's
+    // passage on accuracy, not by the three that say "GPS" more often). A follow-up
+    // is judged by its best alone: further down, some passage holds a word of each
+    // ("What is a DPF?" after the pressure cooker: an injection passage's "pressure").
+    const judge = (results: SearchResult[], enough = coverageMin, forService = false) =>
+      results
+        .slice(0, topic.length > 0 ? 1 : pairsRanked)
+        .find((result) => result.score >= scoreMin && answers(result, enough, forService)) ?? null;
+
+    const answers = (top: SearchResult, enough: number, forService: boolean) => {
       const found = new Set(top.queryTerms);
       const holds = (terms: string[]) => terms.some((term) => found.has(term));
       // The share of `words` held, each weighed by its rarity.
@@ -332,13 +342,13 @@ export function loadIndex(json: string): AssistantIndex {
       const asks = subject(askedWords);
       // A follow-up asking only that ("how much does it cost?") is about the service
       // the question before it named.
-      if (asks.length === 0) return forService && share(subject(topic)) >= enough ? top : null;
-      if (!asks.some(holds)) return null;
+      if (asks.length === 0) return forService && share(subject(topic)) >= enough;
+      if (!asks.some(holds)) return false;
       // A follow-up keeps to its topic: some word of the question it leans on is there too.
-      if (topic.length > 0 && !topic.some(holds)) return null;
+      if (topic.length > 0 && !topic.some(holds)) return false;
       // A service's passage answers the asking itself (its price, its length): of a
       // question about the engineer's help, only the words of its subject count.
-      return share(forService ? asks : askedWords) >= enough ? top : null;
+      return share(forService ? asks : askedWords) >= enough;
     };
 
     const pairs = askedWords
@@ -354,8 +364,9 @@ export function loadIndex(json: string): AssistantIndex {
     if (!top) return { known: false };
     const best = passages[top.id] as Passage;
     const sources = [best];
-    for (const result of results.slice(1)) {
+    for (const result of results) {
       if (sources.length >= 3 || result.score < top.score * furtherShare) break;
+      if (result === top) continue;
       const passage = passages[result.id] as Passage;
       if (!sources.some((source) => source.page === passage.page)) sources.push(passage);
     }

@@ -18,7 +18,7 @@ upon us very was we were what when where which while who whom why will with woul
 explain know want wondering anyone someone something thing things way ways really
 better best good clear hard big small step steps right new use using used make makes made
 website websites site sites page pages article articles blog blogs become becomes became becoming
-today tomorrow yesterday now`.split(/\s+/),
+need needs needed today tomorrow yesterday now`.split(/\s+/),
 );
 
 /** Abbreviations and their words, both ways: each side is indexed and searched as the other too. */
@@ -107,6 +107,7 @@ function stemOnce(word: string): string {
     ["ization", "ise"],
     ["ations", "ate"],
     ["ation", "ate"],
+    ["acy", "ate"],
     ["ments", ""],
     ["ment", ""],
     ["ness", ""],

@@ -1068,4 +1068,26 @@ describe("the index, asked as readers ask", () => {
     // PINN is an abbreviation, not a pin (the differential's pinion).
     expect(best("What is a PINN?").page).toBe("/mechfusion-ai/pde-and-ai");
   });
+
+  it("answers from the best passage that holds the question, not the one that repeats a word of it", () => {
+    // "GPS" is in every passage of its page; "accurate" only in the one on accuracy.
+    expect(termsOf("accurate")).toEqual(termsOf("accuracy"));
+    const accurate = best("How accurate is GPS?");
+    expect(accurate.page).toBe("/science/gps-navigation");
+    expect(accurate.text).toMatch(/accuracy/);
+    // "need" is how a question asks, not what it asks about.
+    expect(best("Why does my car need AdBlue?").page).toBe("/technical/emissions-blog");
+  });
+
+  it("reads what the site holds and a typical project as asked of the engineer", () => {
+    const onTheSite = passages.find(
+      (passage) => passage.page === "/about" && /\bsite\b/i.test(passage.heading ?? ""),
+    );
+    expect(best("What will I find here?").url).toBe(onTheSite?.url);
+    // Each service has its own; the answer is one of them, with its lengths.
+    const project = best("How long is a typical project?");
+    expect(project.heading).toBe("Typical engagements");
+    expect(project.service).not.toBeNull();
+    expect(project.text).toMatch(/\d+ to \d+ (days|weeks)/);
+  });
 });
