@@ -142,11 +142,11 @@ const normalise = (text: string) =>
     .replace(/[’']/g, "")
     .replace(/&/g, "");
 
-/** A text's words before any is left out or shortened ("Wi-Fi" → "wifi", "GD&T" → "gdt"). */
+/** A text's words before any is left out or shortened ("Wi-Fi" → "wifi", "start-up" → "startup", "GD&T" → "gdt"). */
 function tokenize(text: string): string[] {
   return normalise(text)
     .replace(/\b(wi)-(fi)\b/g, "$1$2")
-    .replace(/\b(stack)-(ups?)\b/g, "$1$2")
+    .replace(/\b(stack|start|set)-(ups?)\b/g, "$1$2")
     .split(/[^\p{L}\p{M}\p{N}]+/u)
     .filter((word) => word !== "");
 }

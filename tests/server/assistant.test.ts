@@ -1077,6 +1077,9 @@ describe("the index, asked as readers ask", () => {
     expect(accurate.text).toMatch(/accuracy/);
     // "need" is how a question asks, not what it asks about.
     expect(best("Why does my car need AdBlue?").page).toBe("/technical/emissions-blog");
+    // A start-up is a startup, not a start.
+    expect(termsOf("start-ups")).toEqual(termsOf("startup"));
+    expect(best("Do you work with startups?").text).toMatch(/\bstart-up\b/);
   });
 
   it("reads what the site holds and a typical project as asked of the engineer", () => {
