@@ -346,6 +346,7 @@ export async function startServices({
     cookieSecret,
     retentionDays: config.ASSISTANT_RETENTION_DAYS,
     bookings: bookable,
+    firstCall: () => bookings.repository.availability(),
     services,
     writer: writerOf(config, log, clock),
     attribute: readers.attribute,

@@ -32,6 +32,9 @@ export const askingAboutTheSite =
 /** Asking how to reach the engineer, or when they are free: no page's words answer that. */
 export const askingToReach =
   /\b((contact|reach|e-?mail|phone|call|whatsapp|meet|get in touch with|(talk|speak) (to|with)) you|how (do|can) i (contact|reach|get in touch)|your (e-?mail|phone|number|address|availability|calendar)|(are|is) you (available|free)|book (a|an) (call|meeting|appointment))\b/i;
+/** Asking what a first call is: its length and price are the owner's Bookings setting, not a page's words. */
+export const askingAboutTheFirstCall =
+  /\b((first|free|intro(ductory)?|initial|discovery) (call|consultation|meeting)s?\b|(is|are) (a |the |your )?calls? free\b|how long (is|are) (a |the |your )?calls?( with you)?\s*\??\s*$)/i;
 /** A question that leans on the one before: "and for silk?", "what about diesel?" */
 export const leaning = /^\s*(and|or|also|but|then|so|what about|how about|what of|same for)\b/i;
 /** A question put to the engineer ("Do you calibrate engines?")... */

@@ -1,6 +1,7 @@
 import path from "node:path";
 import MiniSearch, { type Options, type SearchResult } from "minisearch";
 import {
+  askingAboutTheFirstCall,
   askingAboutTheSite,
   askingForHelp,
   askingForWriting,
@@ -50,6 +51,8 @@ export type Finding =
       known: false;
       /** A question of how to reach the engineer: the enquiry form and a call are its answer. */
       contact?: true;
+      /** ...of what a first call is: its terms, where the site takes bookings. */
+      firstCall?: true;
     }
   | {
       known: true;
@@ -253,6 +256,9 @@ export function loadIndex(json: string): AssistantIndex {
    * for silk?") is only ever a follow-up.
    */
   function find(question: string, previous?: string): Finding {
+    if (askingAboutTheFirstCall.test(question)) {
+      return { known: false, contact: true, firstCall: true };
+    }
     if (askingToReach.test(question)) return { known: false, contact: true };
     if (askingWhoTheyAre.test(question)) return fromAbout(question, false);
     if (askingAboutTheSite.test(question)) return fromAbout(question, true, aboutTheSite);

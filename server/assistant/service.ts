@@ -29,6 +29,11 @@ const notFoundAnswer =
 const contactAnswer = (calls: boolean) =>
   `The engineer answers every enquiry personally: send one with the form and you will have a reply by mail${calls ? ", or book a call at a time that suits you" : ""}.`;
 
+/** A first call as the owner sets it in the Bookings hours: its length, and whether it is free. */
+const firstCallAnswer = ({ callMinutes, firstCallFree }: FirstCall) =>
+  `A first call is ${callMinutes} minutes${firstCallFree ? " and free" : "; it is not free of charge"}. Book it at a time that suits you, or send an enquiry and you will have a reply by mail.`;
+type FirstCall = { callMinutes: number; firstCallFree: boolean };
+
 /** Why a question was refused 429: its address's minute, or its day, is spent. */
 export const tooManyQuestions = (retryAfterSeconds: number, from = "your address") =>
   retryAfterSeconds > 60
@@ -71,6 +76,7 @@ export function createAssistant({
   cookieSecret,
   retentionDays,
   bookings,
+  firstCall,
   services,
   writer = null,
   attribute,
@@ -85,6 +91,8 @@ export function createAssistant({
   retentionDays: number;
   /** Whether the site has a booking page (/book), for "Book a call". */
   bookings: () => boolean;
+  /** The first call's terms (the Bookings hours), for a question about it. */
+  firstCall?: () => Promise<FirstCall>;
   /** The model that writes answers from the passages (ASSISTANT_LLM_URL), when there is one. */
   writer?: Writer | null;
   /** Readership's attribution of the question to the visit that led to it (server/readers/). */
@@ -174,8 +182,14 @@ export function createAssistant({
       await attribute?.(asker, "question");
       const feedback = { id, token: feedbackToken(id) };
       if (!finding.known) {
+        const calls = bookings();
         return {
-          answer: finding.contact ? contactAnswer(bookings()) : notFoundAnswer,
+          answer:
+            finding.firstCall && calls && firstCall
+              ? firstCallAnswer(await firstCall())
+              : finding.contact
+                ? contactAnswer(calls)
+                : notFoundAnswer,
           sources: [],
           known: false,
           written: false,

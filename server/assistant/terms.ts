@@ -72,6 +72,7 @@ const irregular = new Map([
   ["bought", "buy"],
   ["chose", "choose"],
   ["chosen", "choose"],
+  ["safety", "safe"],
 ]);
 
 /** Words whose ending is no ending: an engineer is not an engine. */

@@ -265,6 +265,8 @@ describe.each(backends)("the assistant on %s", (backend) => {
       "How do I contact you?",
       "What is your email?",
       "Are you available next week?",
+      // Where no call is booked, a first call is not offered.
+      "Is the first call free?",
     ]) {
       const answer = await ask(question);
       expect(answer.known).toBe(false);
@@ -1079,6 +1081,7 @@ describe("the index, asked as readers ask", () => {
     expect(best("Why does my car need AdBlue?").page).toBe("/technical/emissions-blog");
     // A start-up is a startup, not a start.
     expect(termsOf("start-ups")).toEqual(termsOf("startup"));
+    expect(best("How is a pressure cooker safe?").heading).toBe("Safety");
     expect(best("Do you work with startups?").text).toMatch(/\bstart-up\b/);
   });
 

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { firstCallHole } from "../../content/service-page.ts";
+import { assistantResponseSchema } from "../../contract/assistant.ts";
 import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { testIndexJson } from "./support/assistant-index.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -17,8 +19,11 @@ describe.each(backends)("a service page's first call on %s", (backend) => {
   let me: Owner;
   beforeAll(async () => {
     t = await startTestApp(backend, {
+      assistantIndex: testIndexJson,
       clientFiles: {
         "services/dfmea/index.html": `<!doctype html><title>DFMEA</title><p>A first call ${firstCallHole} on the product.</p>`,
+        "book/index.html":
+          '<!doctype html><title>Book a call</title><main><h1>Book a call</h1><ewe-fragment data-part="booking"></ewe-fragment></main>',
       },
     });
     me = new Owner(t);
@@ -49,6 +54,33 @@ describe.each(backends)("a service page's first call on %s", (backend) => {
     expect(saved.statusCode).toBe(200);
     expect(await page()).toContain("<p>A first call (45 minutes) on the product.</p>");
     expect(await slots()).toMatchObject({ callMinutes: 45, firstCallFree: false });
+  });
+
+  it("has the assistant say the first call's terms as the owner sets them", async () => {
+    const ask = async (question: string) => {
+      const response = await t.visitor().post("/api/assistant", { question });
+      return json(response, assistantResponseSchema);
+    };
+    const { availability } = json(await me.get("/api/admin/bookings"), bookingsResponseSchema);
+    const terms = async (callMinutes: number, firstCallFree: boolean) => {
+      const saved = await me.request("PUT", "/api/admin/bookings/availability", {
+        ...availability,
+        callMinutes,
+        firstCallFree,
+      });
+      expect(saved.statusCode).toBe(200);
+    };
+    await terms(30, true);
+    const free = await ask("Is the first call free?");
+    expect(free.answer).toMatch(/^A first call is 30 minutes and free\./);
+    expect(free.actions.map((action) => action.kind)).toEqual(["enquiry", "booking"]);
+
+    await terms(45, false);
+    for (const question of ["How much is a first call?", "Do you offer a free consultation?"]) {
+      expect((await ask(question)).answer, question).toMatch(
+        /^A first call is 45 minutes; it is not free of charge\./,
+      );
+    }
   });
 
   it("over a socket, sends the page read again as before, and the owner's change at once, another process's within a second", async () => {
