@@ -326,6 +326,13 @@ export function createReadCache({
     keptOpening: (postId: string): unknown =>
       entries.get(keyOf("comments", topicOf("science", postId))),
 
+    /**
+     * What `visitorId` owns of a post's discussion as kept now, if any: the
+     * same object for as long as it stands (`keptOpening`'s counterpart).
+     */
+    keptOwn: (postId: string, visitorId: string): unknown =>
+      overlays.kept(visitorId, "comments", topicOf("science", postId)),
+
     /** Forgets an item's answers: something about it changed. */
     invalidate,
 

@@ -64,6 +64,16 @@ export function createVisitorOverlays({
       return value;
     },
 
+    /**
+     * The visitor's overlay of `part` of `topic` as kept now, if it still stands:
+     * the same object until the item changes or the visitor writes. Asking
+     * neither loads it nor counts as the visitor being seen.
+     */
+    kept(visitorId: string, part: string, topic: string): unknown {
+      const kept = byVisitor.get(visitorId)?.get(`${part} ${topic}`);
+      return kept?.generation === (generations.get(topic) ?? 0) ? kept : undefined;
+    },
+
     /** Something about the item changed: every visitor's overlay of it is stale. */
     changed(topic: string) {
       generations.set(topic, (generations.get(topic) ?? 0) + 1);

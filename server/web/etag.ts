@@ -19,7 +19,14 @@ export function offerSent(
     headers,
     varies = [],
     api = false,
-  }: { headers: Record<string, string>; varies?: string[]; api?: boolean },
+    reader = false,
+  }: {
+    headers: Record<string, string>;
+    varies?: string[];
+    api?: boolean;
+    /** Made for the reader whose cookie the request carries (fast-pages.ts, `recordLive`). */
+    reader?: boolean;
+  },
   current: () => boolean,
 ) {
   const url = request.raw.url ?? "";
@@ -34,6 +41,7 @@ export function offerSent(
       route: request.routeOptions.url ?? url,
       body,
       api,
+      reader,
       sent: reply.raw.getHeaders(),
       own: {
         ...headers,

@@ -173,6 +173,61 @@ describe("the fast path for built pages", () => {
     expect(left).toEqual([`GET ${path}`, `GET ${path}`]);
   });
 
+  it("answers a reader's own API read only to their very Cookie and Accept-Encoding, while it stands", async () => {
+    const { fast, left, get } = await serve();
+    const own = {
+      "cache-control": "private, no-cache",
+      etag: '"c0.a"',
+      vary: "accept-encoding, cookie",
+    };
+    const theirs = Buffer.from('{"comments":[],"total":1,"own":{"ids":[7],"held":[]}}');
+    const sent = {
+      "content-security-policy": "default-src 'none'",
+      ...own,
+      "content-length": String(theirs.length),
+    };
+    const path = "/api/items/science/soap/comments";
+    const asked = { cookie: "v=reader.sig", "accept-encoding": "gzip, br" };
+    let stands = true;
+    const record = (headers: Record<string, string>) =>
+      fast.recordLive(
+        path,
+        { headers } as IncomingMessage,
+        { route: path, body: theirs, sent, own, api: true, reader: true },
+        () => stands,
+      );
+    // Made for a reader, asked without a cookie or with headers no browser sends: never recorded.
+    record({});
+    await get(path);
+    const padded = { ...asked, "accept-encoding": `gzip,${" ".repeat(300)}br` };
+    record(padded);
+    await get(path, { headers: padded });
+    record(asked);
+    const again = await get(path, { headers: asked });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(theirs.toString());
+    expect(again.headers.get("cache-control")).toBe("private, no-cache");
+    // Anyone else, the same reader with another cookie beside theirs or another
+    // Accept-Encoding, and everyone once it no longer stands: the route's.
+    await get(path);
+    await get(path, { headers: { ...asked, cookie: "v=other.sig" } });
+    await get(path, { headers: { ...asked, cookie: "v=reader.sig; w=1" } });
+    await get(path, { headers: { ...asked, "accept-encoding": "br" } });
+    await get(`${path}?limit=5`, { headers: asked });
+    stands = false;
+    await get(path, { headers: asked });
+    expect(left).toEqual([
+      `GET ${path}`,
+      `GET ${path}`,
+      `GET ${path}`,
+      `GET ${path}`,
+      `GET ${path}`,
+      `GET ${path}`,
+      `GET ${path}?limit=5`,
+      `GET ${path}`,
+    ]);
+  });
+
   it("never records an answer another hook touched, nor a guarded path", async () => {
     const { fast, left, get } = await serve();
     // The console's hook set its own policy on this answer: not the page's.

@@ -21,6 +21,9 @@ import type { Coding, Variant } from "./site-files.ts";
  * replayed. A hook added later that guards a built path must be named in
  * `guarded`. The one read in `LOG_SAMPLE_READS` the access log writes down
  * is written here, with the route's name as Fastify would write it.
+ * An answer made for one reader (`recordLive` with `reader`) is sent again
+ * only to a request with the very same Cookie and Accept-Encoding headers
+ * (docs/decisions/069-a-returning-readers-read-on-the-fast-path.md).
  */
 
 /** A variant's answer as the static route sent it: its headers, less those made per request. */
@@ -56,6 +59,11 @@ export type FastPages = {
       own: Record<string, string>;
       /** An API answer (the API's own security headers), for readers without a cookie only. */
       api?: boolean;
+      /**
+       * Made for the reader whose Cookie header `request` carries: sent again only
+       * to a request with that Cookie and Accept-Encoding, byte for byte.
+       */
+      reader?: boolean;
     },
     current: () => boolean,
   ): void;
@@ -98,6 +106,13 @@ export function createFastPages({
     string,
     Map<Coding, Recorded & { current: () => boolean; anonymous: boolean }>
   >();
+  /** Answers made for one reader, by `readerKey`; the least recently recorded forgotten first. */
+  const readers = new Map<string, Recorded & { current: () => boolean }>();
+  const readersKept = 1_000;
+  /** The most characters of Cookie and Accept-Encoding an answer is kept for. */
+  const readerHeadersMax = 256;
+  const readerKey = (path: string, { headers }: IncomingMessage) =>
+    `${path}\n${headers["accept-encoding"] ?? ""}\n${headers.cookie}`;
   let open = true;
 
   /** Exactly the page headers and the route's own, with the body's length: else null. */
@@ -138,6 +153,15 @@ export function createFastPages({
       if (headers["if-none-match"] !== undefined || headers.range !== undefined) return false;
       const url = request.url ?? "";
       const query = url.indexOf("?");
+      if (query === -1 && headers.cookie !== undefined) {
+        const key = readerKey(url, request);
+        const answer = readers.get(key);
+        if (answer?.current()) {
+          send(response, answer, request);
+          return true;
+        }
+        if (answer) readers.delete(key);
+      }
       if (query === -1) {
         const answer = live.get(url)?.get(codingOf(request));
         if (answer?.current() && !(answer.anonymous && headers.cookie !== undefined)) {
@@ -156,10 +180,20 @@ export function createFastPages({
       return true;
     },
 
-    recordLive(path, request, { route, body, sent, own, api = false }, current) {
-      if (guarded(path) || !current() || (api && request.headers.cookie !== undefined)) return;
+    recordLive(path, request, { route, body, sent, own, api = false, reader = false }, current) {
+      const cookie = request.headers.cookie !== undefined;
+      if (guarded(path) || !current() || ((api || reader) && cookie !== reader)) return;
       const headers = untouched(sent, own, body, api ? apiHeaders : pageHeaders);
       if (!headers) return;
+      if (reader) {
+        const key = readerKey(path, request);
+        // A browser's two headers are some 100 characters: a key past that is no reader's.
+        if (key.length > path.length + readerHeadersMax) return;
+        readers.delete(key);
+        if (readers.size >= readersKept) readers.delete(readers.keys().next().value as string);
+        readers.set(key, { headers, body, route, current });
+        return;
+      }
       let codings = live.get(path);
       if (!codings) {
         codings = new Map();

@@ -144,6 +144,64 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
       comment.id,
     ]);
   });
+
+  it("over a socket, sends a reader's own read again as it was, and never once they or anyone wrote", async () => {
+    // Read again, a reader's own is answered by the fast path in front of Fastify
+    // (docs/decisions/069-a-returning-readers-read-on-the-fast-path.md); `inject` never reaches it.
+    const origin = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const postId = freshItem("science");
+    const reader = t.visitor();
+    const other = t.visitor();
+    const { comment } = json(
+      await reader.comment(postId, "Mine, read over a socket", "Asha"),
+      commentResponseSchema,
+    );
+    await other.react("mythology", freshItem("mythology"), "love");
+    const read = async (visitor: Visitor) => {
+      const response = await fetch(`${origin}${commentsUrl(postId)}`, {
+        headers: { cookie: visitor.cookie ?? "", "accept-encoding": "gzip, deflate, br" },
+      });
+      const { date: _date, "x-request-id": _id, ...headers } = Object.fromEntries(response.headers);
+      return { headers, body: commentsResponseSchema.parse(await response.json()) };
+    };
+    const first = await read(reader);
+    expect(first.body.own?.ids).toEqual([comment.id]);
+    expect(first.headers["cache-control"]).toBe("private, no-cache");
+    expect([await read(reader), await read(reader), await read(reader)]).toEqual([
+      first,
+      first,
+      first,
+    ]);
+    // Another cookie never gets the reader's own, however often it reads.
+    for (let i = 0; i < 3; i += 1) expect((await read(other)).body.own).toBeUndefined();
+
+    // Behind the server's back the comment becomes someone else's: from memory, still theirs.
+    await runSql(t, "update science_comments set visitor_id = ? where id = ?", [
+      "someone-else-entirely",
+      comment.id,
+    ]);
+    expect((await read(reader)).body.own?.ids).toEqual([comment.id]);
+    // The reader's own write, about another item, forgets what was kept of theirs.
+    await reader.react("mythology", freshItem("mythology"), "love");
+    expect((await read(reader)).body.own).toBeUndefined();
+    expect((await read(reader)).body.own).toBeUndefined();
+
+    // Theirs again, read twice; then anyone's write about the post shows at once.
+    await runSql(t, "update science_comments set visitor_id = ? where id = ?", [
+      credentialOf(reader),
+      comment.id,
+    ]);
+    await reader.react("mythology", freshItem("mythology"), "like");
+    expect((await read(reader)).body.own?.ids).toEqual([comment.id]);
+    expect((await read(reader)).body.own?.ids).toEqual([comment.id]);
+    await other.comment(postId, "Someone else's, read over a socket", "Otto");
+    const after = await read(reader);
+    expect(after.body.comments.map((c) => c.content)).toContain(
+      "Someone else's, read over a socket",
+    );
+    expect(after.body.own?.ids).toEqual([comment.id]);
+    expect(after.headers.etag).not.toBe(first.headers.etag);
+  });
 });
 
 describe.each(backends)("held comments in a returning reader's own on %s", (backend) => {

@@ -11,6 +11,7 @@ import {
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../comments/repository.ts";
+import { visitorCookieName } from "../../engagement/visitor.ts";
 import type { Representation } from "../../lib/representation.ts";
 import { offerSent } from "../../web/etag.ts";
 import { ApiError, notFound, routesTagged } from "../errors.ts";
@@ -40,32 +41,61 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
   { engagement, reads, catalog, siteUrl, defences, ownerVoice, fast, bus, readers },
 ) => {
-  // The opening everyone sees, as kept before a read without a cookie, and what it sent.
-  const opened = new WeakMap<FastifyRequest, { kept: unknown; sent?: Representation }>();
-  const asEveryone = (request: FastifyRequest) =>
-    fast !== undefined && request.method === "GET" && request.headers.cookie === undefined;
+  /**
+   * The opening everyone sees as kept before a read, with what the reader owns
+   * of it as kept then (`reader`), and what the read sent.
+   */
+  const opened = new WeakMap<
+    FastifyRequest,
+    { kept: unknown; reader?: { visitorId: string; own: unknown }; sent?: Representation }
+  >();
+  /**
+   * A read without a cookie, or with the visitor cookie alone, of a visitor
+   * (no owner's session, no other cookie, whose state the answer could depend on).
+   */
+  const offerable = (request: FastifyRequest) => {
+    const { cookie } = request.headers;
+    if (fast === undefined || request.method !== "GET") return false;
+    if (cookie === undefined) return true;
+    return (
+      request.visitorId !== null &&
+      cookie.startsWith(`${visitorCookieName}=`) &&
+      !cookie.includes(";")
+    );
+  };
 
   /**
-   * Once that opening has gone out whole, the fast path (server/web/fast-pages.ts)
+   * Once the opening has gone out whole, the fast path (server/web/fast-pages.ts)
    * may send it again, in that coding, while the read cache still keeps it:
-   * a write, moderation or deletion on any instance replaces it.
+   * a write, moderation or deletion on any instance replaces it. A reader's
+   * own answer goes again to their cookie alone, while what they own is kept
+   * as it was too: their write, or any change to the post, forgets it
+   * (docs/decisions/069-a-returning-readers-read-on-the-fast-path.md).
    */
   function offerToFastPath(request: FastifyRequest, reply: FastifyReply) {
-    const { kept, sent } = opened.get(request) ?? {};
+    const { kept, reader, sent } = opened.get(request) ?? {};
     const { id } = request.params as { id: string };
-    if (kept === undefined || !sent || reads.keptOpening(id) !== kept) return;
+    // Kept before the read and the same after: the answer was made from it.
+    const own = () =>
+      !reader || (reader.own !== undefined && reads.keptOwn(id, reader.visitorId) === reader.own);
+    if (kept === undefined || !sent || reads.keptOpening(id) !== kept || !own()) return;
+    const cacheControl = reader && sent.personal ? "private, no-cache" : "no-cache";
     offerSent(
       fast,
       request,
       reply,
       sent,
       {
-        headers: { "cache-control": "no-cache", "content-type": "application/json; charset=utf-8" },
+        headers: {
+          "cache-control": cacheControl,
+          "content-type": "application/json; charset=utf-8",
+        },
         varies: ["cookie"],
         api: true,
+        reader: reader !== undefined,
       },
       // While the bus may miss events, the read cache keeps nothing, nor this.
-      () => bus.healthy && reads.keptOpening(id) === kept,
+      () => bus.healthy && reads.keptOpening(id) === kept && own(),
     );
   }
 
@@ -96,10 +126,17 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     },
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
-      // The opening everyone sees, as kept before this read: offered to the
-      // fast path once sent, if it still stands then.
-      if (asEveryone(request)) opened.set(request, { kept: reads.keptOpening(request.params.id) });
       const owner = await ownerVoice.sessionOf(request, reply);
+      // The opening everyone sees, and what the reader owns, as kept before this
+      // read: offered to the fast path once sent, if they still stand then.
+      const { id } = request.params;
+      if (owner === null && offerable(request)) {
+        const { visitorId } = request;
+        opened.set(request, {
+          kept: reads.keptOpening(id),
+          ...(visitorId ? { reader: { visitorId, own: reads.keptOwn(id, visitorId) } } : {}),
+        });
+      }
       const { limit, after, before } = request.query;
       // The schema has refused a cursor that does not decode.
       const place = (cursor: string | undefined) =>
