@@ -16,7 +16,10 @@ const url = z.url({
 const imageSchema = z.strictObject({
   src: z
     .string()
-    .regex(/^[a-z0-9-]+\/[a-z0-9-]+\.(svg|png|webp|jpg)$/, "must look like folder/name.svg"),
+    .regex(
+      /^[a-z0-9-]+\/[a-z0-9-]+\.(svg|png|webp|jpg)$/,
+      "must be folder/name under content/images/ in lower-case letters, digits and dashes, ending .svg, .png, .webp or .jpg (owner/portrait.jpg)",
+    ),
   alt: text,
   width: z.number().int().positive(),
   height: z.number().int().positive(),

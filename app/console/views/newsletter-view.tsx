@@ -288,7 +288,7 @@ export function NewsletterView() {
                   <ConfirmButton
                     label="Send"
                     title={`Send "${edition.subject}"?`}
-                    description={`It goes to each of the ${confirmedSubscribers - suppressedSubscribers} confirmed subscribers who has not had it${suppressedSubscribers > 0 ? `, not to ${plural(suppressedSubscribers, "suppressed address", "suppressed addresses")}` : ""}, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
+                    description={`It goes to every confirmed subscriber who has not had it (${plural(confirmedSubscribers - suppressedSubscribers, "address", "addresses")} now)${suppressedSubscribers > 0 ? `, not to ${plural(suppressedSubscribers, "suppressed address", "suppressed addresses")}` : ""}, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
                     confirmLabel="Send now"
                     tone="primary"
                     onConfirm={() => void send(edition.slug)}
