@@ -56,6 +56,10 @@ export function maskedSettings(config: Config): { name: string; value: string | 
     if (name === "DATABASE_URL" || name === "SMTP_URL" || name === "ASSISTANT_LLM_URL") {
       return { name, value: withoutPassword(String(value)) };
     }
+    // On-off settings as the docs write them (TRUST_PROXY's false is its own word).
+    if (typeof value === "boolean" && name !== "TRUST_PROXY") {
+      return { name, value: value ? "on" : "off" };
+    }
     return { name, value: Array.isArray(value) ? value.join(", ") : String(value) };
   });
 }

@@ -1171,6 +1171,11 @@ describe("the settings the Health view shows", () => {
     expect(settings.get("OWNER_EMAIL")).toMatch(/^not set: CONTACT_EMAIL \(.+\) is used$/);
     // Only what is truly off shows as not set.
     expect(settings.get("WEBHOOK_URL")).toBeNull();
+    // On-off settings read as the docs write them, on or off, not true or false.
+    expect(settings.get("HOLD_LINKS_FROM_NEW")).toBe("on");
+    expect(settings.get("ANALYTICS")).toBe("on");
+    expect(settings.get("FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS")).toBe("off");
+    expect(settings.get("TRUST_PROXY")).toBe("false");
   });
 });
 
