@@ -139,6 +139,7 @@ const consoleCommentSchema = z.object({
   userName: z.string(),
   /** The writer's Fediverse handle, when the comment came from there. */
   handle: z.string().optional(),
+  byOwner: z.boolean(), // The owner's own (signed in): nobody to ban, nothing to mark as spam.
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
   /** Published for all; pending the owner's approval; or kept as spam (the filter, the honeypot or the owner). */

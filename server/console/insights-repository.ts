@@ -9,6 +9,7 @@ import type { ListPlace } from "../../contract/list-pages.ts";
 import { dateKey, widestOffsetMs } from "../../contract/time-zones.ts";
 import { remoteWritersOf } from "../comments/rows.ts";
 import { containsText, type Store } from "../db/store.ts";
+import { ownerVisitorId } from "../engagement/visitor.ts";
 import { keptDomain, readableAddress } from "../lib/mailbox.ts";
 import { toIso } from "../lib/time.ts";
 import { subscriberSuppressed } from "../outbox/suppressions.ts";
@@ -262,6 +263,7 @@ export function createInsightsRepository(
         ...(remote.has(row.id) ? { handle: remote.get(row.id)?.handle } : {}),
         content: row.content,
         userName: row.user_name,
+        byOwner: row.visitor_id === ownerVisitorId,
         createdAt: toIso(row.created_at),
         updatedAt: toIso(row.updated_at),
         status: row.status,

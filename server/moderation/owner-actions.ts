@@ -3,6 +3,7 @@ import { plural } from "../../contract/plural.ts";
 import type { Alongside } from "../comments/repository.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Engagement } from "../engagement/index.ts";
+import { ownerVisitorId } from "../engagement/visitor.ts";
 import type { Moderation } from "./service.ts";
 
 /**
@@ -16,6 +17,8 @@ export function moderationActions(
   moderation: Moderation,
   { comments, reactions }: Pick<Engagement, "comments" | "reactions">,
 ) {
+  /** The owner's own comment: nobody to ban, and no junk to teach the filter. */
+  const owners = async (id: number) => (await comments.writerOf(id))?.visitorId === ownerVisitorId;
   return {
     approve: (by: OwnerActor, id: number) =>
       moderation.approveComment(id, line(by, "comment approve", String(id))),
@@ -23,8 +26,10 @@ export function moderationActions(
     reject: (by: OwnerActor, id: number) =>
       moderation.rejectComment(id, line(by, "comment reject", String(id))),
 
-    spam: (by: OwnerActor, id: number) =>
-      moderation.markSpam(id, line(by, "comment spam", String(id))),
+    spam: async (by: OwnerActor, id: number) =>
+      (await owners(id))
+        ? ("owners_comment" as const)
+        : moderation.markSpam(id, line(by, "comment spam", String(id))),
 
     /** Deletes any comment, whoever wrote it. */
     remove: async (by: OwnerActor, id: number): Promise<"deleted" | "not_found"> =>
@@ -33,7 +38,8 @@ export function moderationActions(
         : "not_found",
 
     /** Bans the writer of comment `id`: their browser, or with it everyone at its address. */
-    ban(by: OwnerActor, id: number, how: { days?: number | undefined; scope: BanScope }) {
+    async ban(by: OwnerActor, id: number, how: { days?: number | undefined; scope: BanScope }) {
+      if (await owners(id)) return "owners_comment" as const;
       const days = how.days ? `, ${plural(how.days, "day")}` : "";
       const object = `comment ${id}, ${how.scope}${days}`;
       return moderation.banVisitorOfComment(id, how, line(by, "visitor ban", object));
@@ -76,3 +82,7 @@ export type ModerationActions = ReturnType<typeof moderationActions>;
 /** Why a ban of a comment's address was refused: the comment names none. */
 export const noAddress = (id: number) =>
   `Comment ${id} was written before bans could name an address, so only its browser can be banned.`;
+
+/** Why Mark as spam or Ban was refused: the comment is the owner's own. */
+export const ownersComment = (id: number) =>
+  `Comment ${id} is your own: it cannot be marked as spam, nor its writer banned. Delete it if it should go.`;

@@ -178,6 +178,9 @@ test("the owner replies from the console; the reply appears with Author on a rea
     .getByRole("article", { name: /^Comment by / })
     .filter({ hasText: `Salt ions crowd out the **soap**. ${stamp}` });
   await expect(answer).toContainText("In reply to Asha");
+  // It is the owner's own: nobody to ban, nothing to mark as spam; Delete stays.
+  await expect(answer.getByRole("button", { name: /^(Ban|Mark as spam)/ })).toHaveCount(0);
+  await expect(answer.getByRole("button", { name: /^Delete/ })).toBeVisible();
   // The posted answer takes the focus, named by its writer, not the page.
   await expect(answer).toBeFocused();
   expect(await owner.evaluate(() => document.activeElement?.tagName)).toBe("ARTICLE");

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -189,6 +190,46 @@ describe.each(backends)("bans on %s", (backend) => {
     expect((await admin(env, "visitor", "unban")).code).toBe(2);
     expect((await admin(env, "visitor", "unban", "--ban", "1", "--comment", "1")).code).toBe(2);
     expect((await admin(env, "visitor", "unban", "--ban", "999999")).code).toBe(3);
+  });
+
+  it("refuse the owner's own comment, from the console and the command line: nobody to ban, no junk to teach", async () => {
+    const postId = freshItem("science");
+    const { comment } = json(
+      await t.visitor({ ip: "203.0.113.50" }).comment(postId, "How hot does an iron get?"),
+      commentResponseSchema,
+    );
+    const owner = new Owner(t);
+    await owner.signIn();
+    const answered = await owner.post(`/api/admin/comments/${comment.id}/reply`, {
+      content: "About 200 degrees on cotton.",
+    });
+    expect(answered.statusCode).toBe(201);
+    const mine = json(answered, commentResponseSchema).comment.id;
+    const refusal = `Comment ${mine} is your own: it cannot be marked as spam, nor its writer banned. Delete it if it should go.`;
+    for (const asked of [
+      await owner.post(`/api/admin/comments/${mine}/ban`, { days: 30, scope: "browser" }),
+      await owner.post(`/api/admin/comments/${mine}/spam`),
+    ]) {
+      expect(asked.statusCode).toBe(409);
+      expect(json(asked, errorResponseSchema).error.message).toBe(refusal);
+    }
+    for (const argv of [
+      ["visitor", "ban", "--comment", String(mine)],
+      ["comments", "spam", String(mine)],
+    ]) {
+      const run = await admin(adminEnv(t), ...argv);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`${refusal}\n`);
+    }
+    // Nothing changed: no ban, still published, and the filter learnt nothing.
+    expect(await runSql(t, "select id from bans where comment_id = ?", [mine])).toEqual([]);
+    expect(await runSql(t, "select status from science_comments where id = ?", [mine])).toEqual([
+      { status: "published" },
+    ]);
+    expect(await runSql(t, "select id from spam_examples where comment_id = ?", [mine])).toEqual(
+      [],
+    );
+    expect((await owner.post(`/api/admin/comments/${comment.id}/spam`)).statusCode).toBe(204);
   });
 });
 

@@ -163,6 +163,7 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
             "Comment approved",
           )}
         {comment.status !== "spam" &&
+          !comment.byOwner &&
           button(
             "Mark as spam",
             dangerClass,
@@ -183,43 +184,46 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
               ["DELETE /admin/comments/:id", { params }],
               "Comment deleted",
             )}
-        <ConfirmButton
-          label="Ban"
-          ariaLabel={`Ban the writer of ${which}`}
-          title={`Ban ${who}?`}
-          description="Whoever you ban can no longer comment, reply, edit or react, for 30 days, and is told so. Their comments stay. You can lift the ban at any time under Bans."
-          confirmLabel="Ban for 30 days"
-          disabled={busy}
-          // The comment stays: Ban takes the focus back (useBusy).
-          onConfirm={() =>
-            run(
-              ["POST /admin/comments/:id/ban", { params, body: { days: 30, scope: banScope } }],
-              `${who} is banned for 30 days`,
-            )
-          }
-        >
-          {/* Whom a ban names (docs/moderation.md, "Bans"): the writer's browser, or its address. */}
-          <div className="mt-4">
-            <Radios
-              legend="Whom to ban"
-              value={banScope}
-              onChange={setBanScope}
-              className="space-y-2"
-              options={[
-                [
-                  "browser",
-                  "This browser",
-                  "The browser that wrote it, wherever it connects from. Nobody else is affected.",
-                ],
-                [
-                  "address",
-                  "This address",
-                  `That browser and every other at the address comment #${comment.id} came from: it may be a whole office or a mobile network.`,
-                ],
-              ]}
-            />
-          </div>
-        </ConfirmButton>
+        {/* The owner's own comment: nobody to ban. */}
+        {!comment.byOwner && (
+          <ConfirmButton
+            label="Ban"
+            ariaLabel={`Ban the writer of ${which}`}
+            title={`Ban ${who}?`}
+            description="Whoever you ban can no longer comment, reply, edit or react, for 30 days, and is told so. Their comments stay. You can lift the ban at any time under Bans."
+            confirmLabel="Ban for 30 days"
+            disabled={busy}
+            // The comment stays: Ban takes the focus back (useBusy).
+            onConfirm={() =>
+              run(
+                ["POST /admin/comments/:id/ban", { params, body: { days: 30, scope: banScope } }],
+                `${who} is banned for 30 days`,
+              )
+            }
+          >
+            {/* Whom a ban names (docs/moderation.md, "Bans"): the writer's browser, or its address. */}
+            <div className="mt-4">
+              <Radios
+                legend="Whom to ban"
+                value={banScope}
+                onChange={setBanScope}
+                className="space-y-2"
+                options={[
+                  [
+                    "browser",
+                    "This browser",
+                    "The browser that wrote it, wherever it connects from. Nobody else is affected.",
+                  ],
+                  [
+                    "address",
+                    "This address",
+                    `That browser and every other at the address comment #${comment.id} came from: it may be a whole office or a mobile network.`,
+                  ],
+                ]}
+              />
+            </div>
+          </ConfirmButton>
+        )}
         {comment.handle ? (
           <ConfirmButton
             label="Erase account"

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
+import { ownersComment } from "../../moderation/owner-actions.ts";
 import {
   AdminError,
   type CommandContext,
@@ -105,7 +106,11 @@ export const commentsReject = ownerAction(
 
 export const commentsSpam = ownerAction(
   commentId,
-  async ({ moderationActions, actor }, id) => (await moderationActions()).spam(actor, id),
+  async ({ moderationActions, actor }, id) => {
+    const outcome = await (await moderationActions()).spam(actor, id);
+    if (outcome === "owners_comment") throw new AdminError(ownersComment(id), exitCodes.failed);
+    return outcome;
+  },
   (id, outcome) =>
     outcome === "marked"
       ? `Marked comment ${id} as spam: readers no longer see it, and the filter learnt from it.\n`

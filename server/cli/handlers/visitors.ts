@@ -1,7 +1,7 @@
 import { type BanScope, banScopeSchema } from "../../../contract/console.ts";
 import { limits } from "../../../contract/limits.ts";
 import { plural } from "../../../contract/plural.ts";
-import { noAddress } from "../../moderation/owner-actions.ts";
+import { noAddress, ownersComment } from "../../moderation/owner-actions.ts";
 import {
   AdminError,
   daysOption,
@@ -40,6 +40,7 @@ export const visitorBan = ownerAction(
   async ({ moderationActions, actor }, { id, days, scope }) => {
     const result = await (await moderationActions()).ban(actor, id, { days, scope });
     if (result === "no_address") throw new AdminError(noAddress(id), exitCodes.failed);
+    if (result === "owners_comment") throw new AdminError(ownersComment(id), exitCodes.failed);
     return result;
   },
   ({ id }, { ban }) =>

@@ -10,7 +10,7 @@ import {
 import { ApiError, notFound } from "../../api/errors.ts";
 import { addAsOwner } from "../../api/routes/deps.ts";
 import { pageOf } from "../../db/list-pages.ts";
-import { moderationActions, noAddress } from "../../moderation/owner-actions.ts";
+import { moderationActions, noAddress, ownersComment } from "../../moderation/owner-actions.ts";
 import { type ConsoleContext, noContent, route } from "./context.ts";
 
 /** Comments: search, moderation, the owner's edits and deletions (their live events: /api/events). */
@@ -73,8 +73,10 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       route(summary, noContent, { params: rowIdParamsSchema }),
       async (request) => {
         const act = actions[decision as keyof typeof decisions];
-        if ((await act(actor(request), request.params.id)) === "not_found") {
-          throw notFound("There is no such comment.");
+        const outcome = await act(actor(request), request.params.id);
+        if (outcome === "not_found") throw notFound("There is no such comment.");
+        if (outcome === "owners_comment") {
+          throw new ApiError(409, "conflict", ownersComment(request.params.id));
         }
       },
     );
@@ -129,6 +131,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       const result = await actions.ban(actor(request), id, request.body);
       if (result === "not_found") throw notFound("There is no such comment.");
       if (result === "no_address") throw new ApiError(409, "conflict", noAddress(id));
+      if (result === "owners_comment") throw new ApiError(409, "conflict", ownersComment(id));
     },
   );
 
