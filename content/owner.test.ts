@@ -65,7 +65,10 @@ describe("the owner's profile", () => {
     expect(() => readOwnerProfile(copy.root)).toThrow(/owner\.md: image "owner\/portrait\.jpg"/);
     // A phone's photo, named as the phone names it, is told what a name may be.
     edit("owner.md", (source) =>
-      source.replace(/^photo: \{ src: "owner\/portrait\.jpg"/m, 'photo: { src: "owner/IMG_2041.jpeg"'),
+      source.replace(
+        /^photo: \{ src: "owner\/portrait\.jpg"/m,
+        'photo: { src: "owner/IMG_2041.jpeg"',
+      ),
     );
     expect(() => readOwnerProfile(copy.root)).toThrow(
       /photo\.src: must be folder\/name under content\/images\/ in lower-case letters, digits and dashes, ending \.svg, \.png, \.webp or \.jpg/,
