@@ -1,3 +1,4 @@
+import { answerWithin } from "../../contract/enquiries.ts";
 import { otherService } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { momentLabel } from "../../contract/time-zones.ts";
@@ -26,9 +27,6 @@ import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
  * fields that cannot hold a line break (contract/enquiries.ts), and nodemailer
  * encodes the names it is given as address objects.
  */
-
-/** What the acknowledgement promises. */
-const answerWithin = "two working days";
 
 type EnquiryMailContext = {
   siteUrl: string;

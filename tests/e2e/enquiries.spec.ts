@@ -104,6 +104,8 @@ test("a reader asks about a service in place, and the owner and the reader are m
 
   await page.getByRole("button", { name: "Send enquiry" }).click();
   await expect(page.getByRole("status")).toContainText("Thank you, Priya Raman!");
+  // The promise is the acknowledgement's (answerWithin in contract/enquiries.ts).
+  await expect(page.getByRole("status")).toContainText("within two working days.");
   // A call may be quicker: the acknowledgement leads to the booking page, the service chosen.
   await expect(page.getByRole("status").getByRole("link", { name: "Book a call" })).toHaveAttribute(
     "href",
@@ -184,6 +186,9 @@ test("without JavaScript a card's link chooses its service, the form posts, show
     await expect(page.getByRole("heading", { name: "Thank you" })).toBeVisible({ timeout: 2000 });
   }).toPass({ timeout: 30_000 });
   await expect(page).toHaveURL(`${site.siteUrl}/services/enquiry-sent`);
+  await expect(page.getByRole("status")).toContainText(
+    "at the address you gave within two working days.",
+  );
   await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute("href", "/book");
   // Without JavaScript /book lists the engineer's zone until the reader picks theirs.
   const bookLine = page.getByText("Would a conversation be quicker?");

@@ -1,4 +1,5 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { answerWithin } from "../../../contract/enquiries.ts";
 import { isServiceChoice, otherService } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import {
@@ -199,8 +200,8 @@ export function EnquiryForm({
       >
         <p className="text-lg font-semibold">Thank you, {sentTo.name}!</p>
         <p className="mt-2 text-slate-300">
-          Your enquiry has arrived, and you will have an answer at {sentTo.email} within two working
-          days. An acknowledgement goes there too (at most one an hour).
+          Your enquiry has arrived, and you will have an answer at {sentTo.email} within{" "}
+          {answerWithin}. An acknowledgement goes there too (at most one an hour).
         </p>
         <p className="mt-2 text-slate-300">
           Would a conversation be quicker?{" "}
