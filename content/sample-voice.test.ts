@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { contentCopy } from "../tests/support/content-copy.ts";
 import { loadContent } from "./load.ts";
-import { findSamplePassages, samplePassages } from "./sample-voice.ts";
+import { findSamplePassages, listSamplePassages, samplePassages } from "./sample-voice.ts";
 
 const marked = [
   "The bracket failed at the bend.",
@@ -32,6 +32,16 @@ describe("the sample engineer's passages", () => {
     ["I did it. <!-- sample-voice -->", "line 1: a sample-voice marker goes on a line of its own"],
   ])("refuses a marker out of place: %j", (source, message) => {
     expect(() => samplePassages("about.md", source)).toThrow(`about.md: ${message}`);
+  });
+
+  it("are counted for content:check in words that fit one or several", () => {
+    const about = { file: "content/about.md", line: 6 };
+    expect(listSamplePassages([about])).toMatch(
+      /^1 first-person passage written for the sample engineer remains \(.*\):\n {2}content\/about\.md:6$/,
+    );
+    expect(listSamplePassages([about, { file: "newsletter/01-a.md", line: 20 }])).toMatch(
+      /^2 first-person passages written for the sample engineer remain \(.*\):\n {2}content\/about\.md:6\n {2}newsletter\/01-a\.md:20$/,
+    );
   });
 
   describe("in content/", () => {

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { plural } from "../contract/plural.ts";
 import { ContentError, defaultContentRoot, Problems } from "./frontmatter.ts";
 import { sampleVoiceMarkerAnywhere, sampleVoiceMarkerLine } from "./sample-voice-marker.ts";
 
@@ -103,4 +104,11 @@ export function describeSampleFiles(passages: SamplePassage[]): string {
   return [...counts]
     .map(([file, count]) => (count === 1 ? file : `${file} (${count} passages)`))
     .join(", ");
+}
+
+/** What `npm run content:check` says of the passages that remain, each by file and line. */
+export function listSamplePassages(passages: SamplePassage[]): string {
+  const remain = passages.length === 1 ? "remains" : "remain";
+  const list = passages.map(({ file, line }) => `\n  ${file}:${line}`).join("");
+  return `${plural(passages.length, "first-person passage")} written for the sample engineer ${remain} (between <!-- sample-voice --> lines); rewrite each from your own practice or delete it before going live under your name (README, First run):${list}`;
 }

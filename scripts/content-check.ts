@@ -1,6 +1,6 @@
 import { Problems } from "../content/frontmatter.ts";
 import { exitOnContentError, loadContent } from "../content/load.ts";
-import { findSamplePassages, writingFolders } from "../content/sample-voice.ts";
+import { findSamplePassages, listSamplePassages, writingFolders } from "../content/sample-voice.ts";
 import { checkSiteLinks } from "../content/site-links.ts";
 import { collectionShortfalls, pieceShortfalls } from "./content-minimums.ts";
 
@@ -44,11 +44,10 @@ exitOnContentError(() => {
     );
   }
   if (passages.length > 0) {
-    const list = passages.map(({ file, line }) => `  ${file}:${line}`).join("\n");
-    const intro = `${passages.length} first-person passages written for the sample engineer remain (between <!-- sample-voice --> lines); rewrite each from your own practice or delete it before going live under your name (README, First run):`;
-    if (content.owner.sample) console.info(`${intro}\n${list}`);
+    const remain = listSamplePassages(passages);
+    if (content.owner.sample) console.info(remain);
     else {
-      console.error(`content/owner.md is your own profile, but ${intro}\n${list}`);
+      console.error(`content/owner.md is your own profile, but ${remain}`);
       process.exit(1);
     }
   }
