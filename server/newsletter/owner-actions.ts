@@ -188,3 +188,7 @@ export function suppressionActions(
       ),
   };
 }
+
+/** What the owner is told when the mail server did not take a test copy: its words, and what to check. */
+export const testCopyRefused = (reason: string) =>
+  `The mail server did not take the test copy (${reason.replace(/\.$/, "")}): check the address, and that SMTP_URL names a mail server that is running, then try again.`;

@@ -1,9 +1,11 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorResponseSchema } from "../../contract/api.ts";
 import { assistantResponseSchema } from "../../contract/assistant.ts";
 import { serializeIndex } from "../../server/assistant/retrieval.ts";
 import { loggerOptions, redactUrl } from "../../server/logging.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { editionFile, requestSubscription } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -263,6 +265,7 @@ describe("the access log", () => {
 describe("a mail server's refusal in the log", () => {
   let smtp: SmtpSink;
   let t: TestApp;
+  let refusedEdition: string;
   const logs = capturedLogs("info");
   beforeAll(async () => {
     smtp = await startSmtpSink();
@@ -271,7 +274,8 @@ describe("a mail server's refusal in the log", () => {
       code: 550,
       message: `5.1.1 <${address}>: Recipient address rejected: User unknown in virtual mailbox table`,
     });
-    const editions = path.dirname(editionFile("2026-12-refused"));
+    refusedEdition = editionFile("2026-12-refused");
+    const editions = path.dirname(refusedEdition);
     t = await startTestApp("sqlite", {
       logger: logs.logger,
       env: { SMTP_URL: smtp.url, EDITIONS_DIR: editions },
@@ -301,5 +305,21 @@ describe("a mail server's refusal in the log", () => {
     const line = logs.lines.find((entry) => entry.msg === "test copy could not be sent");
     expect(JSON.stringify(line)).toContain("Recipient address rejected");
     expect(JSON.stringify(logs.lines).toLowerCase()).not.toContain("proof.reader");
+    // The owner is told the server's words, without the address, and what to check.
+    expect(json(sent, errorResponseSchema).error.message).toMatch(
+      /^The mail server did not take the test copy \(.*Recipient address rejected.*\): check the address, and that SMTP_URL names a mail server that is running, then try again\.$/,
+    );
+    expect(json(sent, errorResponseSchema).error.message.toLowerCase()).not.toContain(
+      "proof.reader",
+    );
+  });
+
+  it("of a test copy from the command line, gives the server's words and what to check", async () => {
+    const env = { ...adminEnv(t), SMTP_URL: smtp.url };
+    const run = await admin(env, "newsletter", "send", refusedEdition, "--test", "me@example.com");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^The mail server did not take the test copy \(.*Recipient address rejected.*\): check the address, and that SMTP_URL names a mail server that is running, then try again\.\n$/,
+    );
   });
 });

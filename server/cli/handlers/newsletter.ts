@@ -9,7 +9,11 @@ import { editionProblems } from "../../newsletter/edition-links.ts";
 import { type Edition, EditionError, readEdition } from "../../newsletter/editions.ts";
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
 import { editionMail } from "../../newsletter/messages.ts";
-import { editionActions, subscriberActions } from "../../newsletter/owner-actions.ts";
+import {
+  editionActions,
+  subscriberActions,
+  testCopyRefused,
+} from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
 import { signedMailer } from "../../outbox/dkim.ts";
 import { fillDigests } from "../../outbox/suppressions.ts";
@@ -93,7 +97,11 @@ async function sendTestCopy(
   });
   try {
     const sent = await actions.test(actor, edition, address.data, mailer);
-    if (sent !== "sent") throw sent.notSent;
+    if (sent !== "sent") {
+      const { notSent } = sent;
+      const reason = notSent instanceof Error ? notSent.message : String(notSent);
+      throw new AdminError(testCopyRefused(reason), exitCodes.failed);
+    }
   } finally {
     mailer.close();
   }

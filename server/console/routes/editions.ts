@@ -17,7 +17,7 @@ import { withoutAddresses } from "../../lib/log.ts";
 import { onFirstUse } from "../../lib/on-first-use.ts";
 import { editionProblems } from "../../newsletter/edition-links.ts";
 import { editionMail } from "../../newsletter/messages.ts";
-import { editionActions } from "../../newsletter/owner-actions.ts";
+import { editionActions, testCopyRefused } from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
 import { type ConsoleContext, noContent, route } from "./context.ts";
 
@@ -156,11 +156,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           notSent instanceof Error ? notSent.message : String(notSent),
         );
         request.log.warn({ reason }, "test copy could not be sent");
-        throw new ApiError(
-          503,
-          "service_unavailable",
-          "The mail server did not take the test copy; try again shortly.",
-        );
+        throw new ApiError(503, "service_unavailable", testCopyRefused(reason));
       }
       const sentBy = config.SMTP_URL ? ("mail" as const) : ("file" as const);
       return reply.code(202).send({ sent: sentBy, warnings: edition.warnings });
