@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { type Config, environmentVariables } from "../config.ts";
 import { defaultSpamModelFile } from "../moderation/spam/filter.ts";
+import { dkimKeyFileOf } from "../outbox/dkim.ts";
 
 const hidden = "•••••• (set, hidden)";
 
@@ -36,6 +38,7 @@ export function maskedSettings(config: Config): { name: string; value: string | 
   // Unset variables whose value in force is worked out from others: that value, marked;
   // and those whose absence means something, said in words. Null only for what is off.
   const dataDir = path.resolve(config.DATA_DIR);
+  const dkimKey = dkimKeyFileOf(config);
   const effective: Partial<Record<(typeof environmentVariables)[number], string>> = {
     NOTIFY_COMMENTS: `${config.notifyComments} (default)`,
     SITE_URL: `${config.siteUrl} (default)`,
@@ -46,6 +49,9 @@ export function maskedSettings(config: Config): { name: string; value: string | 
     SPAM_MODEL_FILE: `${defaultSpamModelFile} (default)`,
     DATABASE_URL: `not set: SQLite, ${path.join(dataDir, "engage.sqlite")}`,
     SMTP_URL: `not set: mails are written to ${path.join(dataDir, "outbox")}`,
+    DKIM_KEY_FILE: existsSync(dkimKey)
+      ? `${dkimKey} (default)`
+      : `not set: no key at ${dkimKey}, so mail goes out unsigned (docs/mail.md, "Signed mail")`,
     OWNER_EMAIL: `not set: CONTACT_EMAIL (${config.contactEmail}) is used`,
   };
   return environmentVariables.map((name) => {

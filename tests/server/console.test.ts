@@ -1168,6 +1168,10 @@ describe("the settings the Health view shows", () => {
     expect(settings.get("SPAM_MODEL_FILE")).toMatch(/build\/spam-model\.json \(default\)$/);
     expect(settings.get("DATABASE_URL")).toBe("not set: SQLite, /srv/ewe/engage.sqlite");
     expect(settings.get("SMTP_URL")).toBe("not set: mails are written to /srv/ewe/outbox");
+    // Whether mail is signed: no key made yet with `mail dkim`.
+    expect(settings.get("DKIM_KEY_FILE")).toBe(
+      'not set: no key at /srv/ewe/dkim-key.json, so mail goes out unsigned (docs/mail.md, "Signed mail")',
+    );
     expect(settings.get("OWNER_EMAIL")).toMatch(/^not set: CONTACT_EMAIL \(.+\) is used$/);
     // Only what is truly off shows as not set.
     expect(settings.get("WEBHOOK_URL")).toBeNull();
@@ -1176,6 +1180,19 @@ describe("the settings the Health view shows", () => {
     expect(settings.get("ANALYTICS")).toBe("on");
     expect(settings.get("FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS")).toBe("off");
     expect(settings.get("TRUST_PROXY")).toBe("false");
+  });
+
+  it("names the DKIM key in use once `mail dkim` has made it", async () => {
+    const { maskedSettings } = await import("../../server/console/settings.ts");
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-dkim-"));
+    writeFileSync(path.join(dataDir, "dkim-key.json"), "{}\n");
+    const settings = new Map(
+      maskedSettings(loadConfig({ NODE_ENV: "test", DATA_DIR: dataDir })).map((s) => [
+        s.name,
+        s.value,
+      ]),
+    );
+    expect(settings.get("DKIM_KEY_FILE")).toBe(`${path.join(dataDir, "dkim-key.json")} (default)`);
   });
 });
 
