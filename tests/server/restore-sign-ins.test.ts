@@ -73,7 +73,7 @@ it("ends every session and link a backup holds, and drops the passkeys removed s
   const run = await admin(adminEnv(site), "restore", "--from", backup);
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain(
-    "The console's sessions and sign-in links the backup holds are ended: sign in again (`login`).",
+    "The console's sessions and sign-in links the backup holds are ended: sign in again, with a passkey or `npm run admin -- login`.",
   );
   expect(run.stdout).toContain(
     "1 passkey the backup holds is not in the database it replaced (removed since, or another site's): removed:\n  Laptop\n",
@@ -120,7 +120,7 @@ it("into a new data folder ends the backup's sessions and links, and names the p
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).not.toContain("kept as");
   expect(run.stdout).toContain(
-    "The console's sessions and sign-in links the backup holds are ended: sign in again (`login`).",
+    "The console's sessions and sign-in links the backup holds are ended: sign in again, with a passkey or `npm run admin -- login`.",
   );
   expect(run.stdout).toMatch(
     /\n1 passkey the backup holds is kept with nothing to check it against: once signed in, remove under "Sign-in and passkeys" any you removed since the backup or do not know:\n {2}Phone {2}added \d{4}-\d\d-\d\dT[\d:.]+Z\n/,

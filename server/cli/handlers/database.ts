@@ -219,7 +219,7 @@ async function readyRestored(
     const replacedPasskeys = replaced ? passkeysIn(replaced) : null;
     const removed = await owner.endRestoredSignIns(replacedPasskeys);
     said.push(
-      "The console's sessions and sign-in links the backup holds are ended: sign in again (`login`).",
+      "The console's sessions and sign-in links the backup holds are ended: sign in again, with a passkey or `npm run admin -- login`.",
     );
     if (removed.length > 0) {
       said.push(
