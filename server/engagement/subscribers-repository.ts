@@ -243,27 +243,43 @@ export function createSubscribersRepository(
       });
     },
 
-    /** Removes the subscription whose link holds `token`; the link followed again: "already". */
+    /**
+     * Removes the subscription whose link holds `token`. A link whose subscription ended
+     * removes the one its mailbox made since, as the button of the mail it came in promises
+     * (an edition's copy keeps the link's seed and its mailbox, server/outbox/erased-copies.ts);
+     * with none: "already".
+     */
     async unsubscribe(token: string): Promise<"unsubscribed" | "already" | "unknown"> {
       const seeds = links.seedsOf(token);
       if (seeds.length === 0) return "unknown";
       return db.transaction().execute(async (trx) => {
-        const removed = await trx
-          .deleteFrom("subscribers")
-          .where("unsubscribe_token", "in", seeds)
-          .returning(["unsubscribe_token", "email"])
-          .executeTakeFirst();
-        if (removed) {
+        const end = async (removed: { unsubscribe_token: string; email: string } | undefined) => {
+          if (!removed) return false;
           await rememberSeed(trx, removed.unsubscribe_token);
           await left(trx, removed.email);
+          return true;
+        };
+        const removing = trx.deleteFrom("subscribers").returning(["unsubscribe_token", "email"]);
+        if (await end(await removing.where("unsubscribe_token", "in", seeds).executeTakeFirst()))
           return "unsubscribed";
-        }
         const used = await trx
           .selectFrom("unsubscribed_tokens")
           .select("token")
           .where("token", "in", seeds)
           .executeTakeFirst();
-        return used ? "already" : "unknown";
+        if (!used) return "unknown";
+        const mailed = await trx
+          .selectFrom("outbox")
+          .select(["email", "email_hash"])
+          .where("token", "in", seeds)
+          .where("kind", "=", "edition")
+          .limit(1)
+          .executeTakeFirst();
+        const mailbox = mailed?.email ? addressKey(mailed.email) : mailed?.email_hash;
+        if (!mailbox) return "already";
+        await takeTurn(store.kind, trx, "subscription address", mailbox);
+        const since = await removing.where("email_hash", "=", mailbox).executeTakeFirst();
+        return (await end(since)) ? "unsubscribed" : "already";
       });
     },
 

@@ -98,7 +98,7 @@ export const newsletterLinkPages: FastifyPluginAsync<{
       title: "Unsubscribed",
       body: paragraph(
         outcome === "already"
-          ? "This link's subscription had ended already: no edition is sent under it. If you subscribed again since, the unsubscribe link in a newer edition ends that subscription."
+          ? "This link's subscription had ended already, and no edition is sent under it. If editions still come to this address, the unsubscribe link in the newest one stops them."
           : "Done: no more editions will be sent to this address.",
       ),
     });

@@ -448,6 +448,64 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     expect(wrongBody.statusCode).toBe(400);
   });
 
+  it("ends a subscription made since by the one-click button of an edition mailed before it, and says so on the link's page", async () => {
+    const email = "back.again@example.com";
+    const { seedConfirmed } = await import("./support/sql.ts");
+    // Subscribed again: a confirmation mail a day at most, so confirmed as by its link.
+    const subscribe = () => seedConfirmed(t, [email]);
+    expect((await confirm(tokenOfMail(await subscribeAndReceive(email)))).statusCode).toBe(200);
+    const sent = await admin(
+      adminEnv(t),
+      "newsletter",
+      "send",
+      editionFile("2026-08-old-button", "Old button"),
+      "--yes",
+    );
+    expect(sent.code).toBe(0);
+    const copy = () => smtp.to(email).find((m) => header(m, "Subject") === "Old button");
+    await smtp.waitFor(() => copy() !== undefined);
+    const oldButton = header(copy()!, "List-Unsubscribe").slice(1, -1).slice(siteUrl.length);
+    const oldPage = `/unsubscribe?token=${new URL(oldButton, siteUrl).searchParams.get("token")}`;
+    // The reader leaves by the link, then subscribes again: a new subscription, a new link.
+    expect((await unsubscribeByLink(email)).statusCode).toBe(200);
+    await subscribe();
+    expect((await exported()).has(email)).toBe(true);
+
+    // Their mail program's button on the old edition: the newsletter stops, as it says.
+    const pressed = await t.app.inject({
+      method: "POST",
+      url: oldButton,
+      headers: {
+        origin: "https://mail.provider.example",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      payload: "List-Unsubscribe=One-Click",
+    });
+    expect([pressed.statusCode, json(pressed)]).toEqual([200, { unsubscribed: true }]);
+    expect((await exported()).has(email)).toBe(false);
+    expect((await states()).some((row) => row.email === email)).toBe(false);
+
+    // The old link's page without JavaScript, once subscribed again: it ends that too.
+    await subscribe();
+    const page = (body: string) => body.match(/<h1>([^<]*)<\/h1>/)?.[1];
+    const post = () =>
+      t.app.inject({
+        method: "POST",
+        url: oldPage,
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: "",
+      });
+    const removed = await post();
+    expect([removed.statusCode, page(removed.body)]).toEqual([200, "Unsubscribed"]);
+    expect(removed.body).toContain("no more editions will be sent to this address");
+    expect((await states()).some((row) => row.email === email)).toBe(false);
+    // Followed once more, nothing is subscribed: it says so, and nothing it cannot know.
+    const again = await post();
+    expect(page(again.body)).toBe("Unsubscribed");
+    expect(again.body).toContain("This link&#39;s subscription had ended already");
+    expect(again.body).not.toContain("no more editions will be sent to this address");
+  });
+
   it("retries a 4xx answer and marks a 5xx answer failed with the server's words", async () => {
     const answered = new Map<string, number>();
     smtp.answer = (to) => {

@@ -8,9 +8,9 @@ export const unsubscribeAsks = {
   action: "Unsubscribe",
 };
 
-/** A link followed again: true of its subscription, and of none made since. */
+/** A link followed again: its subscription ended, and none its mailbox made since was found. */
 const endedAlready =
-  "This link's subscription had ended already: no newsletter is sent under it. If you subscribed again since, the unsubscribe link in a newer newsletter ends that subscription.";
+  "This link's subscription had ended already, and no newsletter is sent under it. If newsletters still come to this address, the unsubscribe link in the newest one stops them.";
 
 /** The page behind every newsletter's unsubscribe link: nothing is removed until the reader says so. */
 export function UnsubscribeFlow() {
