@@ -24,14 +24,12 @@ import { enqueue, forget } from "../outbox/queue.ts";
 
 /** Why a booking for a mailbox was not made, and what it asked for. */
 const notMadePayload = z.object({
-  /** The mailbox's digest (`address_hash`): the hour's one news mail is found by it. */
-  mailbox: z.string(),
   why: z.enum(["calls ahead", "booked this hour"]),
   start: z.string(),
   zone: z.string(),
   service: z.string(),
 });
-export type NotMade = Omit<z.infer<typeof notMadePayload>, "mailbox">;
+export type NotMade = z.infer<typeof notMadePayload>;
 export const parseNotMade = (raw: string | null) => jsonOf(raw, notMadePayload);
 
 /**
@@ -54,17 +52,24 @@ async function queueNotMade(
   to: { email: string; addressHash: string },
   news: NotMade,
 ) {
-  const payload = JSON.stringify({ mailbox: to.addressHash, ...news });
+  // Found by the mailbox's digest (`address_hash`), which the outbox row keeps for it.
   const told = await trx
     .selectFrom("outbox")
     .select("id")
+    .where("email_hash", "=", to.addressHash)
     .where("kind", "=", "booking_not_made")
-    .where("payload", "like", `{"mailbox":${JSON.stringify(to.addressHash)},%`)
     .where("created_at", ">=", since.toISOString())
     .limit(1)
     .executeTakeFirst();
   if (told) return;
-  await enqueue(trx, now.toISOString(), [{ kind: "booking_not_made", email: to.email, payload }]);
+  await enqueue(trx, now.toISOString(), [
+    {
+      kind: "booking_not_made",
+      email: to.email,
+      emailHash: to.addressHash,
+      payload: JSON.stringify(news),
+    },
+  ]);
 }
 
 /** The news of bookings not made, queued before `before`: kept only while it caps its hour. */

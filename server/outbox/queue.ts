@@ -28,6 +28,8 @@ export type QueuedMessage = {
   email?: string | null;
   /** A link's token for the recipient (an unsubscribe or confirmation token). */
   token?: string | null;
+  /** A keyed digest of the recipient's mailbox, by which its kind finds what it queued for it. */
+  emailHash?: string | null;
   /** JSON for the composer: which row the mail is about, never what a visitor wrote. */
   payload?: string | null;
   /** When it is due, if not at once (a digest's window). */
@@ -57,6 +59,7 @@ export async function enqueue(writer: Db, at: string, messages: readonly QueuedM
         kind: message.kind,
         email: message.email ?? null,
         token: message.token ?? null,
+        email_hash: message.emailHash ?? null,
         payload: message.payload ?? null,
         status: "queued" as const,
         next_attempt_at: message.due ?? at,
