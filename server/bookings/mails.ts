@@ -143,12 +143,17 @@ ${links.text}`,
   });
 }
 
-/** The owner's invitation: who, about what, their note, and Reply-To the reader. */
+/**
+ * The owner's invitation: who, about what, their note, and Reply-To the reader. Its
+ * calendar copy (`calendar`) only while no calendar feed stands: a calendar shows an event
+ * added from a mail and the same in a subscribed feed twice, one in each calendar.
+ */
 export function ownerInvitationMail(
   to: string,
   booking: StoredBooking,
   context: BookingMailContext,
   update: boolean,
+  calendar = true,
 ): OutgoingMail {
   const details: [string, string][] = [
     ["Name", booking.name],
@@ -174,9 +179,13 @@ ${consoleLink(context.siteUrl).text}`,
     replyTo: { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
     ...thread("owner", booking.uid, update ? `moved-${booking.sequence}` : null),
-    icalEvent: invitation(booking, context, {
-      owner: { name: booking.name, email: booking.email },
-    }),
+    ...(calendar
+      ? {
+          icalEvent: invitation(booking, context, {
+            owner: { name: booking.name, email: booking.email },
+          }),
+        }
+      : {}),
   });
 }
 
@@ -303,10 +312,11 @@ ${below?.html ?? ""}`,
 export function bookingComposers({
   get,
   byToken,
+  feedTokenHash,
   links,
   context,
   clock,
-}: Pick<BookingsRepository, "get" | "byToken"> & {
+}: Pick<BookingsRepository, "get" | "byToken" | "feedTokenHash"> & {
   links: LinkToken;
   context: (service: string) => Promise<BookingMailContext>;
   clock: () => Date;
@@ -329,8 +339,10 @@ export function bookingComposers({
       if (booking.sequence !== payload.sequence)
         return { outcome: "cancelled", reason: "the call was moved since" };
       const mailContext = await context(booking.service);
-      if (payload.to === "owner")
-        return ownerInvitationMail(row.email, booking, mailContext, booking.sequence > 0);
+      if (payload.to === "owner") {
+        const fed = (await feedTokenHash(db)) !== null;
+        return ownerInvitationMail(row.email, booking, mailContext, booking.sequence > 0, !fed);
+      }
       // A row queued before the links' token was made again as each mail goes carries it:
       // one still queued at the upgrade, or from a restored backup (decision 043).
       const token = row.token ?? (await tokenOf(booking, db));

@@ -614,6 +614,45 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect(await starts()).toContain(call.start);
     clock.advance(2 * 86_400_000);
     expect(await starts()).not.toContain(call.start);
+    expect((await ownerBrowser.request("DELETE", "/api/admin/bookings/feed")).statusCode).toBe(204);
+  });
+
+  it("mails the owner no calendar copy of a call while the calendar feed stands: a calendar shows each call once", async () => {
+    /** The owner's mail that a call was booked, once it has come. */
+    const ownerNews = async (call: { name: string }) => {
+      const news = () =>
+        smtp
+          .to(owner)
+          .find(
+            (m) =>
+              m.parsed.subject?.startsWith(`Call with ${call.name}:`) &&
+              m.parsed.text?.includes("A reader booked a call."),
+          );
+      await smtp.waitFor(() => news() !== undefined);
+      return news();
+    };
+    const made = await ownerBrowser.post("/api/admin/bookings/feed");
+    expect(made.statusCode).toBe(200);
+    const feed = json(made, feedResponseSchema).url.slice(siteUrl.length);
+    const call = await book(6);
+    // The event comes from the feed alone, under the call's UID: no copy to add beside it.
+    const [event] = readCalendar((await t.visitor().get(feed)).body).events.filter(
+      (e) => e.start.toISOString() === call.start,
+    );
+    expect(event?.summary).toBe(`Call with ${call.name}: ${call.serviceTitle}`);
+    const news = await ownerNews(call);
+    expect(news?.parsed.text).toContain(call.email);
+    expect(calendarOfMail(news)).toBeNull();
+    expect(news?.parsed.attachments.map((a) => a.contentType)).toEqual([]);
+    // Revoked, the feed no longer has them: the owner's mails carry each call again.
+    expect((await ownerBrowser.request("DELETE", "/api/admin/bookings/feed")).statusCode).toBe(204);
+    const next = await book(7);
+    expect(method(await ownerNews(next))).toBe("PUBLISH");
+    for (const { id } of [call, next]) {
+      expect((await ownerBrowser.post(`/api/admin/bookings/${id}/cancel`, {})).statusCode).toBe(
+        200,
+      );
+    }
   });
 
   it("keeps no booking on a day the owner takes off while it is posted: those readers are told it was taken", async () => {

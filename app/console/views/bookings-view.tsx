@@ -129,8 +129,8 @@ function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise
     <div className="space-y-3 text-sm">
       <p className="text-slate-300">
         {live
-          ? "Your calls are in a calendar feed at a secret address. A new address stops the one before."
-          : "No calendar feed. Make an address to subscribe to in your calendar app."}
+          ? "Your calls are in a calendar feed at a secret address, and your booking mails carry no calendar copy (a calendar would show each call twice). A new address stops the one before."
+          : "No calendar feed: each booking mail carries the call for your calendar. Make an address to subscribe to in your calendar app instead."}
       </p>
       {url ? (
         <label className="flex flex-col gap-1 text-slate-300">
