@@ -9,6 +9,26 @@ import type { Database } from "../db/schema.ts";
 /** Why a reply cannot be stored. */
 export type ReplyRefusal = "parent_missing" | "parent_elsewhere";
 
+/** A comment's place: its post, and the comment it answers (a row as stored or as a file holds it). */
+type Place = { post_id: unknown; parent_id: unknown };
+
+/**
+ * What is wrong with the place of a reply (`parent_id` set) that answers `parent`, named
+ * `parentName`: a reply answers a comment that starts a thread on the same post. Null
+ * when nothing is. The one check of a reply that an import or a restore brings.
+ */
+export function misplacedReply(
+  reply: Place,
+  parent: Place | undefined,
+  parentName: string,
+): string | null {
+  if (!parent) return `answers ${parentName}, which it does not hold`;
+  if (parent.post_id !== reply.post_id) return `answers ${parentName}, a comment on another post`;
+  if (parent.parent_id !== null)
+    return `answers ${parentName}, itself a reply: replies are one level deep`;
+  return null;
+}
+
 /**
  * The thread a reply to `parentId` joins: the comment itself when it starts a
  * thread, else the one its thread starts with. Only a published comment that
