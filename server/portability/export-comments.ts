@@ -63,9 +63,12 @@ export function checkComments(
     const parentIndex = row.parent_id === null ? undefined : byId.get(row.parent_id);
     // One the file does not hold is named by the references' check (read-export.ts).
     if (parentIndex !== undefined) {
-      const parent = rows[parentIndex];
-      const parentName = rowName(table, at[parentIndex] ?? 0, parent ?? {});
-      const fault = misplacedReply(row, parent, parentName);
+      const parent = rows[parentIndex] ?? {};
+      const fault = misplacedReply(
+        { post_id: row.post_id, parent_id: row.parent_id },
+        { post_id: parent.post_id, parent_id: parent.parent_id },
+        rowName(table, at[parentIndex] ?? 0, parent),
+      );
       if (fault) problem(`${where}.parent_id`, fault);
     }
     if (row.deleted_at !== null) {

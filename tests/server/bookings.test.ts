@@ -619,7 +619,7 @@ describe.each(backends)("booking a call on %s", (backend) => {
     );
     await runSql(t, "update outbox set payload = ? where id = ?", [
       JSON.stringify(reordered),
-      row?.id,
+      String(row?.id),
     ]);
     expect(await refused(free[4] ?? "", "asha.rao@gmail.com")).toEqual(notBooked);
     expect(await runSql(t, "select id from outbox where kind = 'booking_not_made'")).toHaveLength(
