@@ -14,6 +14,7 @@ import {
   fieldProblems,
   formFieldsHtml,
   honeypotHtml,
+  type Mistyped,
   type FieldProblems as Problems,
 } from "../lib/form-html.ts";
 
@@ -108,6 +109,12 @@ export const moreDays = (zone: string, service?: string) => (days: number) => {
   return `${bookPath}?${query}`;
 };
 
+/** What the form is answered with besides its times: what to change, an address to check (`mistyped`). */
+type FormAsked = { problem?: string; problems?: FieldProblems; mistyped?: Mistyped | null };
+
+/** How the page asks for the form: `FormAsked`, with the times given (a refusal's) and the days listed. */
+export type FormOptions = FormAsked & { given?: SlotsResponse; days?: number };
+
 /**
  * The form, with the free times of `slots`: its first `days` days, and a
  * "Show more days" link to /book with a week more, the zone and service kept.
@@ -117,15 +124,14 @@ export function formHtml({
   filled,
   problem,
   problems = {},
+  mistyped = null,
   days,
   formToken,
   services,
   retentionDays,
-}: {
+}: FormAsked & {
   slots: SlotsResponse;
   filled: Filled;
-  problem?: string;
-  problems?: FieldProblems;
   days: number;
   formToken: string;
   services: { id: string; title: string }[];
@@ -155,7 +161,7 @@ ${
   slots.starts.length === 0
     ? ""
     : `<div class="booking-fields">
-${contactFieldsHtml(form, services, filled.service ?? "")}
+${contactFieldsHtml(form, services, filled.service ?? "", mistyped)}
 ${form.area("note", "What would you like to discuss? (optional)", ` rows="4" maxlength="${limits.bookingNoteMax}"`)}
 <p class="booking-small">The invitation goes to this address, with links to cancel or move the call. Your booking is kept ${retentionDays} days after the call, then deleted: see the <a href="/privacy#bookings">privacy policy</a>.</p>
 <button type="submit" class="btn-primary">Book this time</button>

@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   bookingRequestSchema,
   notBookedMessage,
-  type SlotsResponse,
   slotTakenMessage,
 } from "../../contract/bookings.ts";
 import { isServiceChoice } from "../../contract/enquiry-choices.ts";
@@ -29,6 +28,7 @@ import {
   tryAgainIn,
 } from "../lib/action-page.ts";
 import { countByAddress } from "../lib/address-limit.ts";
+import { mistypedAddress } from "../lib/form-html.ts";
 import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
@@ -39,8 +39,8 @@ import {
   bookingProblems,
   bookPath,
   daysAtOnce,
-  type FieldProblems,
   type Filled,
+  type FormOptions,
   moreDays,
   rescheduleHtml,
   timesHtml,
@@ -97,18 +97,12 @@ export async function bookingPages(
   async function formHtml(
     zone: string,
     filled: Filled,
-    {
-      problem,
-      problems,
-      given,
-      days = daysAtOnce,
-    }: { problem?: string; problems?: FieldProblems; given?: SlotsResponse; days?: number } = {},
+    { given, days = daysAtOnce, ...asked }: FormOptions = {},
   ): Promise<string> {
     return bookingForm({
       slots: given ?? (await bookings.slots(zone)),
       filled,
-      problem,
-      problems,
+      ...asked,
       days,
       formToken: bookings.formTokens.issue(),
       services: bookings.services,
@@ -233,6 +227,9 @@ export async function bookingPages(
           }),
         );
       }
+      // An address that looks mistyped is asked about once, in the form, before it books.
+      const mistyped = mistypedAddress(form);
+      if (mistyped) return answer(200, await formHtml(zone, filled, { mistyped, days }));
       const outcome = await bookings.book(parsed.data, { ip: request.ip, visitorId: null });
       if (outcome.outcome === "booked") {
         if (outcome.booking) await booked(request);

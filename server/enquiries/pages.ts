@@ -27,6 +27,8 @@ import {
   fieldProblems,
   formFieldsHtml,
   honeypotHtml,
+  type Mistyped,
+  mistypedAddress,
 } from "../lib/form-html.ts";
 import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken } from "../lib/tokens.ts";
@@ -96,6 +98,7 @@ function formPage(
   problems: [field: unknown, message: string][],
   enquiries: Pick<Enquiries, "services" | "retentionDays">,
   draft = false,
+  mistyped: Mistyped | null = null,
 ): string {
   const form = formFieldsHtml({
     id: "enquiry",
@@ -114,7 +117,7 @@ function formPage(
     `${problems.length ? problemList([...new Set(problems.map(([, message]) => message))]) : ""}
 <form method="post" action="${formPath}">
 ${honeypotHtml("honeypot")}
-${contactFieldsHtml(form, enquiries.services, typed.service ?? "")}
+${contactFieldsHtml(form, enquiries.services, typed.service ?? "", mistyped)}
 ${form.text("organisation", optional("Organisation"), ` maxlength="${limits.enquiryDetailMax}" autocomplete="organization"`)}
 ${form.text("timeline", optional("Timeline"), ` maxlength="${limits.enquiryDetailMax}" placeholder="e.g. a first draft by June"`)}
 ${form.area("message", "Message", ` required rows="7" minlength="${limits.enquiryMessageMin}" maxlength="${limits.enquiryMessageMax}"`, "enquiry-message-hint")}
@@ -236,6 +239,9 @@ export const enquiryPages: FastifyPluginAsync<{
         const problem: [string, string] = ["service", "Choose a service from the list."];
         return answer(400, formPage(typed, [problem], enquiries));
       }
+      // An address that looks mistyped is asked about once, in the form, before the review.
+      const mistyped = mistypedAddress(form);
+      if (mistyped) return answer(200, formPage(typed, [], enquiries, false, mistyped));
       return answer(200, reviewPage(enquiry, title, enquiries.formTokens.issue()));
     }
     const outcome = await enquiries.submit(enquiry, { ip: request.ip, visitorId: null });

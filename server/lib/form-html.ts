@@ -1,6 +1,8 @@
 import { otherService, otherServiceLabel } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
+import { suggestedAddress } from "../../contract/mail-domains.ts";
+import { hidden } from "./action-page.ts";
 
 /**
  * A reader's form as the server writes it, without JavaScript (the booking form, the
@@ -81,6 +83,27 @@ type FormFields<F extends string> = ReturnType<typeof formFieldsHtml<F>>;
 /** Contact fields a form has: who writes, and about what. */
 type Contact = "name" | "email" | "service";
 
+/** The field of a form sent again with an address the reader was asked about: the address kept. */
+const keptAddress = "emailKept";
+
+/** A form's address whose domain looks mistyped, and the one suggested (contract/mail-domains.ts). */
+export type Mistyped = { typed: string; suggested: string };
+
+/**
+ * The form's address and the one suggested, when its domain looks mistyped and the reader
+ * did not send it again as it was after being asked (`keptAddress`); else null. Asked once:
+ * the address the reader insists on is taken.
+ */
+export function mistypedAddress(form: URLSearchParams): Mistyped | null {
+  const typed = (form.get("email") ?? "").trim();
+  const suggested = form.get(keptAddress) === typed ? null : suggestedAddress(typed);
+  return suggested ? { typed, suggested } : null;
+}
+
+/** "Did you mean …?" beside the email field, and the address kept if the form is sent as it is. */
+export const mistypedHtml = ({ typed, suggested }: Mistyped, className: string) =>
+  `<p class="${className}" role="status">Did you mean <strong>${escapeHtml(suggested)}</strong>? Correct the address above, or send the form again to keep ${escapeHtml(typed)}.</p>${hidden(keptAddress, typed)}`;
+
 /**
  * "Your name", "Your email" and the "Service" select of the site's services and
  * "Something else", as the enquiry and booking forms both ask it (the islands' ContactFields).
@@ -89,10 +112,12 @@ export function contactFieldsHtml(
   form: FormFields<Contact>,
   services: { id: string; title: string }[],
   chosen: string,
+  mistyped: Mistyped | null = null,
 ): string {
   const choices = [...services, { id: otherService, title: otherServiceLabel }];
   return `${form.text("name", "Your name", ` required maxlength="${limits.enquiryNameMax}" autocomplete="name"`)}
 ${form.field("email", "Your email", (marks) => `<input ${marks} type="email" required maxlength="${limits.emailMax}" autocomplete="email" value="${form.value("email")}">`)}
+${mistyped ? mistypedHtml(mistyped, "note") : ""}
 ${form.field(
   "service",
   "Service",

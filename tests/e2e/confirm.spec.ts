@@ -77,6 +77,21 @@ test("the mailed link confirms only when the reader presses Confirm, and only on
   });
 });
 
+test('the footer\'s form meets a mistyped domain with "Did you mean …?", and puts the one chosen in the field', async ({
+  page,
+}) => {
+  await page.goto(`${server.url}/about`);
+  await newsletterHydrated(page);
+  const field = page.getByRole("textbox", { name: "Email address" });
+  await field.fill("ravi@gmial.com");
+  await field.press("Tab");
+  await expect(page.getByText("Did you mean ravi@gmail.com?")).toBeVisible();
+  await page.getByRole("button", { name: "ravi@gmail.com" }).click();
+  await expect(field).toHaveValue("ravi@gmail.com");
+  await expect(field).toBeFocused();
+  await expect(page.getByText("Did you mean")).toHaveCount(0);
+});
+
 test("opening the link alone confirms nothing", async ({ page, request }, testInfo) => {
   const email = `scanner-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
   await request.post(`${server.url}/api/subscribers`, {

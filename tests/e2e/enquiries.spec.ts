@@ -219,6 +219,32 @@ test("without JavaScript a card's link chooses its service, the form posts, show
   await expectInConsole(visitor, email, "VBA Tools");
 });
 
+test('an address whose domain looks mistyped is met with "Did you mean …?", which puts the address in the field', async ({
+  page,
+}) => {
+  await page.goto(`${site.siteUrl}/services`);
+  const form = page.locator("#send-enquiry");
+  await form.scrollIntoViewIfNeeded();
+  await expect(form.locator("astro-island")).not.toHaveAttribute("ssr", { timeout: 15_000 });
+  const email = form.getByRole("textbox", { name: "Your email" });
+  await email.fill("priya@outlok.com");
+  await expect(form.getByText("Did you mean")).toHaveCount(0);
+  // Said once the reader leaves the field, politely: a live region, not an alert.
+  await email.press("Tab");
+  const said = form.getByText("Did you mean priya@outlook.com?");
+  await expect(said).toBeVisible();
+  await expect(said).toHaveAttribute("aria-live", "polite");
+  await form.getByRole("button", { name: "priya@outlook.com" }).click();
+  await expect(email).toHaveValue("priya@outlook.com");
+  await expect(email).toBeFocused();
+  await expect(form.getByText("Did you mean")).toHaveCount(0);
+  // An address kept as typed is never refused: the suggestion only speaks.
+  await email.fill("priya@outlok.com");
+  await email.press("Tab");
+  await expect(said).toBeVisible();
+  await expect(email).not.toHaveAttribute("aria-invalid", "true");
+});
+
 test("a message too short is refused with a clear message beside its field, and nothing is sent", async ({
   page,
 }) => {

@@ -426,6 +426,26 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(await runSql(t, "select name from bookings where email = ?", [typed.email])).toEqual([]);
   });
 
+  it("without JavaScript asks once about an address that looks mistyped before it books, and books the one kept", async () => {
+    const [, start] = (await slots()).starts;
+    const typed = booking(start ?? "", { email: "meera@yaho.co.in" });
+    const asked = await postForm(typed, "10.9.0.2");
+    expect(asked.statusCode).toBe(200);
+    const page = dom(asked.body);
+    expect(page.querySelector("[role=status]")?.textContent).toBe(
+      "Did you mean meera@yahoo.co.in? Correct the address above, or send the form again to keep meera@yaho.co.in.",
+    );
+    expect(page.querySelector("#booking-email")?.getAttribute("value")).toBe("meera@yaho.co.in");
+    expect(page.querySelector("input[name=start]:checked")?.getAttribute("value")).toBe(start);
+    expect(await runSql(t, "select id from bookings where email = ?", [typed.email])).toEqual([]);
+    const kept = page.querySelector("input[name=emailKept]")?.getAttribute("value") ?? "";
+    const booked = await postForm({ ...typed, emailKept: kept }, "10.9.0.2");
+    expect(booked.statusCode).toBe(200);
+    expect(await runSql(t, "select id from bookings where email = ?", [typed.email])).toHaveLength(
+      1,
+    );
+  });
+
   it("refuses every bad booking with a clear answer and stores nothing", async () => {
     const before = Number((await runSql(t, "select count(*) as n from bookings"))[0]?.n);
     const [start, later] = (await slots()).starts;

@@ -48,6 +48,15 @@ describe.each(backends)("enquiries on %s", (backend) => {
   let ip = 0;
   /** A browser on an address of its own, so the per-address limit stays out of the way. */
   const browser = () => t.visitor({ ip: `10.9.${Math.floor(++ip / 250)}.${ip % 250}` });
+  /** The enquiry form posted without JavaScript, from `remoteAddress`. */
+  const postForm = (fields: Record<string, string>, remoteAddress: string, origin = siteUrl) =>
+    t.app.inject({
+      method: "POST",
+      url: "/services/enquiry",
+      remoteAddress,
+      headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams(fields).toString(),
+    });
   const count = async (table: string) =>
     Number((await runSql(t, `select count(*) as n from ${table}`))[0]?.n);
 
@@ -305,14 +314,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
       await act();
       expect([await count("enquiries"), await count("outbox")]).toEqual(before);
     }
-    const noJs = (fields: Record<string, string>, remoteAddress: string) =>
-      t.app.inject({
-        method: "POST",
-        url: "/services/enquiry",
-        remoteAddress,
-        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams(fields).toString(),
-      });
+    const noJs = postForm;
     const alert = (html: string) => dom(html).querySelector("[role=alert]")?.textContent ?? "";
 
     it("refuses a banned browser and a banned connection, politely, with or without JavaScript", async () => {
@@ -556,13 +558,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
   it("works without JavaScript: a form post, a page that shows it back, then the thank-you page", async () => {
     const sent = enquiry({ formToken: undefined });
     const form = (fields: Record<string, string>, origin = siteUrl) =>
-      t.app.inject({
-        method: "POST",
-        url: "/services/enquiry",
-        remoteAddress: "10.8.0.1",
-        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams(fields).toString(),
-      });
+      postForm(fields, "10.8.0.1", origin);
     const { formToken: _none, ...fields } = sent as Record<string, string>;
     const review = await form(fields);
     expect(review.statusCode).toBe(200);
@@ -597,15 +593,39 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(elsewhere.statusCode).toBe(403);
   });
 
+  it("without JavaScript asks once about an address that looks mistyped, and takes the one the sender keeps", async () => {
+    const form = (fields: Record<string, string>) => postForm(fields, "10.8.0.2");
+    const { formToken: _none, ...fields } = enquiry({ email: "meera@gmial.com" }) as Record<
+      string,
+      string
+    >;
+    const asked = dom((await form(fields)).body);
+    expect(asked.querySelector("[role=status]")?.textContent).toBe(
+      "Did you mean meera@gmail.com? Correct the address above, or send the form again to keep meera@gmial.com.",
+    );
+    expect(asked.querySelector("#enquiry-email")?.getAttribute("value")).toBe("meera@gmial.com");
+    const sentAgain = Object.fromEntries(
+      [...asked.querySelectorAll("form input, form textarea, form select")].flatMap((field) => {
+        const name = field.getAttribute("name");
+        const value =
+          field.tagName === "TEXTAREA"
+            ? field.textContent
+            : field.tagName === "SELECT"
+              ? field.querySelector("option[selected]")?.getAttribute("value")
+              : field.getAttribute("value");
+        return name ? [[name, value ?? ""]] : [];
+      }),
+    );
+    // Sent as it is: the review of what goes, to the address kept; corrected: the same.
+    const kept = dom((await form(sentAgain)).body);
+    expect(kept.querySelector("h1")?.textContent).toBe("Check your enquiry");
+    expect(kept.querySelector("input[name=email]")?.getAttribute("value")).toBe("meera@gmial.com");
+    const corrected = dom((await form({ ...sentAgain, email: "meera@gmail.com" })).body);
+    expect(corrected.querySelector("h1")?.textContent).toBe("Check your enquiry");
+  });
+
   it("without JavaScript a refused enquiry comes back as the form, as typed and escaped, each message by its field", async () => {
-    const form = (fields: Record<string, string>) =>
-      t.app.inject({
-        method: "POST",
-        url: "/services/enquiry",
-        remoteAddress: "10.8.0.2",
-        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams(fields).toString(),
-      });
+    const form = (fields: Record<string, string>) => postForm(fields, "10.8.0.2");
     const hostile = '<script>alert("x")</script> & "quoted"';
     const typed = {
       name: `Priya ${hostile}`,

@@ -212,6 +212,34 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     expect((await post("/unsubscribe?token=nonsense")).statusCode).toBe(404);
   });
 
+  it("without JavaScript asks once about an address that looks mistyped, and takes the one the reader keeps", async () => {
+    const post = (fields: Record<string, string>) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/newsletter",
+        remoteAddress: freshIp(),
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    const asked = await post({ email: "ravi@hotmial.com" });
+    expect(asked.statusCode).toBe(200);
+    expect(asked.body).toContain("<h1>Check your address</h1>");
+    expect(asked.body).toContain(
+      "Did you mean <strong>ravi@hotmail.com</strong>? Correct the address above, or send the form again to keep ravi@hotmial.com.",
+    );
+    expect(asked.body).toContain('<input type="hidden" name="emailKept" value="ravi@hotmial.com">');
+    for (const sent of [
+      { email: "ravi@hotmial.com", emailKept: "ravi@hotmial.com" },
+      { email: "ravi@hotmail.com", emailKept: "ravi@hotmial.com" },
+    ]) {
+      const next = await post(sent);
+      expect(next.statusCode).toBe(303);
+      expect(next.headers.location).toMatch(/^\/newsletter\/continue\?ticket=/);
+    }
+    // A common domain is not asked about.
+    expect((await post({ email: "ravi@gmail.com" })).statusCode).toBe(303);
+  });
+
   it("refuses an expired link, and an unknown or malformed one", async () => {
     const token = tokenOfMail(await subscribeAndReceive("late@example.com"));
     await runSql(t, "update confirmation_tokens set expires_at = ?", [

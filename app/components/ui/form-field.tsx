@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { otherService, otherServiceLabel } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
+import { AddressSuggestion, useLeftValue } from "./address-suggestion.tsx";
 
 /** What a field's control carries so that its label and its problem are read out with it. */
 type FieldControl = {
@@ -96,6 +97,7 @@ export function ContactFields({
   look: FieldLook;
   boxes?: Partial<Record<keyof Contact, string>>;
 }) {
+  const email = useLeftValue();
   return (
     <>
       {textFields.map(({ name, label, type, maxLength }) => (
@@ -118,10 +120,20 @@ export function ContactFields({
               className={look.control}
               value={values[name]}
               onChange={(event) => change(name)(event.target.value)}
+              onBlur={name === "email" ? email.onBlur : undefined}
             />
           )}
         </FormField>
       ))}
+      <AddressSuggestion
+        field={`${id}-email`}
+        left={email.left}
+        accept={(suggested) => {
+          change("email")(suggested);
+          email.setLeft(suggested);
+        }}
+        className={`${boxes.service ?? ""} text-sm empty:sr-only`}
+      />
       <FormField
         id={`${id}-service`}
         label="Service"

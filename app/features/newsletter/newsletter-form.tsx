@@ -1,4 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
+import { AddressSuggestion, useLeftValue } from "../../components/ui/address-suggestion.tsx";
 import { ApiError, api, fieldProblems } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 import { useHydrated } from "../../lib/use-enhanced.ts";
@@ -35,6 +36,7 @@ function refusalWords(error: unknown): string | null {
  */
 export function NewsletterForm() {
   const [email, setEmail] = useState("");
+  const left = useLeftValue();
   const [status, setStatus] = useState<Status>("idle");
   const [said, setSaid] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
@@ -112,6 +114,7 @@ export function NewsletterForm() {
       {guard.honeypot}
       <input
         ref={input}
+        id="newsletter-email"
         type="email"
         required
         name="email"
@@ -124,6 +127,7 @@ export function NewsletterForm() {
           setEmail(event.target.value);
           if (failed) setStatus("idle");
         }}
+        onBlur={left.onBlur}
         className="field flex-1"
       />
       <button
@@ -137,6 +141,15 @@ export function NewsletterForm() {
             ? "Not subscribed: an error occurred"
             : "Subscribe"}
       </button>
+      <AddressSuggestion
+        field="newsletter-email"
+        left={left.left}
+        accept={(suggested) => {
+          setEmail(suggested);
+          left.setLeft(suggested);
+        }}
+        className="text-sm text-slate-100 empty:sr-only sm:basis-full"
+      />
       {/* The button's new words are not announced on their own: a screen reader hears this,
           or the server's own message, which all see. */}
       {failed ? (

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyPluginAsync } from "fastify";
 import { emailSchema } from "../../../contract/api.ts";
-import { acceptForms } from "../../lib/action-page.ts";
+import { escapeHtml } from "../../../contract/html.ts";
+import { acceptForms, renderActionPage, sendPage } from "../../lib/action-page.ts";
+import { type Mistyped, mistypedAddress, mistypedHtml } from "../../lib/form-html.ts";
 import { ApiError, apiErrorHandler, sendDatabaseFailurePage } from "../errors.ts";
 import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
 import type { RouteDeps } from "./deps.ts";
@@ -21,6 +23,19 @@ const pageOf: Partial<Record<ApiError["code"], string>> = {
   too_fast: resultPage.tooFast,
   form_token_invalid: resultPage.expired,
 };
+
+/** The form again, with the address typed, when it looks mistyped: "Did you mean …?" */
+const checkAddressPage = (mistyped: Mistyped) =>
+  renderActionPage({
+    note: "Engage with Engineer · newsletter",
+    title: "Check your address",
+    body: `<form method="post" action="/api/newsletter">
+<label for="newsletter-email" class="field-label">Email address</label>
+<input id="newsletter-email" name="email" type="email" required class="field" value="${escapeHtml(mistyped.typed)}">
+${mistypedHtml(mistyped, "note")}
+<button type="submit">Subscribe</button>
+</form>`,
+  });
 
 /**
  * The footer's newsletter form as an ordinary HTML form, for readers without
@@ -61,6 +76,9 @@ export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, d
     assertNoHoneypot(form.get("website"));
     const email = emailSchema.safeParse(form.get("email") ?? "");
     if (!email.success) return reply.redirect(resultPage.invalid, 303);
+    // An address that looks mistyped is asked about once before the second step.
+    const mistyped = mistypedAddress(form);
+    if (mistyped) return sendPage(reply, 200, checkAddressPage(mistyped), { forBack: true });
     const ticket = newsletter.formTickets.seal(email.data);
     return reply.redirect(`/newsletter/continue?ticket=${ticket}`, 303);
   });
