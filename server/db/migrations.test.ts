@@ -275,6 +275,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "057-reader-day-zones.ts",
     "ef6c67257188940111d82c3c2cdfd2818928fe55e61b67d09d0d84cecc1ba537",
   ],
+  [
+    "058_not_made_by_digest",
+    "058-not-made-by-digest.ts",
+    "feaab4d745d4de60d2afe509fbb618d9c9214dd913172a461d539063f3f2135c",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

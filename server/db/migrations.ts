@@ -51,6 +51,7 @@ import { standingLinksSeeded } from "./migrations/054-standing-links-seeded.ts";
 import { eventsByComment } from "./migrations/055-events-by-comment.ts";
 import { outboxByAge } from "./migrations/056-outbox-by-age.ts";
 import { readerDayZones } from "./migrations/057-reader-day-zones.ts";
+import { notMadeByDigest } from "./migrations/058-not-made-by-digest.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -124,5 +125,6 @@ export function migrations(
     "055_events_by_comment": eventsByComment(kind),
     "056_outbox_by_age": outboxByAge(),
     "057_reader_day_zones": readerDayZones(),
+    "058_not_made_by_digest": notMadeByDigest(),
   };
 }
