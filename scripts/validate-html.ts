@@ -22,6 +22,7 @@ import {
   StaticConfigLoader,
 } from "html-validate";
 import { clientDir, projectRoot } from "./build-inputs.ts";
+import { loadFaults } from "./page-loads.ts";
 
 /*
  * `npm run lint:html`: html-validate over every page the build wrote
@@ -59,6 +60,11 @@ import { clientDir, projectRoot } from "./build-inputs.ts";
  * (no-dup-id), a page without a language (element-required-attributes), and,
  * by the rules below, a page without its `<h1>`, a `lang` that is no language
  * tag, and a table's header cell with no text or a table with none.
+ *
+ * Then, without `--nu`, what reading each page of the reading site would make
+ * the browser's console report (scripts/page-loads.ts): an address the build
+ * does not hold or the page's policy refuses, an inline script the policy's
+ * hashes miss, an island reading an item the server does not keep.
  */
 
 const configFile = path.join(projectRoot, ".htmlvalidate.json");
@@ -257,7 +263,14 @@ if (import.meta.main) {
         : nuFound.map((line) => `${where}/${line}`).join("\n"),
     );
     console.error(`${count} ${label} errors in the pages of ${where}/`);
-    process.exit(1);
   }
-  console.info(`${label} OK: ${pages.length} pages in ${where}/`);
+  const loads = nu ? [] : loadFaults(clientDir, pages);
+  if (loads.length > 0) {
+    console.error(loads.map((line) => `${where}/${line}`).join("\n"));
+    console.error(`${loads.length} faults a browser would report reading the pages of ${where}/`);
+  }
+  if (count > 0 || loads.length > 0) process.exit(1);
+  console.info(
+    `${label} OK: ${pages.length} pages in ${where}/${nu ? "" : ", and what they load"}`,
+  );
 }

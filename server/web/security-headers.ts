@@ -51,6 +51,14 @@ const permissionsPolicy = [
   .map((feature) => `${feature}=()`)
   .join(", ");
 
+type HeaderOptions = {
+  inlineScriptHashes: string[];
+  chatbotOrigin?: string;
+  https: boolean;
+  /** A Link header every page carries (the webmention endpoint, docs/fediverse.md). */
+  link: string;
+};
+
 /**
  * A strict Content-Security-Policy. The prerendered pages carry small inline
  * scripts (the `js` class and a stored name's mark, the islands' loader, the
@@ -75,22 +83,9 @@ const permissionsPolicy = [
  * Helmet's middleware chain on every request cost about a twentieth of a
  * page's CPU; its Fastify wrapper, which rebuilt the chain per request, a
  * tenth of a cached read's (docs/decisions/020-api-headers-and-cheap-hooks.md).
+ * The built pages' check reads the page policy from here too (scripts/page-loads.ts).
  */
-export async function securityHeaders(
-  app: FastifyInstance,
-  {
-    inlineScriptHashes,
-    chatbotOrigin,
-    https,
-    link,
-  }: {
-    inlineScriptHashes: string[];
-    chatbotOrigin?: string;
-    https: boolean;
-    /** A Link header every page carries (the webmention endpoint, docs/fediverse.md). */
-    link: string;
-  },
-) {
+export function headerSets({ inlineScriptHashes, chatbotOrigin, https, link }: HeaderOptions) {
   const extra = chatbotOrigin ? [chatbotOrigin] : [];
   const hsts = https ? { maxAge: 365 * 24 * 60 * 60, includeSubDomains: false } : false;
   // Helmet's default, no-referrer, makes a browser send `Origin: null` with a
@@ -158,7 +153,12 @@ export async function securityHeaders(
     ["link", link],
     ...headersOf(page),
   ];
-  const apiHeaders = headersOf(api);
+  return { pageHeaders, apiHeaders: headersOf(api) };
+}
+
+/** Sends `headerSets`' headers with every answer; returns them by lower-case name. */
+export async function securityHeaders(app: FastifyInstance, options: HeaderOptions) {
+  const { pageHeaders, apiHeaders } = headerSets(options);
   app.addHook("onRequest", (request, reply, done) => {
     const raw = reply.raw;
     const { url } = request;

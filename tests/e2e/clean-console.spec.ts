@@ -13,11 +13,18 @@ import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./supp
 
 /*
  * A page in normal use logs no console error and breaks no rule of the
- * Content-Security-Policy: every page the build holds (the reading pages, the
- * answers the forms and mailed links lead to, the page of a missing address,
- * and the owner's console, signed in), read to its end with every island
- * live, and the home page until its moving parts (the confetti's burst, the
- * quotes' rotation) have each run once. Chromium reports a refused script,
+ * Content-Security-Policy: one page of each page source the build holds (the
+ * reading pages, the answers the forms and mailed links lead to, the page of
+ * a missing address, and each screen of the owner's console, signed in), read
+ * to its end with every island live, and the home page until its moving parts
+ * (the confetti's burst, the quotes' rotation) have each run once. What
+ * differs between the pages of one source is the owner's writing, and what it
+ * can make the console report (an address the build does not hold or the
+ * policy refuses, an inline script the policy's hashes miss, an item the
+ * server does not keep) the built pages' check finds on every page without a
+ * browser (scripts/page-loads.ts,
+ * docs/decisions/068-what-a-page-loads-checked-without-a-browser.md); the
+ * pages Chromium does not read are each asked of the server here, as served. Chromium reports a refused script,
  * worker, frame or style on the console; the page's own
  * `securitypolicyviolation` events are collected too, so a violation counts
  * even when a browser keeps it off the console.
@@ -25,9 +32,9 @@ import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./supp
  * The same visit checks one page of each layout and state with axe, whole
  * (`sameLayoutAs`, `axeItems`, `withAxe`; docs/decisions/067-axe-per-layout-and-tests-on-the-bundle.md):
  * a top-level page as served and once every island is live, a section page
- * with an item open, every other page (an item's own page, the newsletter's
- * and the forms' answers, a service's pages, each of the owner's console
- * screens) once it is live, read to its end. Pages of one layout share their
+ * with an item open, every other page it reads (an item's own page, the
+ * newsletter's and the forms' answers, a service's pages, each of the owner's
+ * console screens) once it is live, read to its end. Pages of one layout share their
  * markup and differ in the owner's writing, which the built pages' HTML check
  * reads on every page (images' alt, headings, links' and buttons' text, ids,
  * languages, tables: scripts/validate-html.ts). The narrow layout is another
@@ -142,7 +149,7 @@ async function settled(page: Page) {
  * Opens `path` and brings all of it to life: every island live and every
  * image loaded (`liveAndLoaded`).
  */
-async function read(page: Page, path: string) {
+async function readToItsEnd(page: Page, path: string) {
   const response = await page.goto(path);
   expect(response?.status(), path).toBe(200);
   await liveAndLoaded(page);
@@ -294,23 +301,6 @@ const topPages: string[] = [
   ...legalRoutes.map((route) => route.path).filter((route) => route !== "/your-data"),
 ];
 /**
- * Every other page but the items' own pages, which have tests of their own
- * below, grouped by the folder they sit in (the newsletter's answers, the
- * services' pages, the services' questions, your data), a group to a test, in one browser.
- */
-const otherPages = Map.groupBy(
-  built.filter(
-    (page) =>
-      page !== "/" &&
-      !topPages.includes(page) &&
-      !itemPaths.includes(page) &&
-      !consoleScreens.includes(page),
-  ),
-  // By the folder a page sits in: the services' own pages and their pages for asking
-  // about them are two tests, each within its time on a loaded machine.
-  (page) => page.split("/").slice(1, -1).join("/") || (page.split("/")[1] ?? ""),
-);
-/**
  * The top-level pages whose layout another page's axe check stands for, with
  * that page: /mythology is laid out by grouped-items-page.astro as /science
  * is (the same groups, cards, reactions and discussions, another section's
@@ -349,6 +339,42 @@ const withAxe = new Set(
   sources.flatMap(({ file }) => built.find((page) => sourceOf(page) === file) ?? []),
 );
 /**
+ * Every other page Chromium reads, but the items' own pages, which have tests
+ * of their own below: the first of each page source (`withAxe`), grouped by
+ * the folder it sits in (the newsletter's answers, the services' pages, your
+ * data), a group to a test, in one browser.
+ */
+const otherPages = Map.groupBy(
+  built.filter(
+    (page) =>
+      page !== "/" &&
+      !topPages.includes(page) &&
+      !itemPaths.includes(page) &&
+      !consoleScreens.includes(page) &&
+      withAxe.has(page),
+  ),
+  // By the folder a page sits in: the services' own pages and their pages for asking
+  // about them are two tests, each within its time on a loaded machine.
+  (page) => page.split("/").slice(1, -1).join("/") || (page.split("/")[1] ?? ""),
+);
+/**
+ * The pages Chromium reads: the home page, the top-level pages, the first of
+ * each page source, the first item of each section, the console's screens.
+ */
+const read = [
+  "/",
+  ...topPages,
+  ...[...otherPages.values()].flat(),
+  ...itemPaths.filter((page) => axeItems.has(page)),
+  ...consoleScreens,
+];
+/**
+ * Every other built page: another of a page source Chromium reads the first
+ * of (a service's page, an answer, an item), which differs from it in the
+ * writing, whose loads the built pages' check reads (scripts/page-loads.ts).
+ */
+const unread = built.filter((page) => !read.includes(page));
+/**
  * The top-level pages axe checks at the narrow width too, one of each layout:
  * the home page has a test of its own; /technical stands for the five section
  * pages (the same tabs, cards, reactions and discussions, another section's
@@ -375,20 +401,23 @@ const openItems = new Map<string, { tab?: string; item: string | RegExp }>([
 const missing = "/no-such-page";
 
 test.describe("no console error and no CSP violation", () => {
-  test("the pages below are every page under app/pages", () => {
+  test("the pages below are of every page source under app/pages, and the server serves the others whole", async ({
+    request,
+  }) => {
     // The missing address stands for 404.astro, the page it is answered with.
-    const visited = [
-      "/",
-      ...topPages,
-      ...[...otherPages.values()].flat(),
-      ...itemPaths,
-      ...consoleScreens,
-      "/404",
-    ];
+    const visited = [...read, "/404"];
     const unvisited = pageSources()
       .filter(({ paths }) => !visited.some((page) => paths.test(page)))
       .map(({ file }) => file);
     expect(unvisited).toEqual([]);
+    // The pages not read here (items, services, answers: each another of a
+    // source read here) as the server sends them: found, their placeholders filled.
+    expect(unread.length).toBeGreaterThan(0);
+    for (const path of unread) {
+      const response = await request.get(path);
+      expect(response.status(), path).toBe(200);
+      expect(await response.text(), path).not.toContain("<ewe-fragment");
+    }
   });
 
   const home = () =>
@@ -461,9 +490,9 @@ test.describe("no console error and no CSP violation", () => {
     test(paths.length > 1 ? `the pages under /${segment}` : paths.join(""), async ({ page }) => {
       const trouble = await watch(page);
       for (const path of paths) {
-        await read(page, path);
+        await readToItsEnd(page, path);
         expect(trouble, path).toEqual([]);
-        if (withAxe.has(path)) await axeClean(page, path);
+        await axeClean(page, path);
       }
     });
   }
@@ -483,20 +512,17 @@ test.describe("no console error and no CSP violation", () => {
     expect(trouble).toEqual([answered]);
   });
 
-  // Every item's own page, a section per test; on the first of each section
-  // (`axeItems`), in the same visit, axe and its headings' levels once live.
-  for (const section of sections) {
-    test(`the item pages of ${section.name}, the first axe clean with its headings in order`, async ({
+  // The first item's own page of each section (`axeItems`), and in the same
+  // visit axe and its headings' levels once live.
+  for (const path of itemPaths.filter((item) => axeItems.has(item))) {
+    test(`${path}, the first item page of its section: axe clean, its headings in order`, async ({
       page,
     }) => {
       const trouble = await watch(page);
-      for (const item of items.filter((entry) => entry.section.id === section.id)) {
-        await read(page, item.path);
-        expect(trouble, item.path).toEqual([]);
-        if (!axeItems.has(item.path)) continue;
-        await axeClean(page, item.path);
-        expect(await headingSkips(page), item.path).toEqual([]);
-      }
+      await readToItsEnd(page, path);
+      expect(trouble, path).toEqual([]);
+      await axeClean(page, path);
+      expect(await headingSkips(page), path).toEqual([]);
     });
   }
 });
