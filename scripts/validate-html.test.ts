@@ -110,9 +110,9 @@ describe("the built pages' HTML check", () => {
  * each fault planted in a page shaped as an item's, and the rule that names it.
  */
 const itemPage = (article: string) =>
-  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Soap</title></head><body><header><a href="/">Engage with Engineer</a><nav aria-label="Main"><a href="/science" aria-current="page">Science in Everyday</a></nav></header><main><h1>Why soap cleans</h1><article id="item">${article}</article><button type="button">Like</button></main><footer><p>Contact</p></footer></body></html>`;
+  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Soap</title></head><body><header><a href="/">Engage with Engineer</a><nav aria-label="Main"><a href="/science" aria-current="page">Science in Everyday</a></nav></header><main><h1>Why soap cleans</h1><article id="item" class="prose-content">${article}</article><button type="button">Like</button></main><footer><p>Contact</p></footer></body></html>`;
 const written = itemPage(
-  '<h2 id="why">Why</h2><p><img src="/images/soap.webp" alt="Soap bubbles" width="10" height="10"></p><h3>Micelles</h3><p lang="sa">Shanti</p><table><thead><tr><th>Water</th><th>Lather</th></tr></thead><tbody><tr><td>Soft</td><td>Much</td></tr></tbody></table><p><a href="/science/soap#why">Read why</a></p>',
+  '<h2 id="why">Why</h2><p><img src="/images/soap.webp" alt="Soap bubbles" width="10" height="10"></p><h3>Micelles</h3><p lang="sa">Shanti</p><table><thead><tr><th>Water</th><th>Lather</th></tr></thead><tbody><tr><td>Soft</td><td>Much</td></tr></tbody></table><p><a href="/science/soap#why">Read why</a></p><p>Water, <strong>soft</strong> or hard (<a href="/science">more</a>): <em>H<sub>2</sub>O</em>.</p><ul><li>Fat</li><li><code>NaOH</code></li></ul>',
 );
 /** Each fault, as what it replaces in the page and with what, and the rule that names it. */
 const planted: [fault: string, written: string | RegExp, planted: string, rule: string][] = [
@@ -130,6 +130,19 @@ const planted: [fault: string, written: string | RegExp, planted: string, rule: 
   ["an empty lang", 'lang="sa"', 'lang=""', "ewe/page-language"],
   ["a table header cell with no text", "<th>Water</th>", "<th></th>", "ewe/table-headers"],
   ["a table with no header cell", /<thead>.*<\/thead>/, "", "ewe/table-headers"],
+  ["words run into a link", "<p><a href", "<p>Soap explained, read<a href", "ewe/words-apart"],
+  [
+    "a word run onto emphasis",
+    "<strong>soft</strong> or",
+    "<strong>soft</strong>or",
+    "ewe/words-apart",
+  ],
+  [
+    "words run into code in a link",
+    '(<a href="/science">more</a>)',
+    'see<a href="/science"><code>more</code></a>',
+    "ewe/words-apart",
+  ],
 ];
 
 describe("what the writing can break on a page", () => {

@@ -15,12 +15,14 @@ import {
   type ConfigData,
   type DOMReadyEvent,
   formatterFactory,
+  type HtmlElement,
   HtmlValidate,
   type Plugin,
   type Report,
   Rule,
   StaticConfigLoader,
 } from "html-validate";
+import { decodeHtmlEntities } from "../contract/html.ts";
 import { clientDir, projectRoot } from "./build-inputs.ts";
 import { loadFaults } from "./page-loads.ts";
 
@@ -59,7 +61,8 @@ import { loadFaults } from "./page-loads.ts";
  * `<h1>` (heading-level, from html-validate's document preset), a repeated id
  * (no-dup-id), a page without a language (element-required-attributes), and,
  * by the rules below, a page without its `<h1>`, a `lang` that is no language
- * tag, and a table's header cell with no text or a table with none.
+ * tag, a table's header cell with no text or a table with none, and words of
+ * the writing run together beside a link or other inline element.
  *
  * Then, without `--nu`, what reading each page of the reading site would make
  * the browser's console report (scripts/page-loads.ts): an address the build
@@ -131,6 +134,88 @@ class TableHeaders extends Rule {
   }
 }
 
+/** Elements whose text a reader reads as words of their own (tests/e2e/text-spacing.spec.ts). */
+const wordElements = new Set(["a", "strong", "em", "b", "i", "code", "time", "abbr", "kbd"]);
+/** The elements the writing's Markdown lays out on a line with the text around them. */
+const inlineElements = new Set([
+  ...wordElements,
+  "span",
+  "sup",
+  "sub",
+  "mark",
+  "small",
+  "s",
+  "del",
+  "ins",
+  "q",
+  "cite",
+]);
+/**
+ * In the writing (`.prose-content`, the Markdown of items and services), an
+ * inline element's text does not touch a letter or digit of the text beside
+ * it on its line ("see[the table](…)" reads "seethe table"): the rule
+ * text-spacing.spec.ts checks in Chromium on one page of each source, read
+ * here on every page, where every such element is inline (app/app.css).
+ */
+class WordsApart extends Rule {
+  override setup() {
+    this.on("dom:ready", ({ document }: DOMReadyEvent) => {
+      const word = /[\p{L}\p{N}]/u;
+      // A word, or the punctuation that a space follows ("terms:owner@…").
+      const wordOrStop = /[\p{L}\p{N},:;!?]/u;
+      for (const prose of document.querySelectorAll(".prose-content")) {
+        // Its text nodes in order, each with the elements it lies in, outermost first.
+        const texts: { text: string; within: HtmlElement[] }[] = [];
+        const walk = (element: HtmlElement, within: HtmlElement[]) => {
+          for (const child of element.childNodes) {
+            if (child.nodeType === 3)
+              texts.push({ text: decodeHtmlEntities(child.textContent), within });
+            else if (child.nodeType === 1) {
+              const inner = child as HtmlElement;
+              walk(inner, [...within, inner]);
+            }
+          }
+        };
+        walk(prose, [prose]);
+        /** The two lie on one line: every element below the one holding both is inline. */
+        const oneLine = (a: HtmlElement[], b: HtmlElement[]) => {
+          let shared = 0;
+          while (a[shared] && a[shared] === b[shared]) shared += 1;
+          return [...a.slice(shared), ...b.slice(shared)].every((at) =>
+            inlineElements.has(at.tagName),
+          );
+        };
+        texts.forEach(({ within }, index) => {
+          const before = texts[index - 1];
+          // Each word element this text node is the first text of.
+          within.forEach((element, depth) => {
+            if (!wordElements.has(element.tagName) || before?.within.includes(element)) return;
+            const own = decodeHtmlEntities(element.textContent);
+            const path = within.slice(0, depth + 1);
+            const after = texts[texts.findLastIndex((entry) => entry.within.includes(element)) + 1];
+            if (
+              before &&
+              wordOrStop.test(before.text.at(-1) ?? "") &&
+              word.test(own[0] ?? "") &&
+              oneLine(before.within, path)
+            ) {
+              this.report(element, `"${before.text.slice(-20)}|${own.slice(0, 20)}" runs together`);
+            }
+            if (
+              after &&
+              word.test(own.at(-1) ?? "") &&
+              word.test(after.text[0] ?? "") &&
+              oneLine(after.within, path)
+            ) {
+              this.report(element, `"${own.slice(-20)}|${after.text.slice(0, 20)}" runs together`);
+            }
+          });
+        });
+      }
+    });
+  }
+}
+
 /** The rules above, which html-validate's presets do not have. */
 const pagePlugin: Plugin = {
   name: "ewe-pages",
@@ -138,6 +223,7 @@ const pagePlugin: Plugin = {
     "ewe/one-h1": OneH1,
     "ewe/page-language": PageLanguage,
     "ewe/table-headers": TableHeaders,
+    "ewe/words-apart": WordsApart,
   },
 };
 
@@ -152,6 +238,7 @@ const validator = () => {
         "ewe/one-h1": "error",
         "ewe/page-language": "error",
         "ewe/table-headers": "error",
+        "ewe/words-apart": "error",
       },
     }),
   );

@@ -6,7 +6,7 @@ import { legalRoutes, mainRoutes } from "../../app/navigation.ts";
 import { sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { seriousViolations } from "./support/axe.ts";
-import { builtPages, pageSources } from "./support/built-pages.ts";
+import { builtPages, firstOfEachSource, pageSources } from "./support/built-pages.ts";
 import { atBothWidths, expect, isNarrow, test } from "./support/fixtures.ts";
 import { hydrateUnderFakeClock, islandsHydrated, wakeWaitingIslands } from "./support/islands.ts";
 import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./support/own-site.ts";
@@ -325,19 +325,9 @@ const axeItems = new Set(
 /**
  * Of every other page, the first of each page source under app/pages (a
  * service's page stands for every service's, the newsletter's first answer
- * for its others), which axe reads: a page's source is the one of the fewest
- * parameters whose paths it is among (/newsletter/confirm is confirm.astro's,
- * not [result].astro's).
+ * for its others), which axe reads.
  */
-const sources = pageSources();
-const parameters = (paths: RegExp) => paths.source.split("[^/]+").length;
-const sourceOf = (page: string) =>
-  sources
-    .filter(({ paths }) => paths.test(page))
-    .sort((a, b) => parameters(a.paths) - parameters(b.paths))[0]?.file;
-const withAxe = new Set(
-  sources.flatMap(({ file }) => built.find((page) => sourceOf(page) === file) ?? []),
-);
+const withAxe = firstOfEachSource(built);
 /**
  * Every other page Chromium reads, but the items' own pages, which have tests
  * of their own below: the first of each page source (`withAxe`), grouped by

@@ -43,3 +43,22 @@ export function pageSources(): { file: string; paths: RegExp }[] {
       return { file: `app/pages/${file}`, paths: new RegExp(`^/${segments.join("/")}$`) };
     });
 }
+
+/**
+ * The first built page of each page source: a page's source is the one of
+ * the fewest parameters whose paths it is among (/newsletter/confirm is
+ * confirm.astro's, not [result].astro's). The other pages of a source differ
+ * from its first in the owner's writing, which the built pages' checks read
+ * on every page (scripts/validate-html.ts, scripts/page-loads.ts).
+ */
+export function firstOfEachSource(built: string[]): Set<string> {
+  const sources = pageSources();
+  const parameters = (paths: RegExp) => paths.source.split("[^/]+").length;
+  const sourceOf = (page: string) =>
+    sources
+      .filter(({ paths }) => paths.test(page))
+      .sort((a, b) => parameters(a.paths) - parameters(b.paths))[0]?.file;
+  return new Set(
+    sources.flatMap(({ file }) => built.find((page) => sourceOf(page) === file) ?? []),
+  );
+}
