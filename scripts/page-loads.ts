@@ -95,6 +95,19 @@ const srcsetUrls = (value: string) =>
 const cssUrls = (css: string) =>
   [...css.matchAll(/url\(\s*(['"]?)([^'")]+)\1\s*\)/g)].map((match) => match[2] ?? "");
 
+/** The directive a `<link rel="preload">` of each `as` falls under. */
+const preloads: Record<string, string> = {
+  script: "script-src-elem",
+  style: "style-src-elem",
+  font: "font-src",
+  image: "img-src",
+  fetch: "connect-src",
+  audio: "media-src",
+  video: "media-src",
+  track: "media-src",
+  worker: "worker-src",
+};
+
 /** What an element loads as the page is read: each address, with the directive that governs it. */
 function loadsOf(element: Element): [directive: string, address: string][] {
   const get = (name: string) => attribute(element, name);
@@ -140,12 +153,8 @@ function loadsOf(element: Element): [directive: string, address: string][] {
       if (rel.includes("icon") || rel.includes("apple-touch-icon")) add("img-src", get("href"));
       if (rel.includes("modulepreload")) add("script-src-elem", get("href"));
       if (rel.includes("manifest")) add("manifest-src", get("href"));
-      if (rel.includes("preload") && as) {
-        const directive = { script: "script-src-elem", style: "style-src-elem", font: "font-src" }[
-          as
-        ];
-        add(directive ?? "img-src", get("href"));
-      }
+      const preloaded = rel.includes("preload") && as ? preloads[as] : undefined;
+      if (preloaded) add(preloaded, get("href"));
       break;
     }
     case "use":

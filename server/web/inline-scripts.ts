@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
  * data block, never run: hashing it would only lengthen the policy that goes
  * out with every page (docs/decisions/020-api-headers-and-cheap-hooks.md).
  */
-export const runs = /^(?:|module|importmap|speculationrules|(?:text|application)\/(?:java|ecma)script)$/i;
+export const runs =
+  /^(?:|module|importmap|speculationrules|(?:text|application)\/(?:java|ecma)script)$/i;
 
 /**
  * sha256 sources for every inline <script> of the prerendered pages that a
