@@ -13,9 +13,10 @@ import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./supp
 
 /*
  * A page in normal use logs no console error and breaks no rule of the
- * Content-Security-Policy: one page of each page source the build holds (the
- * reading pages, the answers the forms and mailed links lead to, the page of
- * a missing address, and each screen of the owner's console, signed in), read
+ * Content-Security-Policy: one page of each page source the build holds, and
+ * of the items' the first of each section (the reading pages, the answers the
+ * forms and mailed links lead to, the page of a missing address, and each
+ * screen of the owner's console, signed in), read
  * to its end with every island live, and the home page until its moving parts
  * (the confetti's burst, the quotes' rotation) have each run once. What
  * differs between the pages of one source is the owner's writing, and what it
@@ -24,19 +25,19 @@ import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./supp
  * server does not keep) the built pages' check finds on every page without a
  * browser (scripts/page-loads.ts,
  * docs/decisions/068-what-a-page-loads-checked-without-a-browser.md); the
- * pages Chromium does not read are each asked of the server here, as served. Chromium reports a refused script,
- * worker, frame or style on the console; the page's own
- * `securitypolicyviolation` events are collected too, so a violation counts
- * even when a browser keeps it off the console.
+ * pages Chromium does not read are each asked of the server here, as
+ * served. Chromium reports a refused script, worker, frame or style on the
+ * console; the page's own `securitypolicyviolation` events are collected too,
+ * so a violation counts even when a browser keeps it off the console.
  *
  * The same visit checks one page of each layout and state with axe, whole
  * (`sameLayoutAs`, `axeItems`, `withAxe`; docs/decisions/067-axe-per-layout-and-tests-on-the-bundle.md):
  * a top-level page as served and once every island is live, a section page
  * with an item open, every other page it reads (an item's own page, the
  * newsletter's and the forms' answers, a service's pages, each of the owner's
- * console screens) once it is live, read to its end. Pages of one layout share their
- * markup and differ in the owner's writing, which the built pages' HTML check
- * reads on every page (images' alt, headings, links' and buttons' text, ids,
+ * console screens) once it is live, read to its end. Pages of one layout
+ * share their markup and differ in the owner's writing, which the built
+ * pages' HTML check reads on every page (images' alt, headings, links' and buttons' text, ids,
  * languages, tables: scripts/validate-html.ts). The narrow layout is another
  * page to axe, but not another page for each route: one page of each layout
  * is checked at 800 px too (`narrowPages`) live, since the served HTML is the
