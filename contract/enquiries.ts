@@ -178,6 +178,3 @@ export type EnquiryEndpoints = {
   };
   "DELETE /admin/enquiries/:id": { params: { id: number }; response: undefined };
 };
-
-/** How soon an enquiry is answered, as the form's thanks and the acknowledgement promise it. */
-export const answerWithin = "two working days";

@@ -22,3 +22,6 @@ export function serviceTitles(services: readonly { id: string; title: string }[]
   const titles = new Map(services.map((service) => [service.id, service.title]));
   return (id: string) => (id === otherService ? otherServiceLabel : (titles.get(id) ?? id));
 }
+
+/** How soon an enquiry is answered, as the form's thanks and the acknowledgement promise it. */
+export const answerWithin = "two working days";

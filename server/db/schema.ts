@@ -39,10 +39,7 @@ export type OutboxTable = {
   edition_id: number | null;
   /** The recipient; null for a webhook call, and for a removed address's edition copy, in `email_hash` instead. */
   email: Maybe<string>;
-  /**
-   * A keyed digest of the recipient's mailbox, which its kind finds it by: a removed
-   * address's edition copy, the hour's news of a booking not made (server/bookings/not-made.ts).
-   */
+  /** The mailbox's keyed digest: a removed address's edition copy's, a booking-not-made news's. */
   email_hash: Maybe<string>;
   token: string | null;
   /** JSON: the comment a notification is about, or a webhook's body. */

@@ -15,7 +15,7 @@ import { takeTurn } from "../db/turns.ts";
 import { type AddressKey, heldAddress, keptDomain, readableAddress } from "../lib/mailbox.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newSeed, newToken, type StandingLinks, tokenDigest } from "../lib/tokens.ts";
-import { keepWithoutAddress } from "../outbox/erased-copies.ts";
+import { keepWithoutAddress, mailboxOfEdition } from "../outbox/erased-copies.ts";
 import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
 import { reconfirmableSubscribers } from "./imported-subscribers.ts";
 import { forgetOnLeaving, hourlyForgetting, pruneUnconfirmed } from "./subscribers-retention.ts";
@@ -268,14 +268,7 @@ export function createSubscribersRepository(
           .where("token", "in", seeds)
           .executeTakeFirst();
         if (!used) return "unknown";
-        const mailed = await trx
-          .selectFrom("outbox")
-          .select(["email", "email_hash"])
-          .where("token", "in", seeds)
-          .where("kind", "=", "edition")
-          .limit(1)
-          .executeTakeFirst();
-        const mailbox = mailed?.email ? addressKey(mailed.email) : mailed?.email_hash;
+        const mailbox = await mailboxOfEdition(trx, seeds, addressKey);
         if (!mailbox) return "already";
         await takeTurn(store.kind, trx, "subscription address", mailbox);
         const since = await removing.where("email_hash", "=", mailbox).executeTakeFirst();

@@ -1,5 +1,4 @@
-import { answerWithin } from "../../contract/enquiries.ts";
-import { otherService } from "../../contract/enquiry-choices.ts";
+import { answerWithin, otherService } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { momentLabel } from "../../contract/time-zones.ts";
 import {

@@ -45,3 +45,22 @@ export async function keepWithoutAddress(
     .execute();
   return deleted(writer, rows);
 }
+
+/**
+ * The mailbox an edition's copy went to, by its link's `seeds`: the digest `key` makes of
+ * its address, or the one it was kept under once the address was erased; null if none.
+ */
+export async function mailboxOfEdition(
+  reader: Db,
+  seeds: readonly string[],
+  key: (address: string) => string,
+): Promise<string | null> {
+  const copy = await reader
+    .selectFrom("outbox")
+    .select(["email", "email_hash"])
+    .where("token", "in", seeds)
+    .where("kind", "=", "edition")
+    .limit(1)
+    .executeTakeFirst();
+  return (copy?.email ? key(copy.email) : copy?.email_hash) ?? null;
+}

@@ -28,7 +28,7 @@ export type QueuedMessage = {
   email?: string | null;
   /** A link's token for the recipient (an unsubscribe or confirmation token). */
   token?: string | null;
-  /** A keyed digest of the recipient's mailbox, by which its kind finds what it queued for it. */
+  /** The mailbox's keyed digest, by which its kind finds what it queued for it. */
   emailHash?: string | null;
   /** JSON for the composer: which row the mail is about, never what a visitor wrote. */
   payload?: string | null;
@@ -336,10 +336,7 @@ export function createOutboxRepository(
       return row !== undefined;
     },
 
-    /**
-     * Claims the next due row (of `kinds`, of the kind whose turn it is) with its batch,
-     * delivers it and records the outcome; false if none.
-     */
+    /** Claims the next due row (of `kinds`, whose turn it is) with its batch, delivers it and records it; false if none. */
     async processNext(deliver: rules.Deliver, { kinds }: { kinds?: readonly OutboxKind[] } = {}) {
       const now = nowIso();
       if (store.kind === "postgres") {

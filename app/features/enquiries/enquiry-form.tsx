@@ -1,6 +1,5 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { answerWithin } from "../../../contract/enquiries.ts";
-import { isServiceChoice, otherService } from "../../../contract/enquiry-choices.ts";
+import { answerWithin, isServiceChoice, otherService } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import {
   ContactFields,
