@@ -413,6 +413,18 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     ).toBe(400);
     expect(await availability()).toEqual(saturdays);
 
+    // Whether a first call is free, from either side; a word it does not know is refused.
+    expect((await admin(env, "bookings", "hours")).stdout).toContain("First call: free");
+    const paid = await admin(env, "bookings", "hours", "--first-call", "paid", "--notice", "1");
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(paid.stdout).toContain("First call: paid");
+    expect(paid.stdout).toContain("Notice: 1 hour;");
+    expect(await availability()).toEqual({ ...saturdays, firstCallFree: false, noticeHours: 1 });
+    const maybe = await admin(env, "bookings", "hours", "--first-call", "sometimes");
+    expect(maybe.code).toBe(2);
+    expect(maybe.stderr).toContain('--first-call: say "free" or "paid", not "sometimes".');
+    expect((await put({ ...saturdays, firstCallFree: true })).statusCode).toBe(200);
+
     // The room the invitations name: where it comes from, or that there is none.
     expect((await admin(env, "bookings", "hours")).stdout).toContain(
       "Room: none: each invitation says you will send the link (set --meeting-url, or --meeting jitsi)",

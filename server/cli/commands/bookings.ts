@@ -66,6 +66,7 @@ prints the result. Calls booked already stay where they are.
                      BOOKING_TIMEZONE, else the owner profile's zone, else UTC
   --mon … --sun H    a day's hours: "10:00-13:00, 14:00-17:00", or "off"
   --length MIN       a call's length in minutes (10 to 240)
+  --first-call F     "free" or "paid": what the site says of a first call
   --buffer MIN       minutes kept free after each call (0 to 240)
   --notice HOURS     how long before a call it can be booked at the latest
   --horizon DAYS     how far ahead calls can be booked (1 to 365)
@@ -77,7 +78,7 @@ prints the result. Calls booked already stay where they are.
   --json             print the settings as JSON`,
     // The usage line shows a few of them; each takes a value.
     options: Object.fromEntries(
-      "zone tue wed thu fri sat sun buffer notice horizon daily-max meeting meeting-url"
+      "zone tue wed thu fri sat sun first-call buffer notice horizon daily-max meeting meeting-url"
         .split(" ")
         .map((name) => [name, { type: "string" as const }]),
     ),

@@ -9,6 +9,7 @@ import {
   cancelBookingRequestSchema,
   weekdayNames,
 } from "../../../contract/bookings.ts";
+import { plural } from "../../../contract/plural.ts";
 import { momentLabel } from "../../../contract/time-zones.ts";
 import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
 import { createBookingsRepository } from "../../bookings/repository.ts";
@@ -176,6 +177,13 @@ function changedAvailability(values: Values, current: Availability): Availabilit
   }
   const number = (name: string) => option(values, name, (text) => digits(text, name));
   next.callMinutes = number("length") ?? next.callMinutes;
+  const firstCall = option(values, "first-call", (text) => text.trim().toLowerCase());
+  if (firstCall !== undefined) {
+    if (firstCall !== "free" && firstCall !== "paid") {
+      throw usageError(`--first-call: say "free" or "paid", not "${firstCall}".`);
+    }
+    next.firstCallFree = firstCall === "free";
+  }
   next.bufferMinutes = number("buffer") ?? next.bufferMinutes;
   next.noticeHours = number("notice") ?? next.noticeHours;
   next.horizonDays = number("horizon") ?? next.horizonDays;
@@ -233,8 +241,9 @@ function availabilityText(
     `Time zone: ${ownerZone}${availability.timeZone ? "" : " (the default)"}`,
     "Hours:",
     ...days,
-    `Calls: ${availability.callMinutes} minutes, ${availability.bufferMinutes} minutes free after each`,
-    `Notice: ${availability.noticeHours} hours; up to ${availability.horizonDays} days ahead`,
+    `Calls: ${plural(availability.callMinutes, "minute")}, ${plural(availability.bufferMinutes, "minute")} free after each`,
+    `First call: ${availability.firstCallFree ? "free" : "paid"}`,
+    `Notice: ${plural(availability.noticeHours, "hour")}; up to ${plural(availability.horizonDays, "day")} ahead`,
     `Most calls a day: ${availability.dailyMax ?? "no limit"}`,
     `Dates off: ${availability.datesOff.join(", ") || "none"}`,
     `Room: ${room}`,
