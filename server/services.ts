@@ -265,10 +265,15 @@ export async function startServices({
   // A notification mail's links act as the owner, and the hourly retention deletes, unsigned.
   const unsigned = ownerConsole.actor(null);
   const ownerActions = moderationActions(moderation, engagement);
-  const owner = notifications.attach(store, unsigned, {
-    approve: async (actor, id) => (await ownerActions.approve(actor, id)) === "approved",
-    delete: async (actor, id) => (await ownerActions.remove(actor, id)) === "deleted",
-  });
+  const owner = notifications.attach(
+    store,
+    unsigned,
+    {
+      approve: async (actor, id) => (await ownerActions.approve(actor, id)) === "approved",
+      delete: async (actor, id) => (await ownerActions.remove(actor, id)) === "deleted",
+    },
+    bookings.ownerZone,
+  );
   const suppressions = createSuppressions(store, addressKey, { clock: mailClock });
   const fillSubscribers = () => suppressions.fillDigests(["subscribers"]);
   const newsletter = createNewsletter(store, config, cookieSecret, fillSubscribers);

@@ -28,6 +28,8 @@ export type ActionRouteDeps = {
   /** The actor of actions with no console session, whose line a link's action writes. */
   unsigned: OwnerActor;
   act: CommentActions;
+  /** When a comment was written, in the owner's zone. */
+  written: (comment: NotifiedComment) => Promise<string>;
 };
 
 const actions: Record<
@@ -78,8 +80,13 @@ const refusals: Record<Exclude<TokenState, "valid">, { status: number; page: Act
 };
 
 /** The comment's text, escaped, and where it was written. */
-function commentHtml(comment: NotifiedComment, title: string, siteUrl: string): string {
-  return `<p class="meta"><strong>${escapeHtml(comment.userName)}</strong> on <a href="${escapeHtml(postUrl(siteUrl, comment.postId))}">${escapeHtml(title)}</a>, ${escapeHtml(comment.createdAt.slice(0, 16).replace("T", " "))} UTC</p>
+function commentHtml(
+  comment: NotifiedComment,
+  title: string,
+  siteUrl: string,
+  written: string,
+): string {
+  return `<p class="meta"><strong>${escapeHtml(comment.userName)}</strong> on <a href="${escapeHtml(postUrl(siteUrl, comment.postId))}">${escapeHtml(title)}</a>, ${escapeHtml(written)}</p>
 <blockquote>${escapeHtml(comment.content)}</blockquote>`;
 }
 
@@ -102,7 +109,7 @@ class Refused extends Error {
  */
 export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
   app,
-  { store, tokens, titles, siteUrl, unsigned, act },
+  { store, tokens, titles, siteUrl, unsigned, act, written },
 ) => {
   const siteOrigin = new URL(siteUrl).origin;
 
@@ -134,7 +141,7 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
     const title = titles.get(comment.postId) ?? comment.postId;
     return send(reply, 200, {
       title: words.question,
-      body: `${commentHtml(comment, title, siteUrl)}
+      body: `${commentHtml(comment, title, siteUrl, await written(comment))}
 <form method="post" action="/owner/comments/${named.id}/${named.action}">
 ${hidden("token", token)}
 <button type="submit"${named.action === "delete" ? ' class="danger"' : ""}>${words.button}</button>

@@ -30,6 +30,7 @@ describe("the owner's digest", () => {
       userName: "Asha",
       createdAt: "2030-03-04T13:05:00.000Z",
     },
+    written: "Monday 4 March 2030, 13:05 (UTC)",
     state: "created",
     postTitle: "Why does soap lather less in hard water?",
     postUrl: "https://engage.example/science/soap",

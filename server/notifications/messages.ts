@@ -3,7 +3,7 @@ import { plural } from "../../contract/plural.ts";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { CommentAction } from "../db/schema.ts";
 import { dayMs } from "../lib/time.ts";
-import { laidOut, mailTime, oneLine, quoted } from "../outbox/mail-layout.ts";
+import { laidOut, oneLine, quoted } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import { actionLinkLifetimeMs } from "./action-tokens.ts";
 
@@ -17,6 +17,8 @@ import { actionLinkLifetimeMs } from "./action-tokens.ts";
 
 export type NoticeEntry = {
   comment: NotifiedComment;
+  /** When it was written, in the owner's zone (`momentLabel`). */
+  written: string;
   state: CommentState;
   postTitle: string;
   postUrl: string;
@@ -48,7 +50,7 @@ function entryHtml(entry: NoticeEntry): string {
       return `<a href="${escapeHtml(href)}" style="display:inline-block;margin:0 8px 8px 0;background:${action === "delete" ? "#7f1d1d" : "#22c55e"};color:${action === "delete" ? "#fee2e2" : "#0b0f14"};font-weight:600;text-decoration:none;padding:8px 16px;border-radius:8px">${actionLabels[action]}…</a>`;
     })
     .join("");
-  return `<p style="margin:0 0 8px"><strong style="color:#f8fafc">${escapeHtml(comment.userName)}</strong> on <a href="${escapeHtml(entry.postUrl)}" style="color:#22c55e">${escapeHtml(entry.postTitle)}</a>, ${escapeHtml(mailTime(comment.createdAt))}${entry.state === "held" ? ' <strong style="color:#fbbf24">(awaiting approval)</strong>' : ""}</p>
+  return `<p style="margin:0 0 8px"><strong style="color:#f8fafc">${escapeHtml(comment.userName)}</strong> on <a href="${escapeHtml(entry.postUrl)}" style="color:#22c55e">${escapeHtml(entry.postTitle)}</a>, ${escapeHtml(entry.written)}${entry.state === "held" ? ' <strong style="color:#fbbf24">(awaiting approval)</strong>' : ""}</p>
 <div style="margin:0 0 12px;padding:12px 16px;border-left:3px solid #22c55e;background:#0b0f14;white-space:pre-wrap;word-break:break-word;color:#e2e8f0">${escapeHtml(comment.content)}</div>
 ${links ? `<p style="margin:0 0 20px">${links}</p>` : ""}`;
 }
@@ -58,7 +60,7 @@ function entryText(entry: NoticeEntry): string {
   const links = (Object.keys(entry.links) as CommentAction[])
     .map((action) => `${actionLabels[action]}: ${entry.links[action]}`)
     .join("\n");
-  return `${comment.userName} on "${entry.postTitle}", ${mailTime(comment.createdAt)}${entry.state === "held" ? " (awaiting approval)" : ""}
+  return `${comment.userName} on "${entry.postTitle}", ${entry.written}${entry.state === "held" ? " (awaiting approval)" : ""}
 ${entry.postUrl}
 
 ${quoted(comment.content)}

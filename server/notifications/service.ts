@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { momentLabel } from "../../contract/time-zones.ts";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { Config } from "../config.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
@@ -88,10 +89,18 @@ export function createNotifications(
      * the open store. `act` approves or deletes a comment, as the mails' links
      * ask (docs/decisions/011-owner-notifications.md).
      */
-    attach(store: Store, unsigned: OwnerActor, act: CommentActions) {
+    attach(
+      store: Store,
+      unsigned: OwnerActor,
+      act: CommentActions,
+      /** The owner's zone (the Bookings hours'), which the mails and link pages give times in. */
+      ownerZone: () => Promise<string>,
+    ) {
       const tokens = createActionTokens(store, clock);
       const { siteUrl } = config;
-      const routes: ActionRouteDeps = { store, tokens, titles, siteUrl, unsigned, act };
+      const written = async (comment: NotifiedComment) =>
+        momentLabel(Date.parse(comment.createdAt), await ownerZone());
+      const routes: ActionRouteDeps = { store, tokens, titles, siteUrl, unsigned, act, written };
       /**
        * The owner's mails for the outbox worker: `comment_notice` (one comment) and
        * `comment_digest` (every comment of the hour, claimed as one batch). The
@@ -107,6 +116,7 @@ export function createNotifications(
         links.delete = await link("delete");
         return {
           comment,
+          written: await written(comment),
           state,
           postTitle: titles.get(comment.postId) ?? comment.postId,
           postUrl: postUrl(siteUrl, comment.postId),

@@ -102,6 +102,7 @@ const notice = {
     content: `See ${longLink} for the whole story.`,
     createdAt: "2026-11-30T10:00:00.000Z",
   },
+  written: "Monday 30 November 2026, 15:30 (Asia / Kolkata, GMT+5:30)",
   state: "held" as const,
   postTitle: "Why Wi-Fi slows down through walls",
   postUrl: `${siteUrl}/science/wifi`,

@@ -112,7 +112,8 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
   mailingApp(
     backend,
     {
-      env: { OWNER_EMAIL: owner },
+      // The owner's zone (the Bookings hours' default), which the mails give times in.
+      env: { OWNER_EMAIL: owner, BOOKING_TIMEZONE: "Asia/Kolkata" },
       mail: { clock: clock.now },
       logger,
     },
@@ -145,6 +146,9 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
     );
     const text = mail.parsed.text ?? "";
     expect(text).toContain('Asha on "How does Wi-Fi carry data through the air?"');
+    // When, in the owner's zone, not UTC's.
+    expect(text).toMatch(/", \w+day \d+ \w+ \d{4}, \d\d:\d\d \(Asia \/ Kolkata, GMT\+5:30\)\n/);
+    expect(text).not.toContain("UTC");
     expect(text).toContain("http://ewe.test/science/wifi");
     expect(text).toContain("> Does 6 GHz go through walls?\n> Asking for a friend.");
     // No approve link: nothing is held on this site.
@@ -180,6 +184,9 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
       expect(page.headers["cache-control"]).toBe("no-store");
       const document = dom(page.body);
       expect(document.querySelector("h1")?.textContent).toBe("Delete this comment?");
+      expect(document.querySelector(".meta")?.textContent).toMatch(
+        /\(Asia \/ Kolkata, GMT\+5:30\)$/,
+      );
       expect(document.querySelector("blockquote")?.textContent).toBe(
         "Is a <cheap> multimeter good enough for a car battery?",
       );
