@@ -51,3 +51,18 @@ describe("an edition's links", () => {
     expect(html).toMatch(/<img [^>]*alt="" src="https:\/\/ewe\.test\/og\/x\.png">/);
   });
 });
+
+describe("an edition named by its slug", () => {
+  it("is not found, and the file with .md is offered", () => {
+    writeFileSync(
+      path.join(folder, "05-first-week.md"),
+      "---\nsubject: A first week\n---\nHello.\n",
+    );
+    const slug = path.join(folder, "05-first-week");
+    expect(() => readEdition(slug, "https://ewe.test")).toThrow(
+      `There is no file ${slug}. Did you mean ${slug}.md?`,
+    );
+    const none = path.join(folder, "06-none");
+    expect(() => readEdition(none, "https://ewe.test")).toThrow(/^There is no file .*06-none\.$/);
+  });
+});

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { convert } from "html-to-text";
 import MarkdownIt from "markdown-it";
@@ -49,7 +49,16 @@ export function readEdition(file: string, siteUrl: string): Edition {
     source = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new EditionError(`There is no file ${file}.`, true);
+    if (code === "ENOENT") {
+      // An edition named by its slug ("04-first-week"): the file the owner likely meant.
+      const meant = [`${file}.md`, path.join("newsletter", `${path.basename(file)}.md`)].find(
+        (candidate) => !file.toLowerCase().endsWith(".md") && existsSync(candidate),
+      );
+      throw new EditionError(
+        `There is no file ${file}.${meant ? ` Did you mean ${meant}?` : ""}`,
+        true,
+      );
+    }
     if (code === "EISDIR") {
       throw new EditionError(`${file} is a folder: name the edition's .md file in it.`, true);
     }

@@ -32,7 +32,7 @@ record). Exit code 3 when there is no such comment.`,
   {
     name: "comments pending",
     usage: "[--json]",
-    summary: "comments waiting for your approval (MODERATION=first or all)",
+    summary: "comments waiting for your approval (held by MODERATION, links or the filter)",
     help: `Lists the comments that wait for your approval, oldest first, as
 tab-separated columns: id, post, created_at, name, comment, reply_to (the
 comment a reply answers). Only their writers
