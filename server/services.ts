@@ -235,8 +235,12 @@ export async function startServices({
     moderation,
     clock: mailClock,
   });
-  const enquiries = createEnquiries({ ...formDeps("enquiry form timing"), spam: spam.filter });
   const bookings = createBookings(formDeps("booking form timing"));
+  const enquiries = createEnquiries({
+    ...formDeps("enquiry form timing"),
+    spam: spam.filter,
+    ownerZone: bookings.ownerZone,
+  });
   // The site on the Fediverse (docs/fediverse.md): Fedify loads on first use.
   const fediverse = createFediverse({
     store,

@@ -5,7 +5,6 @@ import {
   detailsHtml,
   detailsText,
   laidOut,
-  mailTime,
   markedLink,
   messageBox,
   oneLine,
@@ -32,6 +31,8 @@ type EnquiryMailContext = {
   serviceTitle: string;
   /** OWNER_EMAIL, else CONTACT_EMAIL: where the sender's replies go. */
   ownerAddress: string;
+  /** The owner's zone (the Bookings hours'), which the owner's copy gives the time in. */
+  ownerZone?: string;
 };
 
 /** What the sender gave, as the owner's mail and the form's review page list it. */
@@ -76,7 +77,7 @@ export function ownerNoticeMail(
     : "";
   const details: [string, string][] = [
     ...enquiryDetails(enquiry, context.serviceTitle),
-    ["Sent", mailTime(enquiry.createdAt)],
+    ["Sent", momentLabel(Date.parse(enquiry.createdAt), context.ownerZone ?? "UTC")],
   ];
   const link = consoleUrl(context.siteUrl);
   return laidOut({

@@ -52,9 +52,11 @@ export function createEnquiries(
     >;
     /** The comment form's classifier; without it, enquiries meet the rules alone. */
     spam?: Pick<SpamFilter, "isJunk">;
+    /** The owner's zone (the Bookings hours'), for the owner's copy; else UTC. */
+    ownerZone?: () => Promise<string>;
   },
 ) {
-  const { store, config, services, formTokens, spam, clock = () => new Date() } = deps;
+  const { store, config, services, formTokens, spam, ownerZone, clock = () => new Date() } = deps;
   const repository: EnquiriesRepository = createEnquiriesRepository(store, clock);
   const { serviceTitle, toEnquiry } = enquiryReader(services);
   const form = ownerForm("enquiries", "enquiry sender address", deps);
@@ -72,7 +74,8 @@ export function createEnquiries(
       if (!payload || !row.email) return { outcome: "failed", reason: "a malformed notification" };
       const enquiry = await repository.get(payload.enquiryId, db);
       if (!enquiry) return { outcome: "cancelled", reason: "the enquiry was deleted" };
-      return ownerNoticeMail(row.email, enquiry, context(enquiry), payload.likelyJunk === true);
+      const zoned = { ...context(enquiry), ownerZone: await ownerZone?.() };
+      return ownerNoticeMail(row.email, enquiry, zoned, payload.likelyJunk === true);
     },
     async enquiry_ack(row, db) {
       const payload = parseEnquiryPayload(row.payload);

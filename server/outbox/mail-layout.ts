@@ -41,9 +41,6 @@ export const detailsText = (details: [string, string][]) =>
 export const messageBox = (text: string) =>
   `<div style="margin:0 0 16px;padding:12px 16px;border-left:3px solid #22c55e;background:#0b0f14;white-space:pre-wrap;word-break:break-word;color:#e2e8f0">${escapeHtml(text)}</div>`;
 
-/** A time as the mails print it: "2026-12-02 06:53 UTC". */
-export const mailTime = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
-
 /** What someone wrote, quoted in plain text: every line after "> ". */
 export function quoted(text: string): string {
   return text
