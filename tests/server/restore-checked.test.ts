@@ -4,7 +4,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Migrator } from "kysely/migration";
 import { expect, it } from "vitest";
-import { commentsResponseSchema } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import { openStore } from "../../server/db/store.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -196,6 +196,12 @@ it("names the comments and subscribers deleted since the backup, which it brings
   const at = { ...adminEnv(site), ...env };
   await site.visitor().comment("soap", "erase me later");
   await site.visitor().comment("soap", "kept");
+  // Kept as spam when the backup was taken, and deleted since: back, but not for readers.
+  const junk = json(
+    await site.visitor().comment("soap", "cheap watches here", "Spammer"),
+    commentResponseSchema,
+  ).comment.id;
+  expect((await admin(at, "comments", "spam", String(junk))).code).toBe(0);
   await requestSubscription(site, "leaving@example.org");
   await requestSubscription(site, "staying@example.org");
   await requestSubscription(site, "back@example.org");
@@ -206,6 +212,7 @@ it("names the comments and subscribers deleted since the backup, which it brings
     commentsResponseSchema,
   ).comments;
   expect((await admin(at, "comments", "delete", String(erased?.id))).code).toBe(0);
+  expect((await admin(at, "comments", "delete", String(junk))).code).toBe(0);
   expect((await admin(at, "subscribers", "remove", "leaving@example.org")).code).toBe(0);
   // Gone and back since, under a new id: still there.
   expect((await admin(at, "subscribers", "remove", "back@example.org")).code).toBe(0);
@@ -216,6 +223,9 @@ it("names the comments and subscribers deleted since the backup, which it brings
   expect(run.code).toBe(0);
   expect(run.stdout).toContain(
     `1 comment the backup holds was deleted since, in the database it replaced (by its writer, or by you): restored, it is on the site again. Delete again each that was not deleted by mistake (\`comments delete ID\`), above all a reader's who asked for it:\n  ${erased?.id}  ${erased?.userName}\n`,
+  );
+  expect(run.stdout).toContain(
+    `1 comment the backup holds was deleted since, in the database it replaced (by its writer, or by you): restored, it is kept again as held or spam, which readers do not see. Delete again each that was not deleted by mistake (\`comments delete ID\`), above all a reader's who asked for it:\n  ${junk}  Spammer\n`,
   );
   expect(run.stdout).toContain(
     "1 subscriber the backup holds was unsubscribed or removed since, in the database it replaced: restored, it is mailed the newsletter again. Before the start, remove each that did not leave by mistake (`subscribers remove EMAIL`):\n  leaving@example.org\n",

@@ -148,9 +148,15 @@ const callLines = (calls: RestoredCall[]) =>
   calls.map((call) => `\n  ${call.id}  ${call.start}  ${call.name}`).join("");
 
 /** What a restore compares, by what it knows a row (an address resubscribed since is still there). */
+/** `shown`: whether a row restored is seen again (a comment held or kept as spam is not). */
 const sinceKinds = {
-  comments: { table: "science_comments", key: "id", said: "id || '  ' || user_name" },
-  subscribers: { table: "subscribers", key: "lower(email)", said: "email" },
+  comments: {
+    table: "science_comments",
+    key: "id",
+    said: "id || '  ' || user_name",
+    shown: "status = 'published' and deleted_at is null",
+  },
+  subscribers: { table: "subscribers", key: "lower(email)", said: "email", shown: "1" },
 } as const;
 
 /**
@@ -161,8 +167,8 @@ function deletedSince(
   backup: DatabaseSync,
   replacedFile: string,
   kind: keyof typeof sinceKinds,
-): string[] {
-  const { table, key, said } = sinceKinds[kind];
+): { said: string; shown: boolean }[] {
+  const { table, key, said, shown } = sinceKinds[kind];
   using replaced = new DatabaseSync(replacedFile, { readOnly: true });
   try {
     const last = replaced.prepare("select seq from sqlite_sequence where name = ?").get(table) as
@@ -175,9 +181,13 @@ function deletedSince(
         .map((row) => String(row.key)),
     );
     const rows = backup
-      .prepare(`select ${key} as key, ${said} as said from ${table} where id <= ? order by id`)
+      .prepare(
+        `select ${key} as key, ${said} as said, ${shown} as shown from ${table} where id <= ? order by id`,
+      )
       .all(last?.seq ?? 0);
-    return rows.filter((row) => !kept.has(String(row.key))).map((row) => String(row.said));
+    return rows
+      .filter((row) => !kept.has(String(row.key)))
+      .map((row) => ({ said: String(row.said), shown: Boolean(row.shown) }));
   } catch {
     return []; // Not one of the site's databases: nothing to compare.
   }
@@ -265,13 +275,19 @@ async function readyRestored(
   using db = new DatabaseSync(incoming);
   db.exec("pragma journal_mode = delete");
   if (replaced) {
-    const comments = deletedSince(db, replaced, "comments");
-    if (comments.length > 0) {
+    const deleted = deletedSince(db, replaced, "comments");
+    for (const shown of [true, false]) {
+      const comments = deleted.filter((comment) => comment.shown === shown).map((c) => c.said);
+      if (comments.length === 0) continue;
+      const one = comments.length === 1;
+      const now = shown
+        ? `${one ? "it is" : "they are"} on the site again`
+        : `${one ? "it is" : "they are"} kept again as held or spam, which readers do not see`;
       said.push(
-        `${plural(comments.length, "comment")} the backup holds ${comments.length === 1 ? "was" : "were"} deleted since, in the database it replaced (by ${comments.length === 1 ? "its" : "their"} writer, or by you): restored, ${comments.length === 1 ? "it is" : "they are"} on the site again. Delete again each that was not deleted by mistake (\`comments delete ID\`), above all a reader's who asked for it:${comments.map((c) => `\n  ${c}`).join("")}`,
+        `${plural(comments.length, "comment")} the backup holds ${one ? "was" : "were"} deleted since, in the database it replaced (by ${one ? "its" : "their"} writer, or by you): restored, ${now}. Delete again each that was not deleted by mistake (\`comments delete ID\`), above all a reader's who asked for it:${comments.map((c) => `\n  ${c}`).join("")}`,
       );
     }
-    const subscribers = deletedSince(db, replaced, "subscribers");
+    const subscribers = deletedSince(db, replaced, "subscribers").map((s) => s.said);
     if (subscribers.length > 0) {
       said.push(
         `${plural(subscribers.length, "subscriber")} the backup holds ${subscribers.length === 1 ? "was" : "were"} unsubscribed or removed since, in the database it replaced: restored, ${subscribers.length === 1 ? "it is" : "they are"} mailed the newsletter again. Before the start, remove each that did not leave by mistake (\`subscribers remove EMAIL\`):${subscribers.map((s) => `\n  ${s}`).join("")}`,
