@@ -113,6 +113,8 @@ const pairWeight = 0.5;
 const offeringWeight = 0.6;
 /** The home page points to the writing in a line a piece: its passages weigh this much against the piece's own. */
 const homeWeight = 0.5;
+/** How far down the results an answer is looked for: the first that holds enough of the question. */
+const judgedMax = 20;
 /** Further sources score at least this share of the best. */
 const furtherShare = 0.35;
 /**
@@ -326,7 +328,7 @@ export function loadIndex(json: string): AssistantIndex {
     // ("What is a DPF?" after the pressure cooker: an injection passage's "pressure").
     const judge = (results: SearchResult[], enough = coverageMin, forService = false) =>
       results
-        .slice(0, topic.length > 0 ? 1 : pairsRanked)
+        .slice(0, topic.length > 0 ? 1 : judgedMax)
         .find((result) => result.score >= scoreMin && answers(result, enough, forService)) ?? null;
 
     const answers = (top: SearchResult, enough: number, forService: boolean) => {
@@ -370,9 +372,13 @@ export function loadIndex(json: string): AssistantIndex {
     if (!top) return { known: false };
     const best = passages[top.id] as Passage;
     const sources = [best];
+    // Further pages hold enough of the question too: not those that only scored on a
+    // common word of it above the answer ("work" of "Do you work with startups?").
+    const forService = service !== null;
     for (const result of results) {
       if (sources.length >= 3 || result.score < top.score * furtherShare) break;
       if (result === top) continue;
+      if (!answers(result, forService ? serviceCoverageMin : coverageMin, forService)) continue;
       const passage = passages[result.id] as Passage;
       if (!sources.some((source) => source.page === passage.page)) sources.push(passage);
     }

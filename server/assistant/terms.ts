@@ -174,9 +174,13 @@ for (const [short, long] of synonyms) {
   phrasesByFirst.set(first, [...(phrasesByFirst.get(first) ?? []), { short, stems }]);
 }
 
+/** Units a figure is written with, whose one or two letters alone say nothing ("800 V"). */
+const units = new Set("v kv w kw kwh wh a ah hz khz mhz ghz bar nm mm cm km kg rpm".split(" "));
+
 /**
  * A text's words as MiniSearch takes them (before `processTerm`), with the
- * abbreviation of every long form it spells out added ("fuel cell" adds "fc").
+ * abbreviation of every long form it spells out added ("fuel cell" adds "fc"),
+ * and every figure with its unit as one word ("800 V" adds "800v").
  */
 export function tokenizeWithAbbreviations(text: string): string[] {
   const words = tokenize(text);
@@ -186,6 +190,8 @@ export function tokenizeWithAbbreviations(text: string): string[] {
     for (const { short, stems: long } of phrasesByFirst.get(first) ?? []) {
       if (long.every((w, offset) => stems[at + offset] === w)) added.add(short);
     }
+    const unit = words[at + 1];
+    if (/^\d+$/.test(first) && unit && units.has(unit)) added.add(`${first}${unit}`);
   });
   return [...words, ...added];
 }

@@ -1082,6 +1082,9 @@ describe("the index, asked as readers ask", () => {
     // A start-up is a startup, not a start.
     expect(termsOf("start-ups")).toEqual(termsOf("startup"));
     expect(best("How is a pressure cooker safe?").heading).toBe("Safety");
+    // A figure and its unit are one thing: 800 V is not an 800 t press.
+    expect(termsOf("800 V")).toContain("800v");
+    expect(best("Why is 800 V better?").page).toBe("/technical/ev-intro");
     expect(best("Do you work with startups?").text).toMatch(/\bstart-up\b/);
   });
 
