@@ -35,6 +35,7 @@ import { startBounceMailbox } from "./newsletter/bounce-mailbox.ts";
 import { createListHealth } from "./newsletter/list-health.ts";
 import { createEditionSchedules, startEditionSchedules } from "./newsletter/schedules.ts";
 import { createNewsletter } from "./newsletter/service.ts";
+import type { CommentActions } from "./notifications/compose.ts";
 import { createNotifications } from "./notifications/service.ts";
 import { withMailFiles } from "./outbox/mail-files.ts";
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
@@ -139,8 +140,7 @@ export async function startServices({
   }
   const writerKeys = createWriterKeys(cookieSecret);
   const addressKey = suppressionKey(cookieSecret);
-  // The owner's notifications and the readers' reply mails (docs/product.md,
-  // "Reply mails") keep the outbox's time (tests move it).
+  // The owner's notifications and readers' reply mails keep the outbox's time (tests move it).
   const mailClock = mail.clock ?? (() => new Date());
   const notifications = createNotifications(config, { clock: mailClock, titles: items.science });
   const replies = {
@@ -269,15 +269,11 @@ export async function startServices({
   // A notification mail's links act as the owner, and the hourly retention deletes, unsigned.
   const unsigned = ownerConsole.actor(null);
   const ownerActions = moderationActions(moderation, engagement);
-  const owner = notifications.attach(
-    store,
-    unsigned,
-    {
-      approve: async (actor, id) => (await ownerActions.approve(actor, id)) === "approved",
-      delete: async (actor, id) => (await ownerActions.remove(actor, id)) === "deleted",
-    },
-    bookings.ownerZone,
-  );
+  const act: CommentActions = {
+    approve: async (actor, id) => (await ownerActions.approve(actor, id)) === "approved",
+    delete: async (actor, id) => (await ownerActions.remove(actor, id)) === "deleted",
+  };
+  const owner = notifications.attach(store, unsigned, act, bookings.ownerZone);
   const suppressions = createSuppressions(store, addressKey, { clock: mailClock });
   const fillSubscribers = () => suppressions.fillDigests(["subscribers"]);
   const newsletter = createNewsletter(store, config, cookieSecret, fillSubscribers);
