@@ -212,6 +212,8 @@ export const bookingSchema = z.object({
   cancelMessage: z.string().nullable(),
   /** How many times the reader moved the call from their mail's link. */
   moves: z.number().int(),
+  /** How many times the owner moved it. */
+  ownerMoves: z.number().int(),
   createdAt: timestampSchema,
 });
 export type Booking = z.infer<typeof bookingSchema>;
@@ -239,6 +241,29 @@ export const cancelBookingRequestSchema = z.strictObject({
     .default(""),
 });
 
+/** The most characters of the reason the owner gives for moving a call: one line of the mail. */
+export const moveReasonMax = 200;
+
+export const moveBookingRequestSchema = z.strictObject({
+  /** One of the times `GET /admin/bookings/:id/times` lists. */
+  start: z.iso.datetime({ offset: true, message: "Choose one of the free times." }),
+  reason: z
+    .string()
+    .trim()
+    .max(moveReasonMax, `A reason is at most ${moveReasonMax} characters.`)
+    .refine(
+      (text) => !/[\r\n]/.test(text) && hasNoControlOrDirectionCharacters(text),
+      "A reason is one line, without control or text-direction characters.",
+    )
+    .default(""),
+});
+
+/** The times the owner may move a call to: the readers' grid, without the notice or the daily maximum. */
+export const moveTimesResponseSchema = z.object({
+  ownerZone: z.string(),
+  starts: z.array(timestampSchema),
+});
+
 export const feedResponseSchema = z.object({ url: z.string() });
 
 /** Calls still booked per week (from Monday, UTC), by when they take place, for the Overview. */
@@ -264,6 +289,15 @@ export type BookingEndpoints = {
   "POST /admin/bookings/:id/cancel": {
     params: { id: number };
     body: z.input<typeof cancelBookingRequestSchema>;
+    response: { booking: Booking };
+  };
+  "GET /admin/bookings/:id/times": {
+    params: { id: number };
+    response: Out<typeof moveTimesResponseSchema>;
+  };
+  "POST /admin/bookings/:id/move": {
+    params: { id: number };
+    body: z.input<typeof moveBookingRequestSchema>;
     response: { booking: Booking };
   };
   "POST /admin/bookings/feed": { response: Out<typeof feedResponseSchema> };

@@ -200,7 +200,7 @@ export function dateKey(instant: Date | number, zone: string): string {
 }
 
 /** "Monday 30 March 2026": a day as a heading, in `zone`. */
-function dayLabel(instant: Date | number, zone: string): string {
+export function dayLabel(instant: Date | number, zone: string): string {
   return formatter(zone, "day", { weekday: "long", day: "numeric", month: "long", year: "numeric" })
     .formatToParts(instant)
     .filter((part) => part.type !== "literal")

@@ -5,7 +5,7 @@ import ical, {
   ICalCalendarMethod,
   ICalEventStatus,
 } from "ical-generator";
-import type { StoredBooking } from "./repository.ts";
+import type { StoredBooking } from "./stored.ts";
 
 /**
  * A booked call as its mails carry it to calendars and mail programs: the

@@ -16,16 +16,16 @@ import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { type Call, calendarFile, invitation, thread } from "./calendar-file.ts";
 import { notMadeMail, parseNotMade } from "./not-made.ts";
 import { type bookingMailKinds, type CancelledCall, parseBookingPayload } from "./queued-mails.ts";
-import type { BookingsRepository, LinkToken, StoredBooking } from "./repository.ts";
+import type { BookingsRepository } from "./repository.ts";
+import type { LinkToken, StoredBooking } from "./stored.ts";
 
 /**
- * The mails of a booked call (docs/product.md, "Book a call"): the
- * invitation to each side with its `.ics` (METHOD:REQUEST to the reader, PUBLISH
- * to the owner who organises it; the booking's UID, SEQUENCE raised on each change,
- * times in UTC), the cancellation (METHOD:CANCEL) and the reminders. The reader's address is not confirmed,
- * so their mails carry nothing they typed (not the name, not the note): the
- * form must not carry a stranger's words to someone else's inbox. The
- * owner's mails carry it all, as text.
+ * The mails of a booked call (docs/product.md, "Book a call"): the invitation to each side
+ * with its `.ics` (METHOD:REQUEST to the reader, PUBLISH to the owner who organises it; the
+ * booking's UID, SEQUENCE raised on each change, times in UTC), the cancellation
+ * (METHOD:CANCEL) and the reminders. The reader's address is not confirmed, so their mails
+ * carry nothing they typed (not the name, not the note): the form must not carry a
+ * stranger's words to someone else's inbox. The owner's mails carry it all, as text.
  */
 
 export type BookingMailContext = {
@@ -109,13 +109,15 @@ function readerLinks(siteUrl: string, token: string) {
   };
 }
 
-/** The reader's invitation: the time in both zones, the room, and the links to move or cancel it. */
+/** The reader's invitation: the time in both zones, the room, its links, and who moved it. */
 export function readerInvitationMail(
   booking: StoredBooking,
   token: string,
   context: BookingMailContext,
-  update: boolean,
+  ownerMove?: { reason: string | null },
 ): OutgoingMail {
+  const update = booking.sequence > 0;
+  const reason = ownerMove?.reason ? `: ${ownerMove.reason}` : ".";
   const details: [string, string][] = [
     ...times(booking, context, false),
     ["About", context.serviceTitle],
@@ -127,9 +129,11 @@ export function readerInvitationMail(
     to: booking.email,
     subject: subjectOf(context),
     footer: links.footer,
-    lead: update
-      ? "Your call has moved. The new time:"
-      : "You're booked. Accept the invitation attached to put the call in your calendar:",
+    lead: ownerMove
+      ? `${oneLine(`${context.ownerName} moved your call${reason}`)}\n\nThe new time:`
+      : update
+        ? "Your call has moved. The new time:"
+        : "You're booked. Accept the invitation attached to put the call in your calendar:",
     html: `${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
 ${links.html}`,
@@ -143,6 +147,12 @@ ${links.text}`,
   });
 }
 
+const ownerLeads = {
+  booked: "A reader booked a call.",
+  reader: "A reader moved their call to a new time.",
+  owner: "You moved this call to a new time; the reader is sent the new invitation.",
+};
+
 /**
  * The owner's invitation: who, about what, their note, and Reply-To the reader. Its
  * calendar copy (`calendar`) only while no calendar feed stands: a calendar shows an event
@@ -152,7 +162,7 @@ export function ownerInvitationMail(
   to: string,
   booking: StoredBooking,
   context: BookingMailContext,
-  update: boolean,
+  update: false | "reader" | "owner",
   calendar = true,
 ): OutgoingMail {
   const details: [string, string][] = [
@@ -169,7 +179,7 @@ export function ownerInvitationMail(
     to,
     subject: subjectOf(context, booking),
     footer,
-    lead: update ? "A reader moved their call to a new time." : "A reader booked a call.",
+    lead: ownerLeads[update || "booked"],
     html: `${detailsHtml(details)}
 ${note}
 ${consoleLink(context.siteUrl).html}`,
@@ -341,13 +351,14 @@ export function bookingComposers({
       const mailContext = await context(booking.service);
       if (payload.to === "owner") {
         const fed = (await feedTokenHash(db)) !== null;
-        return ownerInvitationMail(row.email, booking, mailContext, booking.sequence > 0, !fed);
+        const change = payload.ownerMove ? "owner" : booking.sequence > 0 ? "reader" : false;
+        return ownerInvitationMail(row.email, booking, mailContext, change, !fed);
       }
       // A row queued before the links' token was made again as each mail goes carries it:
       // one still queued at the upgrade, or from a restored backup (decision 043).
       const token = row.token ?? (await tokenOf(booking, db));
       if (!token) return { outcome: "failed", reason: "an invitation without its links" };
-      return readerInvitationMail(booking, token, mailContext, booking.sequence > 0);
+      return readerInvitationMail(booking, token, mailContext, payload.ownerMove);
     },
     async booking_cancellation(row, db) {
       const payload = parseBookingPayload(row.payload);

@@ -1,8 +1,10 @@
 import type { Availability, Booking } from "../../contract/bookings.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
+import { dayMs } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
-import type { StoredBooking } from "./repository.ts";
+import { freeStarts } from "./availability.ts";
 import type { Bookings } from "./service.ts";
+import type { StoredBooking } from "./stored.ts";
 
 /**
  * How the owner reads a booking: with its service's title and how often it was
@@ -13,14 +15,31 @@ export function toBooking(
   bookings: Pick<Bookings, "serviceTitle">,
   { uid: _uid, sequence, visitorId: _visitor, ...rest }: StoredBooking,
 ): Booking {
-  const moves = rest.status === "cancelled" ? Math.max(0, sequence - 1) : sequence;
+  const changes = rest.status === "cancelled" ? Math.max(0, sequence - 1) : sequence;
+  const moves = changes - rest.ownerMoves;
   return { ...rest, moves, serviceTitle: bookings.serviceTitle(rest.service) };
 }
 
 const feedUrl = (siteUrl: string, token: string) => `${siteUrl}/book/feed/${token}.ics`;
 
 /** What the owner's actions need of the bookings: the server's service, or the command line's. */
-type BookingDesk = Pick<Bookings, "repository" | "serviceTitle" | "ownerEmail" | "woken" | "clock">;
+type BookingDesk = Pick<
+  Bookings,
+  "repository" | "serviceTitle" | "ownerEmail" | "woken" | "clock" | "ownerZone"
+>;
+
+/** Why the owner may not move a call to a time. */
+type MoveRefusal = "not_found" | "cancelled" | "begun" | "same" | "not_free" | "taken" | "changed";
+
+/** What the console and the command line tell the owner of a move refused, but "not_found". */
+export const moveRefusals: Record<Exclude<MoveRefusal, "not_found">, string> = {
+  cancelled: "That call was cancelled; it cannot be moved.",
+  begun: "That call has begun or is over; it can no longer be moved.",
+  same: "The call is at that time already.",
+  not_free: "That time is not one of the free times; choose one from the list.",
+  taken: "That time was taken a moment ago, or your hours changed; choose another.",
+  changed: "The reader moved or cancelled the call meanwhile; look at it again.",
+};
 
 /**
  * The owner's actions on bookings, the same from the console and from the
@@ -31,7 +50,73 @@ type BookingDesk = Pick<Bookings, "repository" | "serviceTitle" | "ownerEmail" |
  */
 export function bookingActions(desk: BookingDesk, siteUrl: string) {
   const { repository } = desk;
+  /**
+   * The times the owner may move `call` to: the grid the readers see, less the calls booked
+   * (with their buffers) and the call's own time, but neither the notice nor the daily maximum.
+   */
+  const timesFor = async (call: Pick<StoredBooking, "start">, hours: Availability) => {
+    const now = desk.clock().getTime();
+    const own = Date.parse(call.start);
+    const taken = (await repository.taken(new Date(now - dayMs))).filter((t) => t.start !== own);
+    const availability = { ...hours, noticeHours: 0, dailyMax: null };
+    const zone = await desk.ownerZone();
+    return freeStarts({ availability, zone, now, taken }).filter((start) => start !== own);
+  };
+  /** The booked call `id` if it may still be moved, else why not. */
+  const movable = async (id: number): Promise<StoredBooking | MoveRefusal> => {
+    const found = await repository.get(id);
+    if (!found) return "not_found";
+    if (found.status !== "booked") return "cancelled";
+    return Date.parse(found.start) <= desk.clock().getTime() ? "begun" : found;
+  };
   return {
+    /** The times the owner may move call `id` to, in order (ISO, UTC), with the owner's zone. */
+    async moveTimes(id: number) {
+      const call = await movable(id);
+      if (typeof call === "string") return call;
+      const starts = await timesFor(call, await repository.availability());
+      return {
+        ownerZone: await desk.ownerZone(),
+        starts: starts.map((start) => new Date(start).toISOString()),
+      };
+    },
+
+    /**
+     * Moves a booked call to one of `moveTimes`, as the reader's move does (the same UID,
+     * SEQUENCE one higher, the moved invitation to both sides, the reader's with one line
+     * saying the owner moved it and `reason` when given), the reader's links working still
+     * and their allowance of moves untouched. "taken" when a reader took the time first,
+     * "changed" when the call was moved or cancelled meanwhile.
+     */
+    async move(
+      by: OwnerActor,
+      id: number,
+      startIso: string,
+      reason: string,
+    ): Promise<Booking | MoveRefusal> {
+      const call = await movable(id);
+      if (typeof call === "string") return call;
+      const start = Date.parse(startIso);
+      if (start === Date.parse(call.start)) return "same";
+      const hours = await repository.availability();
+      if (!(await timesFor(call, hours)).includes(start)) return "not_free";
+      const moved = await repository.moveByOwner(
+        id,
+        call.sequence,
+        {
+          start: new Date(start),
+          end: new Date(start + hours.callMinutes * 60_000),
+          ownerEmail: desk.ownerEmail,
+          hours,
+          reason: reason || null,
+        },
+        (trx) => by.audit("booking move", `booking ${id}`, trx),
+      );
+      if (typeof moved === "string") return moved;
+      desk.woken();
+      return toBooking(desk, moved);
+    },
+
     /**
      * Cancels a call with a message to the reader; both calendars hear of it.
      * A call that has begun is "begun": a cancellation would come too late.

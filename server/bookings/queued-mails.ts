@@ -45,6 +45,8 @@ const bookingMailPayload = z.object({
    * booking was deleted meanwhile (its reader asked for it from "Your data").
    */
   call: cancelledCall.optional().catch(undefined),
+  /** An invitation after the owner moved the call: their reason, if they gave one. */
+  ownerMove: z.object({ reason: z.string().nullable() }).optional().catch(undefined),
 });
 type BookingMailPayload = z.infer<typeof bookingMailPayload>;
 
@@ -75,7 +77,7 @@ type Call = { id: number; email: string; start: Date; sequence: number };
 const payloadOf = (
   { id, sequence }: { id: number; sequence: number },
   to: "reader" | "owner",
-  more: Pick<BookingMailPayload, "hoursBefore" | "call"> = {},
+  more: Pick<BookingMailPayload, "hoursBefore" | "call" | "ownerMove"> = {},
 ) => JSON.stringify({ bookingId: id, to, sequence, ...more } satisfies BookingMailPayload);
 
 /** The reminder `hours` before the call to both sides, due at `due`. */
@@ -99,18 +101,21 @@ function remindersAhead(now: Date, call: Call, ownerEmail: string | undefined): 
 
 /**
  * The invitations and the reminders still ahead. No row holds the reader's
- * links: mails.ts makes them again as each mail goes (repository.ts, `linkTokens`).
+ * links: mails.ts makes them again as each mail goes (stored.ts, `linkTokens`).
+ * After the owner's move (`reason` given, null or not), the invitations say so.
  */
 export async function queueInvitations(
   trx: Db,
   now: Date,
   booking: Call,
   ownerEmail: string | undefined,
+  { reason }: { reason?: string | null } = {},
 ) {
+  const ownerMove = reason === undefined ? {} : { ownerMove: { reason } };
   const invitations = recipientsOf(booking.email, ownerEmail).map(([to, email]) => ({
     kind: "booking_invitation" as const,
     email,
-    payload: payloadOf(booking, to),
+    payload: payloadOf(booking, to, ownerMove),
   }));
   await enqueue(trx, now.toISOString(), [
     ...invitations,

@@ -1,60 +1,20 @@
-import { createHmac, randomBytes } from "node:crypto";
-import type { Selectable } from "kysely";
+import { randomBytes } from "node:crypto";
 import type { Availability } from "../../contract/bookings.ts";
 import { transact } from "../db/owner-actor.ts";
-import type { BookingsTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
-import { keyFor, tokenDigest } from "../lib/tokens.ts";
+import { tokenDigest } from "../lib/tokens.ts";
 import { bookingLimits, type ConnectionFull, type DayLimit } from "./limits.ts";
 import { forgetNotMade } from "./not-made.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
 import { createBookingSettings } from "./settings-repository.ts";
+import { type BookingRow, type LinkToken, type StoredBooking, toStored } from "./stored.ts";
 
 /**
  * Where bookings live (docs/product.md, "Book a call"): a booking is written
  * in one transaction with every mail it causes (queued-mails.ts), and a
  * cancellation or a move drops the mails still queued in its own.
  */
-
-type BookingRow = Selectable<BookingsTable>;
-
-/** A booking as the site works with it: times as ISO strings, the columns camel-cased. */
-function toStored(row: BookingRow) {
-  return {
-    id: row.id,
-    start: toIso(row.starts_at),
-    end: toIso(row.ends_at),
-    name: row.name,
-    email: row.email,
-    service: row.service,
-    note: row.note,
-    readerZone: row.reader_zone,
-    status: row.status,
-    uid: row.uid,
-    sequence: Number(row.sequence),
-    meetingUrl: row.meeting_url,
-    cancelledBy: row.cancelled_by,
-    cancelMessage: row.cancel_message,
-    visitorId: row.visitor_id,
-    createdAt: toIso(row.created_at),
-  };
-}
-export type StoredBooking = ReturnType<typeof toStored>;
-
-/** The token of a call's links at one of its sequences (docs/decisions/043-bookings.md). */
-export type LinkToken = (call: { uid: string; sequence: number }) => string;
-
-/**
- * The reader's links' token, made from the site's secret, the call's UID and
- * its sequence: every mail about the call makes it again, so none waits in the
- * outbox, and a move or a cancellation, which raise the sequence, spends it.
- */
-export function linkTokens(secret: string): LinkToken {
-  const key = keyFor(secret, "booking links");
-  return ({ uid, sequence }) =>
-    createHmac("sha256", key).update(`${uid} ${sequence}`).digest("base64url");
-}
 
 type NewBooking = {
   start: Date;
@@ -83,6 +43,9 @@ type NewBooking = {
   hours: Availability;
 };
 
+/** A call's new time, checked against the owner's hours `hours`. */
+type Move = { start: Date; end: Date; ownerEmail: string | undefined; hours: Availability };
+
 export function createBookingsRepository(store: Store, clock: () => Date = () => new Date()) {
   const { db } = store;
   const settings = createBookingSettings(store, clock);
@@ -101,6 +64,47 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       }
       return deleted;
     });
+  }
+
+  /**
+   * The call at its new time and sequence, if it is still booked at `current.sequence` (else
+   * undefined: moved or cancelled meanwhile); with a token, the reader's (a new one), without,
+   * the owner's move, which keeps the reader's and counts itself.
+   */
+  const movedRow = (
+    trx: Db,
+    current: { id: number; sequence: number | string },
+    move: Move,
+    to: { sequence: number; token_hash?: string },
+  ) =>
+    trx
+      .updateTable("bookings")
+      .set((eb) => ({
+        starts_at: move.start.toISOString(),
+        ends_at: move.end.toISOString(),
+        ...to,
+        ...(to.token_hash === undefined ? { owner_moves: eb("owner_moves", "+", 1) } : {}),
+        updated_at: clock().toISOString(),
+      }))
+      .where("id", "=", current.id)
+      .where("sequence", "=", Number(current.sequence))
+      .where("status", "=", "booked")
+      .returningAll()
+      .executeTakeFirst();
+
+  /** A moved call's mails: what was queued for it goes, the new invitations and reminders come. */
+  async function moved(trx: Db, row: BookingRow, move: Move, how: { reason?: string | null }) {
+    const booking = toStored(row);
+    await dropQueued(trx, booking.id);
+    const { id, email, sequence } = booking;
+    await queueInvitations(
+      trx,
+      clock(),
+      { id, email, start: move.start, sequence },
+      move.ownerEmail,
+      how,
+    );
+    return booking;
   }
 
   const limits = bookingLimits(store, clock);
@@ -182,56 +186,56 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      * Moves a booking to a new time by its links' token, which is spent: the
      * new invitation (the same UID, SEQUENCE one higher) carries the next.
      * "taken" when another reader holds that start, or its day is full (the
-     * call itself not counted); undefined when the token is not known (used,
-     * or the call cancelled).
+     * call itself not counted), or the owner moved the call since the time was
+     * checked against it at `seen`, its sequence then; undefined when the token
+     * is not known (used, or the call cancelled).
      */
     async reschedule(
       token: string,
-      move: {
-        start: Date;
-        end: Date;
-        ownerEmail: string | undefined;
-        links: LinkToken;
-        day: DayLimit;
-        hours: Availability;
-      },
+      seen: number,
+      move: Move & { links: LinkToken; day: DayLimit },
     ): Promise<StoredBooking | "taken" | undefined> {
       return orTaken(move.hours, async (trx) => {
         const current = await trx
           .selectFrom("bookings")
-          .select(["id", "uid", "sequence"])
+          .select(["id", "uid", "sequence", "owner_moves"])
           .where("token_hash", "=", tokenDigest(token))
           .where("status", "=", "booked")
           .executeTakeFirst();
         if (!current) return undefined;
+        if (Number(current.sequence) !== seen) return "taken";
         if (await limits.dayFull(trx, move.start, move.day, current.id)) return "taken";
+        const ownerMoves = Number(current.owner_moves);
         const sequence = Number(current.sequence) + 1;
-        const row = await trx
-          .updateTable("bookings")
-          .set({
-            starts_at: move.start.toISOString(),
-            ends_at: move.end.toISOString(),
-            sequence,
-            token_hash: tokenDigest(move.links({ uid: current.uid, sequence })),
-            updated_at: clock().toISOString(),
-          })
-          .where("id", "=", current.id)
-          // Moved or cancelled by another request meanwhile: the token is spent.
-          .where("sequence", "=", current.sequence)
-          .where("status", "=", "booked")
-          .returningAll()
-          .executeTakeFirst();
-        if (!row) return undefined;
-        const booking = toStored(row);
-        await dropQueued(trx, booking.id);
-        await queueInvitations(
-          trx,
-          clock(),
-          { id: booking.id, email: booking.email, start: move.start, sequence },
-          move.ownerEmail,
-        );
-        return booking;
+        const next = tokenDigest(move.links({ uid: current.uid, sequence, ownerMoves }));
+        const row = await movedRow(trx, current, move, { sequence, token_hash: next });
+        // Cancelled by another request meanwhile, or moved by the reader (the token is spent),
+        // or by the owner, whose time stands: taken.
+        if (!row) return (await repository.byToken(token, trx)) ? "taken" : undefined;
+        return moved(trx, row, move, {});
       });
+    },
+
+    /**
+     * The owner's move of a booked call (server/bookings/owner-actions.ts), in one transaction
+     * with `alongside` (its line of the audit trail): the reader's links stay as they are, and
+     * the reader's invitation says the owner moved it, and why (`reason`). "taken" as a
+     * reader's move; "changed" when the call was moved or cancelled since it was read at
+     * `sequence`.
+     */
+    async moveByOwner(
+      id: number,
+      sequence: number,
+      move: Move & { reason: string | null },
+      alongside: (trx: Db) => Promise<void>,
+    ): Promise<StoredBooking | "taken" | "changed"> {
+      const done = await orTaken(move.hours, async (trx) => {
+        const row = await movedRow(trx, { id, sequence }, move, { sequence: sequence + 1 });
+        if (!row) return "changed" as const;
+        await alongside(trx);
+        return moved(trx, row, move, { reason: move.reason });
+      });
+      return done;
     },
 
     /**

@@ -9,13 +9,9 @@ import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation
 import { earliestStart, freeStarts, type Taken } from "./availability.ts";
 import { type BookingMailContext, bookingComposers } from "./mails.ts";
 import { type NotMade, tellNotMade } from "./not-made.ts";
-import {
-  type BookingsRepository,
-  createBookingsRepository,
-  linkTokens,
-  type StoredBooking,
-} from "./repository.ts";
+import { type BookingsRepository, createBookingsRepository } from "./repository.ts";
 import { ownerZoneIn } from "./settings-repository.ts";
+import { linkTokens, type StoredBooking } from "./stored.ts";
 
 /**
  * Booking a call (docs/product.md, "Book a call"): the free times, the checks
@@ -124,8 +120,9 @@ export function createBookings(
   const begun = (booking: Pick<StoredBooking, "start">) =>
     Date.parse(booking.start) <= clock().getTime();
 
-  /** Whether a call has been moved as often as its links may move it. */
-  const movedEnough = (booking: Pick<StoredBooking, "sequence">) => booking.sequence >= movesMax;
+  /** Whether a call has been moved as often as its links may move it (the owner's moves aside). */
+  const movedEnough = (booking: Pick<StoredBooking, "sequence" | "ownerMoves">) =>
+    booking.sequence - booking.ownerMoves >= movesMax;
 
   const refuse = (refusal: FormRefusal): BookOutcome => ({ outcome: "refused", refusal });
 
@@ -298,7 +295,7 @@ export function createBookings(
       if (!freeNow.includes(start)) {
         return { outcome: offered(availability, start) ? "taken" : "not_offered" };
       }
-      const moved = await repository.reschedule(token, {
+      const moved = await repository.reschedule(token, current.sequence, {
         start: new Date(start),
         end: new Date(start + availability.callMinutes * 60_000),
         ownerEmail: ownerMail,

@@ -52,6 +52,7 @@ import { eventsByComment } from "./migrations/055-events-by-comment.ts";
 import { outboxByAge } from "./migrations/056-outbox-by-age.ts";
 import { readerDayZones } from "./migrations/057-reader-day-zones.ts";
 import { notMadeByDigest } from "./migrations/058-not-made-by-digest.ts";
+import { ownerMoves } from "./migrations/059-owner-moves.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -126,5 +127,6 @@ export function migrations(
     "056_outbox_by_age": outboxByAge(),
     "057_reader_day_zones": readerDayZones(),
     "058_not_made_by_digest": notMadeByDigest(),
+    "059_owner_moves": ownerMoves(),
   };
 }

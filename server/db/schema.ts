@@ -122,6 +122,8 @@ export type BookingsTable = {
   /** The invitation's UID; `sequence` rises with each change. */
   uid: string;
   sequence: Defaulted<number>;
+  /** How many of the changes `sequence` counts were the owner's moves (migration 059). */
+  owner_moves: Defaulted<number>;
   meeting_url: Maybe<string>;
   /** SHA-256 of the token of the reader's cancel and reschedule links; null once spent. */
   token_hash: Maybe<string>;

@@ -243,7 +243,11 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "bookings",
     ...byId,
-    columnsLeftOut: { network_hash: networkDigest },
+    columnsLeftOut: {
+      network_hash: networkDigest,
+      owner_moves:
+        "how many moves were the owner's: a call moved in counts them as its reader's (decision 071)",
+    },
     // A time is booked once (the partial index bookings_one_per_time).
     unique: [
       taken("uid"),

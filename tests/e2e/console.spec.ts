@@ -5,7 +5,8 @@ import { DatabaseSync } from "node:sqlite";
 import type { Page } from "@playwright/test";
 import { commentResponseSchema } from "../../contract/api.ts";
 import { assistantResponseSchema } from "../../contract/assistant.ts";
-import { slotsResponseSchema } from "../../contract/bookings.ts";
+import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
+import { momentLabel } from "../../contract/time-zones.ts";
 import { suppressionKey } from "../../server/lib/mailbox.ts";
 import { projectRoot } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
@@ -881,25 +882,32 @@ test("health shows the settings with secrets masked, and the Fediverse messages 
   await expect(page.getByRole("row", { name: /SITE_URL/ })).toContainText(site);
 });
 
-test("bookings: a call with the reader's note, the availability saved or refused, a cancellation with a message; the screen is axe clean", async ({
-  visitor,
-}) => {
-  const [start = ""] = slotsResponseSchema.parse(
-    await (await fetch(`${site}/api/bookings/slots`)).json(),
-  ).starts;
+/** The free times readers are offered now. */
+const freeTimes = async () =>
+  slotsResponseSchema.parse(await (await fetch(`${site}/api/bookings/slots`)).json()).starts;
+
+/** A reader in Kolkata books the call at `start` as `name`, with `note`. */
+async function bookCall(start: string, name: string, note = "") {
   const booked = await fetch(`${site}/api/bookings`, {
     method: "POST",
     headers: { origin: site, "content-type": "application/json" },
     body: JSON.stringify({
       start,
-      name: "Meera Iyer",
-      email: "meera@example.org",
+      name,
+      email: `${name.split(" ")[0]?.toLowerCase()}@example.org`,
       service: "dfmea",
-      note: "A second look at the detection ratings of our pump's seal.",
+      note,
       zone: "Asia/Kolkata",
     }),
   });
   expect(booked.status).toBe(201);
+}
+
+test("bookings: a call with the reader's note, the availability saved or refused, a cancellation with a message; the screen is axe clean", async ({
+  visitor,
+}) => {
+  const [start = ""] = await freeTimes();
+  await bookCall(start, "Meera Iyer", "A second look at the detection ratings of our pump's seal.");
   const page = await ownerPage(visitor, own, "/admin/bookings");
   await expect(page.getByRole("heading", { name: "Bookings", level: 1 })).toBeVisible();
   // The keyboard's first stop skips the nav's links, as on the reading pages: the
@@ -1018,6 +1026,53 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await card.getByRole("button", { name: "Delete the booking of Meera Iyer" }).press("Enter");
   await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).press("Enter");
   await expect(page.getByText("No calls ahead.")).toBeFocused();
+});
+
+test("bookings: the owner moves a call by keyboard in a dialog of the free times, with a reason; the list shows the new time", async ({
+  visitor,
+}) => {
+  const starts = await freeTimes();
+  await bookCall(starts[2] ?? "", "Arjun Rao");
+  const page = await ownerPage(visitor, own, "/admin/bookings");
+  const card = page.getByRole("article", { name: "Call with Arjun Rao" });
+  const moveButton = card.getByRole("button", { name: "Move the call with Arjun Rao" });
+  await moveButton.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("alertdialog", { name: "Move the call with Arjun Rao" });
+  const time = dialog.getByLabel(/^New time/);
+  await expect(time).toBeVisible();
+  // Escape closes it, and the focus goes back to Move; nothing moved.
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(moveButton).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(time).toBeVisible();
+  // The focus stays in the dialog however far the keyboard goes.
+  for (let step = 0; step < 6; step += 1) {
+    await page.keyboard.press("Tab");
+    expect(await dialog.evaluate((box) => box.contains(document.activeElement))).toBe(true);
+  }
+  expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
+  const target = starts[5] ?? "";
+  await time.focus();
+  await time.selectOption(target);
+  await dialog.getByLabel(/^Why/).fill("A workshop in Pune runs over");
+  await dialog.getByRole("button", { name: "Move the call" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(dialog).toBeHidden();
+  await expect(page.getByText("Moved the call with Arjun Rao")).toBeVisible();
+  await expect(card).toContainText("moved by you once");
+  const shown = JSON.parse(ownerCli(own, "bookings", "list", "--json")) as {
+    name: string;
+    start: string;
+  }[];
+  expect(shown.find((call) => call.name === "Arjun Rao")?.start).toBe(target);
+  const { ownerZone } = bookingsResponseSchema.parse(
+    await (await page.request.get(`${site}/api/admin/bookings`)).json(),
+  );
+  await expect(card.getByRole("heading")).toHaveText(
+    `${momentLabel(Date.parse(target), ownerZone)} · Arjun Rao`,
+  );
 });
 
 test("a save the server fails says that nothing was changed, and nothing was", async ({

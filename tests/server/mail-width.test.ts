@@ -7,7 +7,7 @@ import {
   reminderMail,
 } from "../../server/bookings/mails.ts";
 import { notMadeMail } from "../../server/bookings/not-made.ts";
-import type { StoredBooking } from "../../server/bookings/repository.ts";
+import type { StoredBooking } from "../../server/bookings/stored.ts";
 import { renderComment } from "../../server/comments/markdown.ts";
 import { replyConfirmationMail, replyMail } from "../../server/comments/reply-mails.ts";
 import { signInLinkMail } from "../../server/console/sign-in-mail.ts";
@@ -74,6 +74,7 @@ const call: StoredBooking = {
   status: "booked",
   uid: "booking.0123456789abcdef01234567@engage-with-engineer.example",
   sequence: 0,
+  ownerMoves: 0,
   meetingUrl: "https://meet.jit.si/EngageWithEngineer-q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfH",
   cancelledBy: null,
   cancelMessage: null,
@@ -142,10 +143,10 @@ const mails: [string, OutgoingMail][] = [
     }),
   ],
   ["the console's sign-in link", signInLinkMail({ to: "owner@example.com", token, siteUrl })],
-  ["a booked call's invitation", readerInvitationMail(call, token, callContext, false)],
+  ["a booked call's invitation", readerInvitationMail(call, token, callContext)],
   [
     "the owner's copy of a booked call",
-    ownerInvitationMail("o@example.com", call, callContext, true),
+    ownerInvitationMail("o@example.com", call, callContext, "reader"),
   ],
   ["a call's cancellation", cancellationMail(call.email, "reader", cancelled, callContext)],
   [

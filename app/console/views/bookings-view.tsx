@@ -18,6 +18,7 @@ import {
   When,
 } from "../ui.tsx";
 import { AvailabilityForm, type Shared } from "./availability-form.tsx";
+import { MoveCall } from "./move-call.tsx";
 
 /** One call: when (in the owner's zone and the reader's), with whom, about what, and the note. */
 function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Shared) {
@@ -51,6 +52,9 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
           {booking.moves > 0
             ? `, moved by the reader ${booking.moves === 1 ? "once" : `${booking.moves} times`}`
             : ""}
+          {booking.ownerMoves > 0
+            ? `, moved by you ${booking.ownerMoves === 1 ? "once" : `${booking.ownerMoves} times`}`
+            : ""}
         </p>
       </header>
       <Facts>
@@ -68,6 +72,9 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
         </p>
       ) : null}
       <div className="mt-4 flex flex-wrap gap-2">
+        {booked && start > Date.now() ? (
+          <MoveCall booking={booking} ownerZone={ownerZone} changed={changed} />
+        ) : null}
         {booked && start > Date.now() ? (
           <ConfirmButton
             label="Cancel the call"

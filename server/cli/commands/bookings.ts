@@ -3,7 +3,7 @@ import { group } from "../command.ts";
 const handlers = () => import("../handlers/bookings.ts");
 
 /**
- * `bookings list|show|cancel|delete|hours|feed` (docs/product.md, "Book a
+ * `bookings list|show|cancel|move|delete|hours|feed` (docs/product.md, "Book a
  * call"): the console's Bookings screen for scripts and for when the console
  * cannot be reached. Every change is audited.
  */
@@ -42,6 +42,23 @@ such booked call, 1 when the call has begun.
   --message TEXT   a few words to the reader, in the cancellation mail
   --yes            cancel without asking
   --json           print the cancelled booking as JSON`,
+  },
+  {
+    name: "bookings move",
+    usage: "ID --to TIME [--reason TEXT] [--json]",
+    summary: "move a call to another free time; the reader is sent the new invitation",
+    help: `Moves a call still ahead to one of its free times: those readers see, but
+you may ignore the notice and the daily maximum. The reader is mailed the moved
+invitation (same event, new time) with a line saying you moved it, and your
+reason; their links keep working, and your moves do not count against theirs.
+Exit code 2 when the time is not free (the reason and the nearest free times
+are printed), 3 when there is no such booking, 1 when the call has begun, was
+cancelled, or was moved by its reader meanwhile.
+
+  --to TIME       2026-12-09T10:00 in your zone, or with an offset
+                  (2026-12-09T10:00Z, 2026-12-09T10:00+01:00)
+  --reason TEXT   one line to the reader, at most 200 characters
+  --json          print the moved booking as JSON`,
   },
   {
     name: "bookings delete",

@@ -7,11 +7,12 @@ import {
   availabilitySchema,
   type Booking,
   cancelBookingRequestSchema,
+  moveBookingRequestSchema,
   weekdayNames,
 } from "../../../contract/bookings.ts";
 import { plural } from "../../../contract/plural.ts";
-import { momentLabel } from "../../../contract/time-zones.ts";
-import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
+import { instantOf, momentLabel } from "../../../contract/time-zones.ts";
+import { bookingActions, moveRefusals, toBooking } from "../../bookings/owner-actions.ts";
 import { createBookingsRepository } from "../../bookings/repository.ts";
 import { ownerZoneIn } from "../../bookings/settings-repository.ts";
 import { enquiryReader } from "../../enquiries/owner-actions.ts";
@@ -34,15 +35,16 @@ import { listed, printedJson } from "../table.ts";
  */
 async function bookingsOf({ store, config }: CommandContext) {
   const repository = createBookingsRepository(await store());
+  const ownerZone = async () =>
+    ownerZoneIn(await repository.availability(), config.bookingTimeZone);
   const desk = {
     repository,
     serviceTitle: enquiryReader(loadServiceTitles()).serviceTitle,
     ownerEmail: config.OWNER_EMAIL ?? config.contactEmail,
     woken: () => {},
     clock: () => new Date(),
+    ownerZone,
   };
-  const ownerZone = async () =>
-    ownerZoneIn(await repository.availability(), config.bookingTimeZone);
   return { repository, desk, ownerZone, actions: bookingActions(desk, config.siteUrl) };
 }
 
@@ -124,6 +126,59 @@ export async function bookingsCancel(context: CommandContext) {
   if (!printedJson(context, cancelled)) {
     context.stdout.write(
       `Cancelled call ${id}; ${cancelled.name} and you are sent the cancellation.\n`,
+    );
+  }
+}
+
+/** `--to`: a time with its offset, or a wall time in the owner's `zone`; null when it is neither. */
+function moveTarget(text: string, zone: string): string | null {
+  if (moveBookingRequestSchema.shape.start.safeParse(text).success) {
+    return new Date(text).toISOString();
+  }
+  const wall = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/.exec(text.trim());
+  if (!wall) return null;
+  const [year, month, day, hour, minute] = wall.slice(1).map(Number) as number[];
+  const date = { year: year ?? 0, month: month ?? 0, day: day ?? 0 };
+  const instant = instantOf(date, (hour ?? 0) * 60 + (minute ?? 0), zone);
+  if (instant === null || Number.isNaN(instant)) return null;
+  const back = new Date(instant).toISOString();
+  return back;
+}
+
+export async function bookingsMove(context: CommandContext) {
+  const id = bookingId(context);
+  const { values } = context;
+  if (typeof values.to !== "string") throw usageError("Say when with --to 2026-12-09T10:00.");
+  const { actions, ownerZone } = await bookingsOf(context);
+  const zone = await ownerZone();
+  const start = moveTarget(values.to, zone);
+  if (!start) {
+    throw usageError(
+      `--to takes a time such as 2026-12-09T10:00 (in ${zone}) or one with its offset, not "${values.to}".`,
+    );
+  }
+  const request = moveBookingRequestSchema.safeParse({ start, reason: values.reason ?? "" });
+  if (!request.success) {
+    throw usageError(request.error.issues.map((issue) => issue.message).join(" "));
+  }
+  const moved = await actions.move(context.actor, id, start, request.data.reason);
+  if (moved === "not_found") throw new AdminError(noBooking(id), exitCodes.notFound);
+  if (moved === "not_free" || moved === "same") {
+    const times = await actions.moveTimes(id);
+    const near =
+      typeof times === "string"
+        ? []
+        : times.starts
+            .filter((free) => Math.abs(Date.parse(free) - Date.parse(start)) < 2 * 86_400_000)
+            .slice(0, 6)
+            .map((free) => `  ${momentLabel(Date.parse(free), zone)}`);
+    const list = near.length > 0 ? `\nFree times near it:\n${near.join("\n")}` : "";
+    throw usageError(`${moveRefusals[moved]}${list}`);
+  }
+  if (typeof moved === "string") throw new AdminError(moveRefusals[moved]);
+  if (!printedJson(context, moved)) {
+    context.stdout.write(
+      `Moved call ${id} to ${momentLabel(Date.parse(moved.start), zone)}; ${moved.name} and you are sent the new invitation.\n`,
     );
   }
 }

@@ -10,9 +10,11 @@ import {
   bookingWeeksResponseSchema,
   cancelBookingRequestSchema,
   feedResponseSchema,
+  moveBookingRequestSchema,
+  moveTimesResponseSchema,
 } from "../../../contract/bookings.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
-import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
+import { bookingActions, moveRefusals, toBooking } from "../../bookings/owner-actions.ts";
 import { type ConsoleContext, noContent, requireFreshSignIn, route } from "./context.ts";
 
 /**
@@ -78,6 +80,36 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
         throw notFound("There is no such booked call; it may be cancelled already.");
       if (booking === "begun")
         throw new ApiError(409, "conflict", "That call has begun; it can no longer be cancelled.");
+      return { booking };
+    },
+  );
+
+  const noCall = "There is no such booking.";
+  app.get(
+    "/bookings/:id/times",
+    route("The times a booked call may be moved to, in order", moveTimesResponseSchema, {
+      params: rowIdParamsSchema,
+    }),
+    async (request) => {
+      const times = await actions.moveTimes(request.params.id);
+      if (times === "not_found") throw notFound(noCall);
+      if (typeof times === "string") throw new ApiError(409, "conflict", moveRefusals[times]);
+      return times;
+    },
+  );
+
+  app.post(
+    "/bookings/:id/move",
+    route(
+      "Move a booked call to one of its free times; the reader is sent the moved invitation",
+      z.object({ booking: bookingSchema }),
+      { params: rowIdParamsSchema, body: moveBookingRequestSchema },
+    ),
+    async (request) => {
+      const { start, reason } = request.body;
+      const booking = await actions.move(actor(request), request.params.id, start, reason);
+      if (booking === "not_found") throw notFound(noCall);
+      if (typeof booking === "string") throw new ApiError(409, "conflict", moveRefusals[booking]);
       return { booking };
     },
   );

@@ -1,0 +1,95 @@
+import { useEffect, useState } from "react";
+import { type Booking, moveReasonMax } from "../../../contract/bookings.ts";
+import { dateKey, dayLabel, timeLabel, zoneName } from "../../../contract/time-zones.ts";
+import { useConsoleData } from "../console-api.ts";
+import { useRefusal } from "../refusal.tsx";
+import { ConfirmButton, fieldClass, Input, inputClass, Loading } from "../ui.tsx";
+import type { Shared } from "./availability-form.tsx";
+
+/** The times a call may move to, in the owner's zone, a group per day; the first chosen. */
+function FreeTimes({
+  id,
+  ownerZone,
+  value,
+  onChange,
+}: {
+  id: number;
+  ownerZone: string;
+  value: string;
+  onChange: (start: string) => void;
+}) {
+  const { loaded } = useConsoleData("GET /admin/bookings/:id/times", { params: { id } });
+  const first = loaded.state === "ready" ? (loaded.data.starts[0] ?? "") : "";
+  useEffect(() => {
+    if (first && !value) onChange(first);
+  }, [first, value, onChange]);
+  return (
+    <Loading loaded={loaded}>
+      {({ starts }) => {
+        if (starts.length === 0) {
+          return <p className="mt-4 text-sm text-slate-300">No free time to move it to.</p>;
+        }
+        const days = Map.groupBy(starts, (start) => dateKey(Date.parse(start), ownerZone));
+        return (
+          <label className={`${fieldClass} mt-4`}>
+            New time ({zoneName(ownerZone)})
+            <select
+              value={value}
+              onChange={(event) => onChange(event.target.value)}
+              className={inputClass}
+            >
+              {[...days.values()].map((times) => (
+                <optgroup key={times[0]} label={dayLabel(Date.parse(times[0] ?? ""), ownerZone)}>
+                  {times.map((start) => (
+                    <option key={start} value={start}>
+                      {timeLabel(Date.parse(start), ownerZone)}
+                    </option>
+                  ))}
+                </optgroup>
+              ))}
+            </select>
+          </label>
+        );
+      }}
+    </Loading>
+  );
+}
+
+/**
+ * The owner's move of a call (docs/console.md, "Bookings"): a dialog with the times it may
+ * move to and a reason for the reader; the list shows the new time once it is moved.
+ */
+export function MoveCall({ booking, ownerZone, changed }: { booking: Booking } & Shared) {
+  const [start, setStart] = useState("");
+  const [reason, setReason] = useState("");
+  const refusal = useRefusal(["reason"]);
+  return (
+    <ConfirmButton
+      label="Move"
+      ariaLabel={`Move the call with ${booking.name}`}
+      title={`Move the call with ${booking.name}`}
+      description={`${booking.name} is mailed the moved invitation, saying you moved it and why; their links keep working.`}
+      confirmLabel="Move the call"
+      dismissLabel="Keep the time"
+      tone="primary"
+      call={[
+        "POST /admin/bookings/:id/move",
+        { params: { id: booking.id }, body: { start, reason } },
+      ]}
+      done={`Moved the call with ${booking.name}`}
+      after={changed}
+      refusal={refusal}
+    >
+      <FreeTimes id={booking.id} ownerZone={ownerZone} value={start} onChange={setStart} />
+      <Input
+        label="Why (optional, for the reader)"
+        maxLength={moveReasonMax}
+        value={reason}
+        onChange={setReason}
+        className="mt-4"
+        {...refusal.field("reason")}
+      />
+      <div className="mt-2">{refusal.problem}</div>
+    </ConfirmButton>
+  );
+}
