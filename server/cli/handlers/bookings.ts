@@ -11,7 +11,7 @@ import {
   weekdayNames,
 } from "../../../contract/bookings.ts";
 import { plural } from "../../../contract/plural.ts";
-import { instantOf, momentLabel } from "../../../contract/time-zones.ts";
+import { instantOf, momentLabel, wallTime } from "../../../contract/time-zones.ts";
 import { bookingActions, moveRefusals, toBooking } from "../../bookings/owner-actions.ts";
 import { createBookingsRepository } from "../../bookings/repository.ts";
 import { ownerZoneIn } from "../../bookings/settings-repository.ts";
@@ -132,17 +132,23 @@ export async function bookingsCancel(context: CommandContext) {
 
 /** `--to`: a time with its offset, or a wall time in the owner's `zone`; null when it is neither. */
 function moveTarget(text: string, zone: string): string | null {
-  if (moveBookingRequestSchema.shape.start.safeParse(text).success) {
-    return new Date(text).toISOString();
-  }
-  const wall = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/.exec(text.trim());
+  const time = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/i;
+  const wall = time.exec(text.trim());
   if (!wall) return null;
-  const [year, month, day, hour, minute] = wall.slice(1).map(Number) as number[];
-  const date = { year: year ?? 0, month: month ?? 0, day: day ?? 0 };
-  const instant = instantOf(date, (hour ?? 0) * 60 + (minute ?? 0), zone);
+  if (wall[8]) {
+    const instant = Date.parse(text.trim().replace(" ", "T").toUpperCase());
+    return Number.isNaN(instant) ? null : new Date(instant).toISOString();
+  }
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0] = wall.slice(1, 6).map(Number);
+  const instant = instantOf({ year, month, day }, hour * 60 + minute, zone);
   if (instant === null || Number.isNaN(instant)) return null;
-  const back = new Date(instant).toISOString();
-  return back;
+  // A date or time the calendar or the zone's clocks do not have (31 February, a skipped hour).
+  const back = wallTime(instant, zone);
+  const same =
+    [back.year, back.month, back.day, back.hour, back.minute].join() ===
+    wall.slice(1, 6).map(Number).join();
+  const seconds = Number(wall[6]?.slice(1) ?? 0);
+  return same && seconds === 0 ? new Date(instant).toISOString() : null;
 }
 
 export async function bookingsMove(context: CommandContext) {
