@@ -96,14 +96,13 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
   async function moved(trx: Db, row: BookingRow, move: Move, how: { reason?: string | null }) {
     const booking = toStored(row);
     await dropQueued(trx, booking.id);
-    const { id, email, sequence } = booking;
-    await queueInvitations(
-      trx,
-      clock(),
-      { id, email, start: move.start, sequence },
-      move.ownerEmail,
-      how,
-    );
+    const call = {
+      id: booking.id,
+      email: booking.email,
+      start: move.start,
+      sequence: booking.sequence,
+    };
+    await queueInvitations(trx, clock(), call, move.ownerEmail, how);
     return booking;
   }
 

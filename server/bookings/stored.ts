@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import type { Selectable } from "kysely";
-import type { BookingsTable } from "../db/schema.ts";
+import type { BookingsTable } from "../db/schema-bookings.ts";
 import { toIso } from "../lib/time.ts";
 import { keyFor } from "../lib/tokens.ts";
 

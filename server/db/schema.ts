@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from "kysely";
 import type { BigId, Defaulted, Maybe, MaybeTime, Timestamp } from "./columns.ts";
+import type { BookingTables } from "./schema-bookings.ts";
 import type { FediverseTables } from "./schema-fediverse.ts";
 import type { ReaderTables } from "./schema-readers.ts";
 
@@ -106,40 +107,6 @@ export type EnquiriesTable = {
   updated_at: Timestamp;
 };
 
-/** A call a reader booked (docs/product.md, "Book a call"): personal data, never public. */
-export type BookingsTable = {
-  id: Generated<number>;
-  starts_at: Timestamp;
-  ends_at: Timestamp;
-  name: string;
-  email: string;
-  /** A service's id, or "other". */
-  service: string;
-  note: string;
-  /** The reader's IANA zone, for their mails. */
-  reader_zone: string;
-  status: Defaulted<"booked" | "cancelled">;
-  /** The invitation's UID; `sequence` rises with each change. */
-  uid: string;
-  sequence: Defaulted<number>;
-  /** How many of the changes `sequence` counts were the owner's moves (migration 059). */
-  owner_moves: Defaulted<number>;
-  meeting_url: Maybe<string>;
-  /** SHA-256 of the token of the reader's cancel and reschedule links; null once spent. */
-  token_hash: Maybe<string>;
-  /** The browser that booked, for "Your data"; null without a visitor cookie. */
-  visitor_id: Maybe<string>;
-  ip_hash: string;
-  /** HMAC of that address's network, for the per-network limits; null on bookings older than it. */
-  network_hash: Maybe<string>;
-  /** HMAC of the reader's mailbox, for the per-address limits. */
-  address_hash: string;
-  cancelled_by: Maybe<"reader" | "owner">;
-  cancel_message: Maybe<string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-};
-
 type Reaction = {
   id: Generated<number>;
   type: string;
@@ -149,7 +116,7 @@ type Reaction = {
 };
 
 /** Every table; the Fediverse's and the readers' are in their own files. */
-export interface Database extends FediverseTables, ReaderTables {
+export interface Database extends BookingTables, FediverseTables, ReaderTables {
   subscribers: {
     id: Generated<number>;
     email: string;
@@ -370,16 +337,6 @@ export interface Database extends FediverseTables, ReaderTables {
     /** Until then, further replies in the thread wait for one digest. */
     window_ends_at: MaybeTime;
     created_at: Timestamp;
-  };
-  bookings: BookingsTable;
-  /** The owner's booking settings: one row (id 1). */
-  booking_settings: {
-    id: number;
-    /** JSON of contract/bookings.ts's availability. */
-    availability: string;
-    /** SHA-256 of the calendar feed's token; null when there is none. */
-    feed_token_hash: Maybe<string>;
-    updated_at: Timestamp;
   };
   /** A question asked of the site's assistant (docs/product.md, "Chat with Me"): never who asked. */
   assistant_questions: {

@@ -67,6 +67,7 @@ const heldDigest = "a digest under the site's secret: the importing site makes i
 /** Why a network's digest is not written: only the hourly limits per network read it. */
 const networkDigest =
   "a digest under the site's secret, read only by the hourly limits per network";
+const ownerMovesUnsaid = "a call moved in counts the owner's moves as its reader's (decision 071)";
 
 const same = (...columns: string[]): UniqueKey => ({ columns, role: "same" });
 const taken = (...columns: string[]): UniqueKey => ({ columns, role: "taken" });
@@ -243,11 +244,7 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "bookings",
     ...byId,
-    columnsLeftOut: {
-      network_hash: networkDigest,
-      owner_moves:
-        "how many moves were the owner's: a call moved in counts them as its reader's (decision 071)",
-    },
+    columnsLeftOut: { network_hash: networkDigest, owner_moves: ownerMovesUnsaid },
     // A time is booked once (the partial index bookings_one_per_time).
     unique: [
       taken("uid"),

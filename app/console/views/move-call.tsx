@@ -6,7 +6,7 @@ import { useRefusal } from "../refusal.tsx";
 import { ConfirmButton, fieldClass, Input, inputClass, Loading } from "../ui.tsx";
 import type { Shared } from "./availability-form.tsx";
 
-/** The times a call may move to, in the owner's zone, a group per day; the first chosen. */
+/** The times a call may move to, in the owner's zone, a group per day. */
 function FreeTimes({
   id,
   ownerZone,
@@ -19,10 +19,11 @@ function FreeTimes({
   onChange: (start: string) => void;
 }) {
   const { loaded } = useConsoleData("GET /admin/bookings/:id/times", { params: { id } });
-  const first = loaded.state === "ready" ? (loaded.data.starts[0] ?? "") : "";
+  const starts = loaded.state === "ready" ? loaded.data.starts : null;
+  // The first time is chosen, and again when the one chosen is no longer among them.
   useEffect(() => {
-    if (first && !value) onChange(first);
-  }, [first, value, onChange]);
+    if (starts?.[0] && !starts.includes(value)) onChange(starts[0]);
+  }, [starts, value, onChange]);
   return (
     <Loading loaded={loaded}>
       {({ starts }) => {
