@@ -241,16 +241,13 @@ export const cancelBookingRequestSchema = z.strictObject({
     .default(""),
 });
 
-/** The most characters of the reason the owner gives for moving a call: one line of the mail. */
-export const moveReasonMax = 200;
-
 export const moveBookingRequestSchema = z.strictObject({
   /** One of the times `GET /admin/bookings/:id/times` lists. */
   start: z.iso.datetime({ offset: true, message: "Choose one of the free times." }),
   reason: z
     .string()
     .trim()
-    .max(moveReasonMax, `A reason is at most ${moveReasonMax} characters.`)
+    .max(limits.moveReasonMax, `A reason is at most ${limits.moveReasonMax} characters.`)
     .refine(
       (text) => !/[\r\n]/.test(text) && hasNoControlOrDirectionCharacters(text),
       "A reason is one line, without control or text-direction characters.",

@@ -39,6 +39,8 @@ export const limits = {
   enquiryAnswerMax: 10_000,
   /** A booking's note ("What would you like to discuss?") and the owner's message when cancelling one. */
   bookingNoteMax: 1000,
+  /** The reason the owner gives for moving a call: one line of the reader's mail. */
+  moveReasonMax: 200,
   /** The words of a search, in UTF-16 code units like `maxlength` (docs/product.md, "Search"). */
   searchTermsMax: 200,
   /** A question to the assistant after trimming (docs/product.md, "Chat with Me"). */

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import { type Booking, moveReasonMax } from "../../../contract/bookings.ts";
+import type { Booking } from "../../../contract/bookings.ts";
+import { limits } from "../../../contract/limits.ts";
 import { dateKey, dayLabel, timeLabel, zoneName } from "../../../contract/time-zones.ts";
 import { useConsoleData } from "../console-api.ts";
 import { useRefusal } from "../refusal.tsx";
@@ -84,7 +85,7 @@ export function MoveCall({ booking, ownerZone, changed }: { booking: Booking } &
       <FreeTimes id={booking.id} ownerZone={ownerZone} value={start} onChange={setStart} />
       <Input
         label="Why (optional, for the reader)"
-        maxLength={moveReasonMax}
+        maxLength={limits.moveReasonMax}
         value={reason}
         onChange={setReason}
         className="mt-4"
