@@ -21,7 +21,6 @@ import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
 import { startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
-  backends,
   capturedLogs,
   json,
   siteUrl,
@@ -219,11 +218,15 @@ async function tokenIn(mailbox: Mailbox, to: string, pattern: RegExp): Promise<s
   return token;
 }
 
-describe.each(
-  backends.flatMap((backend) =>
-    (["SMTP", "DATA_DIR/outbox"] as const).map((mail) => ({ backend, mail })),
-  ),
-)(
+// Each database once and each way of mailing once: the mail leaves through
+// SMTP or the outbox folder by the same code on either database, and the
+// places a database keeps a trace its own (SQLite's file and log, PostgreSQL's
+// rows) are swept in both runs. SQLite with SMTP, so a refused address's
+// suppression is looked for in its file too; PostgreSQL with the folder.
+describe.each([
+  { backend: "sqlite", mail: "SMTP" },
+  { backend: "postgres", mail: "DATA_DIR/outbox" },
+] as const)(
   "a reader's data deleted, audited from the data's side, on $backend, mail to $mail",
   ({ backend, mail }) => {
     it("leaves no trace in any table, file, log, page, answer, live event, export or backup", {
