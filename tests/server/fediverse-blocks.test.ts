@@ -432,22 +432,28 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
     }
   });
 
-  it("answers a key's 61st post in a minute 429, and not another's", {
-    timeout: 240_000,
-  }, async () => {
-    const remote = await standIn();
-    await remote.newKey("di");
-    const sent = async (name: string, at: number) =>
-      t.app.inject(await remote.signed(name, like(remote, name, `${at}`)));
-    for (let at = 1; at <= 60; at += 1) {
-      expect((await sent("di", at)).statusCode, `post ${at}`).toBe(202);
-    }
-    const refused = await sent("di", 61);
-    expect(refused.statusCode).toBe(429);
-    expect(refused.headers["retry-after"]).toBe("60");
-    // Another account, from the same address, is taken.
-    expect(await post(t, remote, "ed", "1")).toBe(202);
-  });
+  // Once, on SQLite: each key's posts are counted in the process's memory, the
+  // same on either database (the accepted posts' writes are the other tests').
+  it.runIf(backend === "sqlite")(
+    "answers a key's 61st post in a minute 429, and not another's",
+    {
+      timeout: 240_000,
+    },
+    async () => {
+      const remote = await standIn();
+      await remote.newKey("di");
+      const sent = async (name: string, at: number) =>
+        t.app.inject(await remote.signed(name, like(remote, name, `${at}`)));
+      for (let at = 1; at <= 60; at += 1) {
+        expect((await sent("di", at)).statusCode, `post ${at}`).toBe(202);
+      }
+      const refused = await sent("di", 61);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers["retry-after"]).toBe("60");
+      // Another account, from the same address, is taken.
+      expect(await post(t, remote, "ed", "1")).toBe(202);
+    },
+  );
 });
 
 describe("a block on one instance, at another's inbox, on PostgreSQL", () => {
