@@ -223,7 +223,11 @@ describe.each(backends)("live events on %s", (backend) => {
     await copies(count - 1);
     const back = open(`science:${postId}`, ready.id);
     await back.next("ready", 30_000);
-    return back;
+    // The copies went straight into the journal, which the bus reads every second: a poll
+    // after the stream opened sends them on live, after its ready. What the stream says
+    // of its gap is what comes before the ready.
+    const upToReady = back.events.slice(0, back.events.findIndex((e) => e.event === "ready") + 1);
+    return { events: upToReady };
   };
 
   it("replays a large gap whole, though a reader that lets 1 MB go unread is dropped", async () => {
