@@ -113,6 +113,8 @@ const pairWeight = 0.5;
 const offeringWeight = 0.6;
 /** The home page points to the writing in a line a piece: its passages weigh this much against the piece's own. */
 const homeWeight = 0.5;
+/** A word in at most this share of the passages is seldom used (6 of 383). */
+const seldomShare = 1 / 60;
 /** How far down the results an answer is looked for: the first that holds enough of the question. */
 const judgedMax = 20;
 /** Further sources score at least this share of the best. */
@@ -250,6 +252,24 @@ export function loadIndex(json: string): AssistantIndex {
     Math.max(
       ...terms.map((term) => Math.log(1 + passages.length / (1 + (holding.get(term) ?? 0)))),
     );
+  /** A word the site uses, but seldom: a question's subject, where it is asked. */
+  const seldom = (terms: string[]) =>
+    terms.some((term) => {
+      const count = holding.get(term) ?? 0;
+      return count > 0 && count <= passages.length * seldomShare;
+    });
+  /** Whether the passage holds a word it matched more than in passing: twice or more. */
+  const dwellsOn = (top: SearchResult) => {
+    const seen = new Set<string>();
+    for (const terms of passageWords(top.id)) {
+      for (const term of terms) {
+        if (!top.terms.includes(term)) continue;
+        if (seen.has(term)) return true;
+        seen.add(term);
+      }
+    }
+    return false;
+  };
 
   /**
    * A short question may lean on the one before ("silk?") or start a subject of its
@@ -356,7 +376,12 @@ export function loadIndex(json: string): AssistantIndex {
       if (topic.length > 0 && !topic.some(holds)) return false;
       // A service's passage answers the asking itself (its price, its length): of a
       // question about the engineer's help, only the words of its subject count.
-      return share(forService ? asks : askedWords) >= enough;
+      if (share(forService ? asks : askedWords) < enough) return false;
+      // A passage that names a word of the question once, in passing, does not answer
+      // it when the question's subject is another word the site seldom uses, which
+      // this passage lacks ("What is the capital of France?": the differential's
+      // patent in France; "Which laptop should I buy?": Wi-Fi's laptop).
+      return forService || dwellsOn(top) || !asks.some((terms) => !holds(terms) && seldom(terms));
     };
 
     const pairs = askedWords

@@ -73,6 +73,10 @@ const irregular = new Map([
   ["chose", "choose"],
   ["chosen", "choose"],
   ["safety", "safe"],
+  // A question of danger is one of safety ("Is hydrogen dangerous in a crash?").
+  ["danger", "safe"],
+  ["dangerous", "safe"],
+  ["unsafe", "safe"],
 ]);
 
 /** Words whose ending is no ending: an engineer is not an engine. */
@@ -143,11 +147,15 @@ const normalise = (text: string) =>
     .replace(/[’']/g, "")
     .replace(/&/g, "");
 
-/** A text's words before any is left out or shortened ("Wi-Fi" → "wifi", "start-up" → "startup", "GD&T" → "gdt"). */
+/**
+ * A text's words before any is left out or shortened ("Wi-Fi" → "wifi", "start-up" → "startup",
+ * "GD&T" → "gdt"), without "stands for" ("What does DFMEA stand for?" asks what it is).
+ */
 function tokenize(text: string): string[] {
   return normalise(text)
     .replace(/\b(wi)-(fi)\b/g, "$1$2")
     .replace(/\b(stack|start|set)-(ups?)\b/g, "$1$2")
+    .replace(/\bstands? for\b/g, " ")
     .split(/[^\p{L}\p{M}\p{N}]+/u)
     .filter((word) => word !== "");
 }

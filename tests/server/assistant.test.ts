@@ -1099,4 +1099,32 @@ describe("the index, asked as readers ask", () => {
     expect(project.service).not.toBeNull();
     expect(project.text).toMatch(/\d+ to \d+ (days|weeks)/);
   });
+
+  it("declines a question whose subject the site only names in passing elsewhere", () => {
+    // Each once in a passage about something else: the differential's patent in France,
+    // Wi-Fi's laptop and its water; the capital, buying and sound are elsewhere or nowhere.
+    for (const question of [
+      "What is the capital of France?",
+      "Which laptop should I buy?",
+      "What is the speed of sound in water?",
+    ]) {
+      expect(index.find(question).known, question).toBe(false);
+    }
+    // A passage that dwells on the words it holds still answers without the rest.
+    expect(best("How do I resolve a quarrel at work?").page).toBe(
+      "/non-technical/workplace-harmony",
+    );
+    expect(best("Does relativity matter for satellite navigation?").page).toBe(
+      "/science/gps-navigation",
+    );
+  });
+
+  it("reads danger as safety, and what an abbreviation stands for as what it is", () => {
+    expect(termsOf("dangerous unsafe")).toEqual(termsOf("safety"));
+    expect(best("Is hydrogen dangerous in a car crash?").heading).toBe(
+      "Is hydrogen on board safe?",
+    );
+    const dfmea = index.find("What does DFMEA stand for?");
+    expect(dfmea.known && dfmea.summary && dfmea.service?.id).toBe("dfmea");
+  });
 });
