@@ -5,12 +5,20 @@
  */
 
 export const sections = [
-  { id: "technical", name: "Technical" },
-  { id: "non-technical", name: "Non Technical" },
-  { id: "mythology", name: "Mythological Inspirations" },
-  { id: "mechfusion-ai", name: "MechFusionAI" },
-  { id: "science", name: "Science in Everyday" },
+  { id: "technical", name: "Technical", hashtags: ["MechanicalEngineering", "Automotive"] },
+  { id: "non-technical", name: "Non Technical", hashtags: ["Engineering", "Career"] },
+  { id: "mythology", name: "Mythological Inspirations", hashtags: ["Mythology", "Motivation"] },
+  { id: "mechfusion-ai", name: "MechFusionAI", hashtags: ["AI", "Engineering"] },
+  { id: "science", name: "Science in Everyday", hashtags: ["Science", "EverydayScience"] },
 ] as const;
+
+/**
+ * The hashtags a section's pieces carry on the Fediverse, where a reader who follows one
+ * finds them (docs/product.md, "On the Fediverse"); each word capitalised, as screen
+ * readers read a tag.
+ */
+export const hashtagsOf = (section: string): readonly string[] =>
+  sections.find((known) => known.id === section)?.hashtags ?? [];
 
 const sectionIds: ReadonlySet<string> = new Set(sections.map((section) => section.id));
 

@@ -15,6 +15,7 @@ import {
   Article,
   Create,
   Endpoints,
+  Hashtag,
   Image,
   Mention,
   Note,
@@ -24,6 +25,7 @@ import {
   type Recipient,
 } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
+import { hashtagsOf } from "../../content/sections.ts";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
@@ -187,6 +189,10 @@ export function articleOf(
           name: item.imageAlt,
         })
       : null,
+    // Its section's hashtags, each to the section's page: what a server files it under.
+    tags: hashtagsOf(item.section).map(
+      (tag) => new Hashtag({ name: `#${tag}`, href: new URL(`/${item.section}`, siteUrl) }),
+    ),
   });
 }
 

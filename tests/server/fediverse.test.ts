@@ -70,6 +70,7 @@ const articleSchema = z.object({
   name: z.literal("How does soap clean?"),
   content: z.string(),
   attributedTo: z.literal(actorUrl),
+  tag: z.array(z.object({ type: z.string(), name: z.string(), href: z.string() })),
 });
 
 /** A 1×1 PNG. */
@@ -333,6 +334,11 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       (await get("/fediverse/items/science/soap", activityJson)).json(),
     );
     expect(article.content).toContain("Soap molecules");
+    // Filed under its section's hashtags, each linked to the section's page.
+    expect(article.tag).toEqual([
+      { type: "Hashtag", name: "#Science", href: `${siteUrl}/science` },
+      { type: "Hashtag", name: "#EverydayScience", href: `${siteUrl}/science` },
+    ]);
     // The item's own page, asked for as JSON, is the same Article.
     expect(articleSchema.parse((await get("/science/soap", activityJson)).json()).id).toBe(
       article.id,
