@@ -14,7 +14,7 @@ export const sections = [
 
 /**
  * The hashtags a section's pieces carry on the Fediverse, where a reader who follows one
- * finds them (docs/product.md, "On the Fediverse"); each word capitalised, as screen
+ * finds them (docs/product.md, "The Fediverse"); each word capitalised, as screen
  * readers read a tag.
  */
 export const hashtagsOf = (section: string): readonly string[] =>

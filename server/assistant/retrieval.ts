@@ -13,6 +13,7 @@ import {
   toYou,
 } from "./asking.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
+import { quoteOf } from "./quote.ts";
 import { processTerm, termsOf, tokenizeWithAbbreviations } from "./terms.ts";
 
 /** A text's words, each as the terms it is indexed under (an abbreviation has several). */
@@ -125,46 +126,6 @@ const furtherShare = 0.35;
  * (with the one before it) cost up to 70 ms of the one thread every reader shares.
  */
 const fuzzyTermsMax = 20;
-
-const sentencesOf = (text: string) => text.split(/(?<=[.!?…])\s+(?=["“(]?[\p{Lu}\p{N}])/u);
-
-/**
- * The sentences of `text` that answer: the one holding most of the question's
- * words (those of the question itself counting double those of the one before),
- * with its neighbour when it is short or the neighbour adds words asked about.
- */
-function quoteOf(text: string, asked: Set<string>, before: Set<string>): string {
-  const sentences = sentencesOf(text);
-  const weigh = (sentence: string) => {
-    let weight = 0;
-    for (const term of termsOf(sentence)) {
-      if (asked.has(term)) weight += 2;
-      else if (before.has(term)) weight += 1;
-    }
-    return weight;
-  };
-  const weights = sentences.map(weigh);
-  let best = 0;
-  weights.forEach((weight, at) => {
-    if (weight > (weights[best] ?? 0)) best = at;
-  });
-  const words = (at: number) => (sentences[at] ?? "").split(/\s+/).length;
-  let start = best;
-  let end = best + 1;
-  const next = end < sentences.length ? end : -1;
-  if (next >= 0 && (words(best) < 18 || (weights[next] ?? 0) > 0)) end += 1;
-  // A sentence that opens with "It", "This" or "They" needs the one before it, and an
-  // answer its "Yes." or "No.".
-  if (
-    start > 0 &&
-    (/^(it|this|that|these|they|its|their)\b/i.test(sentences[start] ?? "") ||
-      /^(yes|no)\b[^ ]*$/i.test(sentences[start - 1] ?? ""))
-  ) {
-    start -= 1;
-  }
-  while (end - start > 3) end -= 1;
-  return sentences.slice(start, end).join(" ");
-}
 
 export function loadIndex(json: string): AssistantIndex {
   const { passages, index } = JSON.parse(json) as { passages: Passage[]; index: unknown };

@@ -48,9 +48,8 @@ import type { SiteItem } from "./site-items.ts";
  */
 
 /**
- * An instant as Fedify takes it: its types name the global Temporal (the
- * esnext.temporal library), which Node 24 does not have yet; at run time it
- * reads the polyfill's, which it depends on itself.
+ * An instant as Fedify takes it: its types name the global Temporal (the esnext.temporal
+ * library), which Node 24 does not have yet; at run time it reads the polyfill's, its own.
  */
 export const instant = (iso: string | Date = new Date()): globalThis.Temporal.Instant =>
   Temporal.Instant.from(new Date(iso).toISOString()) as unknown as globalThis.Temporal.Instant;
@@ -147,10 +146,9 @@ export async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
 }
 
 /**
- * A text as `content` for every server and, in the pages' language (`<html
- * lang="en">`), as `contentMap`, where Mastodon reads a post's language alone:
- * without it a post has none, so its readers' language filters and
- * translation pass it by.
+ * A text as `content` for every server and, in the pages' language (`<html lang="en">`), as
+ * `contentMap`, where Mastodon reads a post's language alone: without it a post has none, so
+ * its readers' language filters and translation pass it by.
  */
 const inLanguage = (text: string) => [text, new LanguageString(text, "en")];
 
@@ -161,8 +159,8 @@ export const everyone = (ctx: Context<void>) => ({
 });
 
 /**
- * An item as the Fediverse sees it; `posted`: the time its Create goes, its
- * `published` then, and never edited (publishing.ts, `sendItem`).
+ * An item as the Fediverse sees it, filed under its section's hashtags; `posted`: the time its
+ * Create goes, its `published` then, and never edited (publishing.ts, `sendItem`).
  */
 export function articleOf(
   ctx: Context<void>,
@@ -189,7 +187,6 @@ export function articleOf(
           name: item.imageAlt,
         })
       : null,
-    // Its section's hashtags, each to the section's page: what a server files it under.
     tags: hashtagsOf(item.section).map(
       (tag) => new Hashtag({ name: `#${tag}`, href: new URL(`/${item.section}`, siteUrl) }),
     ),
