@@ -182,6 +182,38 @@ describe.each(backends)("the owner's sign-in against an attacker on %s", (backen
     await owner.delete(`/api/admin/passkeys/${key.id}`);
   });
 
+  it("takes only a passkey that checks who holds it, registering and signing in", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    // A key that only feels a touch (no PIN, fingerprint or face): found in a drawer, it would do.
+    const touchOnly = new SoftPasskey({ verifiesUser: false });
+    const { challenge } = await challengeFor(owner, "/api/admin/passkeys/options");
+    const refused = await owner.post("/api/admin/passkeys", {
+      name: "Touch only",
+      response: touchOnly.register(challenge),
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(json(refused, errorResponseSchema).error.message).toMatch(
+      /did not check that it is you/,
+    );
+    expect(json(await owner.get("/api/admin/session"), whoAmIResponseSchema).passkeys).toEqual([]);
+    // Options ask every passkey to check.
+    const options = (await challengeFor(new Owner(t), "/api/admin/passkey-sign-in/options")) as {
+      userVerification?: string;
+    };
+    expect(options.userVerification).toBe("required");
+    // A passkey registered with its check, answering without it, signs no one in.
+    const key = new SoftPasskey();
+    await register(owner, key, "Checked");
+    key.verifiesUser = false;
+    const unchecked = await passkeySignIn(t, key);
+    expect(unchecked.status).toBe(401);
+    expect(unchecked.browser.cookie).toBeUndefined();
+    key.verifiesUser = true;
+    expect((await passkeySignIn(t, key)).status).toBe(200);
+    await owner.delete(`/api/admin/passkeys/${key.id}`);
+  });
+
   it("takes the passkeys' site from SITE_URL, whatever Host or X-Forwarded-Host say", async () => {
     const owner = new Owner(t);
     await owner.signIn();

@@ -12,7 +12,7 @@ import { ApiError, notFound } from "../../api/errors.ts";
 import { removePasskey, revokeSessions } from "../owner-actions.ts";
 import { clearOwnerCookie } from "../owner-session.ts";
 import { passkeyProblem } from "../passkey-host.ts";
-import { webauthn } from "../webauthn.ts";
+import { unverifiedPasskey, webauthn } from "../webauthn.ts";
 import {
   type ConsoleContext,
   noContent,
@@ -91,7 +91,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           id: p.id,
           transports: p.transports as AuthenticatorTransport[],
         })),
-        authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
+        // The passkey alone signs the owner in: it must check who holds it (webauthn.ts).
+        authenticatorSelection: { residentKey: "preferred", userVerification: "required" },
       });
       await owner.saveChallenge(options.challenge, session.id);
       return { options: options as unknown as Record<string, unknown> };
@@ -126,6 +127,9 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         throw refused();
       }
       if (!verified.verified) throw refused();
+      if (!verified.registrationInfo.userVerified) {
+        throw new ApiError(400, "validation_failed", unverifiedPasskey);
+      }
       const { credential } = verified.registrationInfo;
       if ((await owner.storedPasskeys()).some((p) => p.id === credential.id)) {
         throw new ApiError(409, "conflict", "This passkey is registered already.");

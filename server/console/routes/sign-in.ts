@@ -18,7 +18,7 @@ import { deviceLabel } from "../device-label.ts";
 import { ownerSessionOf } from "../owner-session.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { signInLinkMail } from "../sign-in-mail.ts";
-import { webauthn } from "../webauthn.ts";
+import { unverifiedPasskey, webauthn } from "../webauthn.ts";
 import { type Answers, type ConsoleContext, refuseIpHost, route, signedOut } from "./context.ts";
 
 /**
@@ -214,7 +214,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       const options = await (await webauthn()).generateAuthenticationOptions({
         rpID,
         challenge: challenges.issue(),
-        userVerification: "preferred",
+        userVerification: "required",
         allowCredentials: passkeys.map((p) => ({
           id: p.id,
           transports: p.transports as AuthenticatorTransport[],
@@ -258,6 +258,9 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         throw refused();
       }
       if (!verified.verified || !challenge) throw refused();
+      if (!verified.authenticationInfo.userVerified) {
+        throw failed(request, new ApiError(401, "unauthorized", unverifiedPasskey));
+      }
       const opened = await owner.signInWithPasskey(deviceLabel(request.headers["user-agent"]), {
         passkeyId: passkey.id,
         counter: verified.authenticationInfo.newCounter,

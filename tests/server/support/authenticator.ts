@@ -19,10 +19,22 @@ export class SoftPasskey {
   readonly #keys = generateKeyPairSync("ec", { namedCurve: "P-256" });
   /** The count the next answer carries; a key that keeps none stays at 0. */
   counter: number;
+  /** Whether it checks who holds it (a PIN, a fingerprint): its answers say so (the UV flag). */
+  verifiesUser: boolean;
   /** `idBytes`: its credential id's length, up to WebAuthn's 1,023 bytes. */
-  constructor({ counter = 1, idBytes = 16 }: { counter?: number; idBytes?: number } = {}) {
+  constructor({
+    counter = 1,
+    idBytes = 16,
+    verifiesUser = true,
+  }: { counter?: number; idBytes?: number; verifiesUser?: boolean } = {}) {
     this.counter = counter;
+    this.verifiesUser = verifiesUser;
     this.#id = randomBytes(idBytes);
+  }
+
+  /** User present (0x01), verified (0x04) when it checks who holds it, and `more`. */
+  #flags(more = 0) {
+    return 0x01 | (this.verifiesUser ? 0x04 : 0) | more;
   }
 
   get id(): string {
@@ -55,8 +67,8 @@ export class SoftPasskey {
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.#id.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.#id, isoCBOR.encode(coseKey)]);
-    // User present and verified, with attested credential data.
-    const authData = this.#authData(rpId, 0x45, this.counter, attested);
+    // With attested credential data (0x40).
+    const authData = this.#authData(rpId, this.#flags(0x40), this.counter, attested);
     const attestation = new Map<string, string | Uint8Array | Map<string, string>>();
     attestation.set("fmt", "none");
     attestation.set("attStmt", new Map());
@@ -87,7 +99,7 @@ export class SoftPasskey {
     if (counter !== undefined) this.counter = counter;
     else if (this.counter > 0) this.counter += 1;
     const clientData = this.#clientData("webauthn.get", challenge, origin);
-    const authData = this.#authData(rpId, 0x05, this.counter);
+    const authData = this.#authData(rpId, this.#flags(), this.counter);
     const signature = sign(
       "sha256",
       Buffer.concat([authData, sha256(clientData)]),
