@@ -1,23 +1,21 @@
 import pg from "pg";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
   bookingSchema,
-  bookingsResponseSchema,
   defaultAvailability,
   feedResponseSchema,
   moveTimesResponseSchema,
-  slotsResponseSchema,
 } from "../../contract/bookings.ts";
 import { auditEntrySchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
 import { linkTokens } from "../../server/bookings/stored.ts";
 import { calendarOfMail, readCalendar } from "../support/calendar.ts";
-import { admin, adminEnv } from "./support/admin.ts";
-import { aged, bookingsApp, cookieSecret, owner, ownerZone } from "./support/bookings.ts";
+import { admin } from "./support/admin.ts";
+import { aged, cookieSecret, owner, ownerSideApp, ownerZone } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
-import { Owner } from "./support/owner.ts";
+import type { Owner } from "./support/owner.ts";
 import type { ReceivedMail, SmtpSink } from "./support/smtp.ts";
 import { lockWaiters } from "./support/sql.ts";
 import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
@@ -44,30 +42,9 @@ describe.each(backends)("the owner's move of a call on %s", (backend) => {
   let env: Record<string, string>;
   let ownerBrowser: Owner;
   const clock = movableClock();
-  let readers = 0;
-
-  const freeStarts = async () =>
-    json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts;
-  const upcoming = async () =>
-    json(await ownerBrowser.get("/api/admin/bookings"), bookingsResponseSchema).bookings;
-  async function book(start: string) {
-    readers += 1;
-    const request = {
-      start,
-      name: `Mover ${readers}`,
-      email: `owner-move-${backend}-${readers}@example.org`,
-      service: "dfmea",
-      note: "",
-      zone: "America/New_York",
-      formToken: aged(),
-    };
-    const response = await t.visitor({ ip: `10.8.0.${readers}` }).post("/api/bookings", request);
-    expect(response.statusCode, response.body).toBe(201);
-    const call = (await upcoming()).find((b) => b.email === request.email);
-    if (!call) throw new Error(`${request.email} is not listed`);
-    await smtp.waitFor(() => smtp.to(call.email).length > 0);
-    return call;
-  }
+  const { freeStarts, upcoming, book } = ownerSideApp(backend, clock, "owner-move", (side) => {
+    ({ t, smtp, env, owner: ownerBrowser } = side);
+  });
   const timesFor = async (id: number) => {
     const response = await ownerBrowser.get(`/api/admin/bookings/${id}/times`);
     expect(response.statusCode, response.body).toBe(200);
@@ -89,13 +66,6 @@ describe.each(backends)("the owner's move of a call on %s", (backend) => {
       .filter((entry) => entry.action === "booking move" && entry.object === object);
   const put = (body: unknown) =>
     ownerBrowser.request("PUT", "/api/admin/bookings/availability", body as never);
-
-  bookingsApp(backend, clock, {}, (app) => ({ t, smtp } = app));
-  beforeAll(async () => {
-    env = { ...adminEnv(t), OWNER_EMAIL: owner, BOOKING_TIMEZONE: ownerZone };
-    ownerBrowser = new Owner(t);
-    expect((await ownerBrowser.signIn()).statusCode).toBe(200);
-  });
 
   it("moves a call to a free time: the reader's invitation moves with a line and the reason, their links work still", async () => {
     const free = await freeStarts();

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
@@ -16,11 +16,11 @@ import {
 import { auditEntrySchema, healthResponseSchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
 import { calendarOfMail, readCalendar } from "../support/calendar.ts";
-import { admin, adminEnv } from "./support/admin.ts";
-import { aged, bookingsApp, owner, ownerZone } from "./support/bookings.ts";
+import { admin } from "./support/admin.ts";
+import { aged, owner, ownerSideApp, ownerZone } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
-import { Owner } from "./support/owner.ts";
+import type { Owner } from "./support/owner.ts";
 import type { Answer, ReceivedMail, SmtpSink } from "./support/smtp.ts";
 import { lockWaiters, runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
@@ -50,51 +50,15 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
   let env: Record<string, string>;
   let ownerBrowser: Owner;
   const clock = movableClock();
-  let readers = 0;
-
-  const freeStarts = async () =>
-    json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts;
-  /**
-   * A reader books the free time `index` places down the list (or the time given); their
-   * address and the call.
-   */
-  async function book(at: number | string, note = "Our DFMEA for a pump module keeps growing.") {
-    readers += 1;
-    const browser = t.visitor({ ip: `10.9.0.${readers}` });
-    const request = {
-      start: typeof at === "string" ? at : ((await freeStarts())[at] ?? ""),
-      name: `Reader ${readers}`,
-      email: `owner-side-${backend}-${readers}@example.org`,
-      service: "dfmea",
-      note,
-      zone: "America/New_York",
-      formToken: aged(),
-    };
-    const response = await browser.post("/api/bookings", request);
-    expect(response.statusCode, response.body).toBe(201);
-    const listed = await upcoming();
-    const booking = listed.find((b) => b.email === request.email);
-    if (!booking) throw new Error(`${request.email} is not listed`);
-    return booking;
-  }
-  const upcoming = async (when = "upcoming") => {
-    const response = await ownerBrowser.get(`/api/admin/bookings?when=${when}`);
-    expect(response.statusCode, response.body).toBe(200);
-    return json(response, bookingsResponseSchema).bookings;
-  };
+  const { freeStarts, upcoming, book } = ownerSideApp(backend, clock, "owner-side", (side) => {
+    ({ t, smtp, env, owner: ownerBrowser } = side);
+  });
   const audit = async () =>
     auditEntrySchema.array().parse(JSON.parse((await admin(env, "audit", "--json")).stdout));
   const linesFor = async (action: string, object: string) =>
     (await audit()).filter((entry) => entry.action === action && entry.object === object);
   const availability = async () =>
     json(await ownerBrowser.get("/api/admin/bookings"), bookingsResponseSchema).availability;
-
-  bookingsApp(backend, clock, {}, (app) => ({ t, smtp } = app));
-  beforeAll(async () => {
-    env = { ...adminEnv(t), OWNER_EMAIL: owner, BOOKING_TIMEZONE: ownerZone };
-    ownerBrowser = new Owner(t);
-    expect((await ownerBrowser.signIn()).statusCode).toBe(200);
-  });
 
   it("lists calls with the note and service, and cancels one with a message to both sides, once, audited", async () => {
     const call = await book(3, "Could we look at the detection ratings of the seal?");

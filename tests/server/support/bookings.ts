@@ -1,7 +1,12 @@
+import { beforeAll, expect } from "vitest";
+import { bookingsResponseSchema, slotsResponseSchema } from "../../../contract/bookings.ts";
 import { createFormTokens } from "../../../server/lib/form-token.ts";
+import { adminEnv } from "./admin.ts";
 import type { movableClock } from "./clock.ts";
 import { type MailingApp, mailingApp } from "./mailing-app.ts";
-import type { Backend } from "./test-app.ts";
+import { Owner } from "./owner.ts";
+import type { SmtpSink } from "./smtp.ts";
+import { type Backend, json, type TestApp } from "./test-app.ts";
 
 /** Where the owner of the bookings' test apps is mailed, and the zone of their hours. */
 export const owner = "owner@example.com";
@@ -41,4 +46,62 @@ export function bookingsApp(
     },
     started,
   );
+}
+
+/** The owner's side of a bookings' test app: the app, its mail, the signed-in owner and the admin's env. */
+export type OwnerSide = { t: TestApp; smtp: SmtpSink; owner: Owner; env: Record<string, string> };
+
+/**
+ * A bookings' test app (`bookingsApp`) with the owner signed in, and what the tests of
+ * the owner's side do with it: the free times, the owner's list, and a reader's booking
+ * from an address and a connection of its own (`name` tells the files' readers apart).
+ */
+export function ownerSideApp(
+  backend: Backend,
+  clock: ReturnType<typeof movableClock>,
+  name: string,
+  started: (side: OwnerSide) => void,
+) {
+  let side: OwnerSide;
+  let readers = 0;
+  bookingsApp(backend, clock, {}, ({ t, smtp }) => {
+    side = { t, smtp, owner: new Owner(t), env: {} };
+  });
+  beforeAll(async () => {
+    side.env = { ...adminEnv(side.t), OWNER_EMAIL: owner, BOOKING_TIMEZONE: ownerZone };
+    expect((await side.owner.signIn()).statusCode).toBe(200);
+    started(side);
+  });
+  const freeStarts = async () =>
+    json(await side.t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts;
+  const upcoming = async (when = "upcoming") => {
+    const response = await side.owner.get(`/api/admin/bookings?when=${when}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return json(response, bookingsResponseSchema).bookings;
+  };
+  /**
+   * A reader books the free time `index` places down the list (or the time given): the
+   * call as the owner's list has it, once the reader's invitation has come.
+   */
+  async function book(at: number | string, note = "Our DFMEA for a pump module keeps growing.") {
+    readers += 1;
+    const request = {
+      start: typeof at === "string" ? at : ((await freeStarts())[at] ?? ""),
+      name: `Reader ${readers}`,
+      email: `${name}-${backend}-${readers}@example.org`,
+      service: "dfmea",
+      note,
+      zone: "America/New_York",
+      formToken: aged(),
+    };
+    const response = await side.t
+      .visitor({ ip: `10.9.0.${readers}` })
+      .post("/api/bookings", request);
+    expect(response.statusCode, response.body).toBe(201);
+    const call = (await upcoming()).find((b) => b.email === request.email);
+    if (!call) throw new Error(`${request.email} is not listed`);
+    await side.smtp.waitFor(() => side.smtp.to(call.email).length > 0);
+    return call;
+  }
+  return { freeStarts, upcoming, book };
 }
