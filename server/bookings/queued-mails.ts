@@ -99,6 +99,10 @@ function remindersAhead(now: Date, call: Call, ownerEmail: string | undefined): 
   });
 }
 
+/** The reminders still ahead of a call, to both sides: of one a restore moves as it was moved since. */
+export const queueReminders = (trx: Db, now: Date, call: Call, ownerEmail: string | undefined) =>
+  enqueue(trx, now.toISOString(), remindersAhead(now, call, ownerEmail));
+
 /**
  * The invitations and the reminders still ahead. No row holds the reader's
  * links: mails.ts makes them again as each mail goes (stored.ts, `linkTokens`).

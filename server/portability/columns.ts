@@ -27,6 +27,8 @@ export type Column = {
    * index row over 2,704 bytes, with its own message and no row named.
    */
   bytes?: number;
+  /** What a file that lacks the column (one of an earlier version) is read as. */
+  absent?: number;
 };
 
 const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
@@ -36,7 +38,8 @@ const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
  * real; flag: a whole number held to 0 and 1; one: the id 1 of a table of
  * one row), or `name=a|b` (text held
  * to those values), or `name<size` (text an index holds, at most
- * `indexedBytes[size]`); `?` at the end when it takes null.
+ * `indexedBytes[size]`); `?` at the end when it takes null; `name:int=N` for a
+ * column later versions added, read as N from a file that lacks it.
  */
 export function columns(spec: string): Column[] {
   return spec
@@ -44,7 +47,9 @@ export function columns(spec: string): Column[] {
     .split(/\s+/)
     .map((entry) => {
       const nullable = entry.endsWith("?");
-      const [name = "", type = "text"] = entry.replace(/\?$/, "").split(":");
+      const [name = "", typed = "text"] = entry.replace(/\?$/, "").split(":");
+      const [type = "", absent] = typed.split("=");
+      if (absent !== undefined) return { name, type: "int", nullable, absent: Number(absent) };
       if (type === "flag") return { name, type: "int", nullable, wholes: [0, 1] };
       if (type === "one") return { name, type: "int", nullable, wholes: [1, 1] };
       const [bare = "", values] = name.split("=");
@@ -179,7 +184,7 @@ function wholeIn([least, most]: readonly [number, number]) {
   return whole.min(least, said).max(most, said);
 }
 
-function columnSchema({ type, wholes, oneOf, nullable, bytes }: Column): z.ZodType {
+function columnSchema({ type, wholes, oneOf, nullable, bytes, absent }: Column): z.ZodType {
   const schema = wholes
     ? wholeIn(wholes)
     : oneOf
@@ -189,6 +194,7 @@ function columnSchema({ type, wholes, oneOf, nullable, bytes }: Column): z.ZodTy
       : bytes
         ? indexedText(bytes)
         : byType[type];
+  if (absent !== undefined) return schema.optional();
   return nullable ? schema.nullable().optional() : schema;
 }
 

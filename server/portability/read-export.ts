@@ -162,7 +162,9 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
       if (found.size > 0) return;
       const values = row as Record<string, unknown>;
       checked.push(
-        Object.fromEntries(columns.map((c) => [c.name, exportValue(c, values[c.name] ?? null)])),
+        Object.fromEntries(
+          columns.map((c) => [c.name, exportValue(c, values[c.name] ?? c.absent ?? null)]),
+        ),
       );
       at.push(index);
     });
@@ -206,11 +208,20 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   // The form drops a zone off its list, and a booking refuses one; a file holds none either.
   const listedZone = z.string().refine(isOfferedTimeZone, "is not on the time zone list");
   // A booking's zone as an older site kept it, typed in another case: by the list's name.
-  for (const row of tables.find((t) => t.table.name === "bookings")?.rows ?? []) {
+  const bookings = tables.find((t) => t.table.name === "bookings");
+  bookings?.rows.forEach((row, index) => {
     if (typeof row.reader_zone === "string") {
       row.reader_zone = offeredZoneName(row.reader_zone) ?? row.reader_zone;
     }
-  }
+    // The owner's moves are some of the changes its sequence counts (decision 071).
+    const moves = Number(row.owner_moves);
+    if (moves < 0 || moves > Number(row.sequence)) {
+      problem(
+        `tables.bookings[${bookings.at[index]}].owner_moves`,
+        "must be from 0 to the call's sequence: the owner's moves are some of its changes",
+      );
+    }
+  });
   const checked: [string, string, ZodType][] = [
     ["science_reactions", "user_name", userNameSchema],
     ["mythology_reactions", "user_name", userNameSchema],

@@ -58,8 +58,9 @@ export const rowName = (table: ExportTable, at: number, row: Record<string, unkn
  * 2: suppressions and soft_bounces keep a digest, not the address (version 1's are converted).
  * 3: the standing links are kept as seeds, not tokens (server/portability/standing-links.ts).
  * 4: an edition's copy to a removed reader keeps the digest of the mailbox (`email_hash`).
+ * 5: a booking says how many of its moves were the owner's (`owner_moves`; 0 when absent).
  */
-export const exportVersion = 4;
+export const exportVersion = 5;
 export const exportFormat = "engage-with-engineer-export";
 
 /** Why an address's digest is not written: the importing site makes it with its own secret. */
@@ -67,7 +68,6 @@ const heldDigest = "a digest under the site's secret: the importing site makes i
 /** Why a network's digest is not written: only the hourly limits per network read it. */
 const networkDigest =
   "a digest under the site's secret, read only by the hourly limits per network";
-const ownerMovesUnsaid = "a call moved in counts the owner's moves as its reader's (decision 071)";
 
 const same = (...columns: string[]): UniqueKey => ({ columns, role: "same" });
 const taken = (...columns: string[]): UniqueKey => ({ columns, role: "taken" });
@@ -244,7 +244,7 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "bookings",
     ...byId,
-    columnsLeftOut: { network_hash: networkDigest, owner_moves: ownerMovesUnsaid },
+    columnsLeftOut: { network_hash: networkDigest },
     // A time is booked once (the partial index bookings_one_per_time).
     unique: [
       taken("uid"),
@@ -253,7 +253,8 @@ export const exportTables: readonly ExportTable[] = [
     ],
     columns: columns(`id:int starts_at:time ends_at:time name email service note reader_zone
       status=booked|cancelled uid<address sequence:int meeting_url? token_hash<key? visitor_id<key?
-      ip_hash<key address_hash<key cancelled_by=reader|owner? cancel_message? created_at:time updated_at:time`),
+      ip_hash<key address_hash<key cancelled_by=reader|owner? cancel_message? created_at:time updated_at:time
+      owner_moves:int=0`),
   },
   {
     name: "booking_settings",

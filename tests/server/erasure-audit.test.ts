@@ -314,7 +314,16 @@ describe.each([
           expect(response.statusCode, response.body).toBe(201);
           return email;
         };
-        await book(alex, "yourbook", slots[3] ?? "");
+        const alexBooked = await book(alex, "yourbook", slots[3] ?? "");
+        // The owner moves Alex's call, with a reason the reader's mail carries (its outbox row too).
+        const [alexsCall] = await runSql(t, "select id from bookings where email = ?", [
+          alexBooked,
+        ]);
+        const moved = await owner.post(`/api/admin/bookings/${alexsCall?.id}/move`, {
+          start: slots[4],
+          reason: `Tuesday is out, ${m("yourbookmove")} sends regards`,
+        });
+        expect(moved.statusCode, moved.body).toBe(200);
 
         // Noa's address for reply mails is refused by its server, and so suppressed.
         const noa = t.visitor({ ip: "10.9.0.14" });
@@ -489,6 +498,7 @@ describe.each([
         const words = new Set(before.map((line) => line.split(": ")[1]));
         for (const what of [
           "yours",
+          "yourbookmove",
           "watch",
           "own",
           "sub",

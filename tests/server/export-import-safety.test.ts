@@ -1058,11 +1058,16 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
         // The console links to a call's room, and the reader's mails carry it.
         booking(4, { meeting_url: "javascript:alert(document.cookie)" }),
         booking(5, { meeting_url: "http://room.example/call" }),
+        // The owner's moves are some of the changes its sequence counts, never more.
+        booking(6, { sequence: 1, owner_moves: 2 }),
+        booking(7, { owner_moves: -1 }),
       ],
     });
+    const dry = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", file);
+    expect(dry.code).toBe(1);
     const run = await admin(adminEnv(t), "import", "--from", "export", file);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("Nothing was imported: the input has 9 problems.");
+    expect(run.stderr).toContain("Nothing was imported: the input has 11 problems.");
     for (const line of [
       "tables.enquiries[0].name: Your name must be one line, without control or invisible characters.",
       "tables.enquiries[1].organisation: Organisation must be one line, without control or invisible characters.",
@@ -1073,7 +1078,10 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
       "tables.bookings[1].note: The note cannot contain control or text-direction characters.",
       "tables.bookings[3].meeting_url: The meeting address must start with https://.",
       "tables.bookings[4].meeting_url: The meeting address must start with https://.",
+      "tables.bookings[5].owner_moves: must be from 0 to the call's sequence: the owner's moves are some of its changes",
+      "tables.bookings[6].owner_moves: must be from 0 to the call's sequence: the owner's moves are some of its changes",
     ]) {
+      expect(dry.stderr).toContain(line);
       expect(run.stderr).toContain(line);
     }
     expect(await count(t, "enquiries")).toBe(0);
@@ -1082,7 +1090,15 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
     // What the forms take comes in.
     const fine = exportFile({
       enquiries: [enquiry(6, { organisation: "Acme Gears", timeline: "Spring" })],
-      bookings: [booking(3, { meeting_url: "https://meet.jit.si/EngageWithEngineer-abc" })],
+      bookings: [
+        booking(3, {
+          meeting_url: "https://meet.jit.si/EngageWithEngineer-abc",
+          sequence: 2,
+          owner_moves: 1,
+        }),
+        // A file of a version before the owner could move a call: none of its moves were the owner's.
+        booking(5),
+      ],
     });
     const imported = await admin(adminEnv(t), "import", "--from", "export", fine);
     expect(imported.stderr).toBe("");
@@ -1090,7 +1106,10 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
     expect(await runSql(t, "select name, organisation, timeline from enquiries")).toEqual([
       { name: "Priya Raman", organisation: "Acme Gears", timeline: "Spring" },
     ]);
-    expect(await count(t, "bookings")).toBe(1);
+    expect(await runSql(t, "select id, owner_moves from bookings order by id")).toEqual([
+      { id: 3, owner_moves: 1 },
+      { id: 5, owner_moves: 0 },
+    ]);
   });
 
   it("are refused, naming the rows, when two calls still booked are at one time, in the file or with one of the site's", async () => {
@@ -1127,7 +1146,7 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
       /tables\.bookings\[1\]\.starts_at: is the starts_at of bookings 3 on this site already/,
     );
     expect(dry.stderr).not.toContain("tables.bookings[0]");
-    expect(await count(t, "bookings")).toBe(1);
+    expect(await count(t, "bookings")).toBe(2);
   });
 });
 

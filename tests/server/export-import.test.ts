@@ -83,8 +83,9 @@ async function seed(t: TestApp): Promise<void> {
   );
   await runSql(
     t,
-    `insert into bookings (starts_at, ends_at, name, email, service, note, reader_zone, status, uid, sequence, meeting_url, token_hash, visitor_id, ip_hash, address_hash, created_at, updated_at)
-     values (?, ?, 'Meera Iyer', 'meera@example.org', 'dfmea', 'A second opinion on our DFMEA.', 'Asia/Kolkata', 'booked', 'booking.1@ewe.test', 0, null, 'token-hash-1', null, 'hash-of-address', 'hash-of-mailbox', ?, ?)`,
+    // Moved twice, once by the owner (decision 071).
+    `insert into bookings (starts_at, ends_at, name, email, service, note, reader_zone, status, uid, sequence, owner_moves, meeting_url, token_hash, visitor_id, ip_hash, address_hash, created_at, updated_at)
+     values (?, ?, 'Meera Iyer', 'meera@example.org', 'dfmea', 'A second opinion on our DFMEA.', 'Asia/Kolkata', 'booked', 'booking.1@ewe.test', 2, 1, null, 'token-hash-1', null, 'hash-of-address', 'hash-of-mailbox', ?, ?)`,
     ["2030-03-04T10:00:00.000Z", "2030-03-04T10:30:00.000Z", now, now],
   );
   await runSql(
@@ -276,7 +277,7 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     expect(statSync(exported).mode & 0o777).toBe(0o600);
     const file = JSON.parse(readFileSync(exported, "utf8")) as ExportFile;
     expect(file.format).toBe("engage-with-engineer-export");
-    expect(file.version).toBe(4);
+    expect(file.version).toBe(5);
     expect(file.settings.SITE_URL).toBe("http://ewe.test");
     expect(JSON.stringify(file.settings)).not.toMatch(/DATABASE_URL|COOKIE_SECRET|SMTP_URL/);
     const { tables } = file;
@@ -298,6 +299,8 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     expect(tables.bookings?.[0]).toMatchObject({
       name: "Meera Iyer",
       starts_at: "2030-03-04T10:00:00.000Z",
+      sequence: 2,
+      owner_moves: 1,
     });
     expect(tables.bans).toHaveLength(1);
     // A reader's stop of reply mails moves with the site, as a suppression does.

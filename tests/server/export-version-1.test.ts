@@ -151,10 +151,10 @@ describe.each(backends)("a version-1 export imported into a new site on %s", (ba
     describe("whatever the database", () => {
       it("still refuses a file of a version newer than the site reads", async () => {
         const future = path.join(path.dirname(file), "future.json");
-        writeFileSync(future, JSON.stringify({ ...version1, version: 5 }));
+        writeFileSync(future, JSON.stringify({ ...version1, version: 6 }));
         const run = await admin(adminEnv(t), "import", "--from", "export", future);
         expect(run.code).toBe(1);
-        expect(run.stderr).toContain("is 5, newer than this version of the site reads (4)");
+        expect(run.stderr).toContain("is 6, newer than this version of the site reads (5)");
       });
     });
   }

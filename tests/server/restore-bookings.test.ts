@@ -14,7 +14,8 @@ import { json, startTestApp } from "./support/test-app.ts";
  * A restore brings back the calls as the backup had them. The database it
  * replaces knows what became of them since (docs/backups.md): a call cancelled
  * since stays cancelled, with no reminder sent, a cancellation it had still to
- * send is sent, and a call deleted since is named, for the owner to cancel by hand.
+ * send is sent, a call moved since stays moved, reminded for its new time, and a call
+ * deleted since is named, for the owner to cancel by hand.
  */
 
 const cookieSecret = "restore-bookings-tests-cookie-secret-012345";
@@ -51,6 +52,7 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
     await book("Asha Rao", starts[0], "10.9.0.1");
     await book("Ravi Menon", starts[1], "10.9.0.2");
     const leaving = await book("Nadia Khan", starts[2], "10.9.0.3");
+    await book("Lena Park", starts[3], "10.9.0.4");
     const ids: Record<string, number> = Object.fromEntries(
       (await runSql(site, "select id, name from bookings", [])).map((row) => [
         String(row.name),
@@ -64,6 +66,11 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
       200,
     );
     expect((await leaving.post("/api/your-data/delete", { confirm: true })).statusCode).toBe(200);
+    // And the owner moves Lena's call.
+    const move = await me.post(`/api/admin/bookings/${ids["Lena Park"]}/move`, {
+      start: starts[6],
+    });
+    expect(move.statusCode, move.body).toBe(200);
     await site.close();
     // A cancellation the stopped server had not sent yet: the backup has no row of it.
     const replaced = new DatabaseSync(path.join(dataDir, "engage.sqlite"));
@@ -79,7 +86,19 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
         "select email, payload from outbox where kind = 'booking_cancellation' and status in ('queued', 'sending') order by id",
       )
       .all();
+    const lenaSince = replaced
+      .prepare(
+        "select starts_at, ends_at, sequence, owner_moves, token_hash from bookings where id = ?",
+      )
+      .get(ids["Lena Park"] ?? 0);
+    const invitationsToSend = replaced
+      .prepare(
+        "select email, payload from outbox where kind = 'booking_invitation' and status in ('queued', 'sending') and payload like ? order by id",
+      )
+      .all(`{"bookingId":${ids["Lena Park"]},%`);
     replaced.close();
+    // The stopped server had not sent the move's invitations, to Lena and to the owner.
+    expect(invitationsToSend).toHaveLength(2);
 
     const run = await admin(adminEnv(site), "restore", "--from", backup);
     expect(run.code, run.stderr).toBe(0);
@@ -90,6 +109,9 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
       `1 call the backup holds as booked is not in the database it replaced: deleted since the backup`,
     );
     expect(run.stdout).toContain(`\n  ${ids["Nadia Khan"]}  ${starts[2]}  Nadia Khan\n`);
+    expect(run.stdout).toContain(
+      `1 call the backup holds was moved since, in the database it replaced: it is at the new time, with its reminders for it:\n  ${ids["Lena Park"]}  ${starts[6]}  Lena Park\n`,
+    );
     expect(run.stdout).toContain(
       `The database it replaced had ${toSend.length} calls' cancellations still to send: queued again, the server sends them once started.`,
     );
@@ -120,6 +142,39 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
           .all(),
       ).toEqual(toSend);
       expect(toSend).toContainEqual({ email: "omar@example.org", payload: unsent });
+      // Lena's is where the owner moved it, its links' token and the owner's move kept
+      // (decision 071), and reminded for its new time, not the old.
+      expect(
+        restored
+          .prepare(
+            "select starts_at, ends_at, sequence, owner_moves, token_hash from bookings where id = ?",
+          )
+          .get(ids["Lena Park"] ?? 0),
+      ).toEqual({ ...lenaSince, starts_at: starts[6], sequence: 1, owner_moves: 1 });
+      const reminders = restored
+        .prepare(
+          "select payload, next_attempt_at from outbox where kind = 'booking_reminder' and status = 'queued' and payload like ? order by next_attempt_at",
+        )
+        .all(`{"bookingId":${ids["Lena Park"]},%`)
+        .map((row) => ({
+          sequence: JSON.parse(String(row.payload)).sequence,
+          hoursBefore:
+            (Date.parse(starts[6] ?? "") - Date.parse(String(row.next_attempt_at))) / 3_600_000,
+        }));
+      expect(reminders).toHaveLength(4);
+      // The move's invitations, if the server stopped before it sent them, go from here.
+      expect(
+        restored
+          .prepare(
+            "select email, payload from outbox where kind = 'booking_invitation' and status = 'queued' and payload like ? order by id",
+          )
+          .all(`{"bookingId":${ids["Lena Park"]},%`)
+          .filter((row) => JSON.parse(String(row.payload)).sequence === 1),
+      ).toEqual(invitationsToSend);
+      for (const reminder of reminders) {
+        expect(reminder.sequence).toBe(1);
+        expect([24, 1]).toContain(reminder.hoursBefore);
+      }
       // Nadia's is named above, for the owner: the restore cannot know how it ended.
       expect(status(ids["Nadia Khan"])).toEqual({ status: "booked", cancelled_by: null });
     } finally {

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSyn
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { plural } from "../../../contract/plural.ts";
-import { keepCancelledSince, type RestoredCall, type Since } from "../../bookings/restored.ts";
+import { callsIn, keepCallsSince, type RestoredCall } from "../../bookings/restored.ts";
 import { renderRestoredComments } from "../../comments/restored.ts";
 import type { Config } from "../../config.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
@@ -95,37 +95,6 @@ function mailsToSend(databaseFile: string): number {
     .prepare("select count(*) as n from outbox where status in ('queued', 'sending')")
     .get() as { n: number };
   return row.n;
-}
-
-/** What the database a restore replaced says of the calls since the backup; nothing if it has no bookings. */
-function callsSince(databaseFile: string): Since {
-  using db = new DatabaseSync(databaseFile, { readOnly: true });
-  try {
-    const rows = db
-      .prepare(
-        "select uid, status, sequence, cancelled_by, cancel_message, updated_at from bookings",
-      )
-      .all() as Record<string, string | number | null>[];
-    const unsent = db
-      .prepare(
-        "select email, payload from outbox where kind = 'booking_cancellation' and status in ('queued', 'sending') order by id",
-      )
-      .all() as { email: string | null; payload: string | null }[];
-    return {
-      calls: rows.map((row) => ({
-        uid: String(row.uid),
-        status: row.status === "cancelled" ? "cancelled" : "booked",
-        sequence: Number(row.sequence),
-        cancelledBy:
-          row.cancelled_by === "reader" || row.cancelled_by === "owner" ? row.cancelled_by : null,
-        cancelMessage: row.cancel_message === null ? null : String(row.cancel_message),
-        updatedAt: String(row.updated_at),
-      })),
-      unsentCancellations: unsent.map(({ email, payload }) => ({ email, payload })),
-    };
-  } catch {
-    return { calls: [], unsentCancellations: [] }; // A database older than bookings.
-  }
 }
 
 /** The ids of the passkeys a replaced database holds; null if it has no table of them. */
@@ -249,10 +218,23 @@ async function readyRestored(
         `${plural(rendered, "comment")} in the backup had HTML other than ${rendered === 1 ? "its" : "their"} text renders to (rendered by an earlier version, changed by hand, or not one of the site's backups): rendered again from ${rendered === 1 ? "its" : "their"} text.`,
       );
     }
-    // Calls cancelled since the backup stay so, by what the replaced database says of them.
+    // Calls cancelled or moved since the backup stay so, by what the replaced database says of them.
+    const ownerEmail = config.OWNER_EMAIL ?? config.contactEmail;
     const since = replaced
-      ? await keepCancelledSince(reopened.db, callsSince(replaced), new Date())
+      ? await keepCallsSince(reopened.db, callsIn(replaced), new Date(), ownerEmail)
       : null;
+    if (since?.moved.length) {
+      const one = since.moved.length === 1;
+      said.push(
+        `${plural(since.moved.length, "call")} the backup holds ${one ? "was" : "were"} moved since, in the database it replaced: ${one ? "it is" : "they are"} at the new time, with ${one ? "its" : "their"} reminders for it:${callLines(since.moved)}`,
+      );
+    }
+    if (since?.unmoved.length) {
+      const one = since.unmoved.length === 1;
+      said.push(
+        `${plural(since.unmoved.length, "call")} the backup holds ${one ? "was" : "were"} moved since, in the database it replaced, to a time another call the backup holds takes: ${one ? "it stays" : "they stay"} at the backup's time, and ${one ? "its reader was" : "their readers were"} told the new one. Before the start, look at both calls (\`bookings list\`) and move or cancel one:${callLines(since.unmoved)}`,
+      );
+    }
     if (since?.cancelled.length) {
       said.push(
         `${plural(since.cancelled.length, "call")} the backup holds as booked ${since.cancelled.length === 1 ? "was" : "were"} cancelled since, in the database it replaced: ${since.cancelled.length === 1 ? "it stays" : "they stay"} cancelled, and no reminder of ${since.cancelled.length === 1 ? "it" : "them"} is sent:${callLines(since.cancelled)}`,
@@ -263,9 +245,16 @@ async function readyRestored(
         `${plural(since.gone.length, "call")} the backup holds as booked ${since.gone.length === 1 ? "is" : "are"} not in the database it replaced: deleted since the backup, and cancelled before that (a call ahead is deleted no other way), but the server would send ${since.gone.length === 1 ? "its" : "their"} reminders. Before the start, cancel each (\`bookings cancel ID\`: both sides are mailed a cancellation again), then delete it (\`bookings delete ID\`) if its reader asked for that:${callLines(since.gone)}`,
       );
     }
-    if (since?.requeued) {
+    const requeued = since?.requeued.cancellations ?? 0;
+    if (requeued) {
       said.push(
-        `The database it replaced had ${plural(since.requeued, "call's cancellation", "calls' cancellations")} still to send: queued again, the server sends ${since.requeued === 1 ? "it" : "them"} once started.`,
+        `The database it replaced had ${plural(requeued, "call's cancellation", "calls' cancellations")} still to send: queued again, the server sends ${requeued === 1 ? "it" : "them"} once started.`,
+      );
+    }
+    const invitations = since?.requeued.invitations ?? 0;
+    if (invitations) {
+      said.push(
+        `It had ${plural(invitations, "invitation")} of the calls moved since still to send: queued again, the server sends ${invitations === 1 ? "it" : "them"} once started.`,
       );
     }
   } finally {
