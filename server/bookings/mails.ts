@@ -12,12 +12,9 @@ import {
   tokenLink,
 } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
-import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { type Call, calendarFile, invitation, thread } from "./calendar-file.ts";
-import { notMadeMail, parseNotMade } from "./not-made.ts";
-import { type bookingMailKinds, type CancelledCall, parseBookingPayload } from "./queued-mails.ts";
-import type { BookingsRepository } from "./repository.ts";
-import type { LinkToken, StoredBooking } from "./stored.ts";
+import type { CancelledCall } from "./queued-mails.ts";
+import type { StoredBooking } from "./stored.ts";
 
 /**
  * The mails of a booked call (docs/product.md, "Book a call"): the invitation to each side
@@ -153,17 +150,22 @@ const ownerLeads = {
   owner: "You moved this call to a new time; the reader is sent the new invitation.",
 };
 
+/** The owner's copy in their calendar, taken out: the feed has the call now. */
+const copyTakenOut =
+  "The file attached takes out of your calendar the copy an earlier mail put there: your calendar feed has the call at its new time.";
+
 /**
  * The owner's invitation: who, about what, their note, and Reply-To the reader. Its
  * calendar copy (`calendar`) only while no calendar feed stands: a calendar shows an event
- * added from a mail and the same in a subscribed feed twice, one in each calendar.
+ * added from a mail and the same in a subscribed feed twice, one in each calendar; while
+ * one stands, the cancellation of a copy mailed before it (queued-mails.ts, `ownerCalendar`).
  */
 export function ownerInvitationMail(
   to: string,
   booking: StoredBooking,
   context: BookingMailContext,
   update: false | "reader" | "owner",
-  calendar = true,
+  calendar: "publish" | "cancel" | "none" = "publish",
 ): OutgoingMail {
   const details: [string, string][] = [
     ["Name", booking.name],
@@ -179,7 +181,7 @@ export function ownerInvitationMail(
     to,
     subject: subjectOf(context, booking),
     footer,
-    lead: ownerLeads[update || "booked"],
+    lead: `${ownerLeads[update || "booked"]}${calendar === "cancel" ? `\n\n${copyTakenOut}` : ""}`,
     html: `${detailsHtml(details)}
 ${note}
 ${consoleLink(context.siteUrl).html}`,
@@ -189,14 +191,23 @@ ${consoleLink(context.siteUrl).text}`,
     replyTo: { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
     ...thread("owner", booking.uid, update ? `moved-${booking.sequence}` : null),
-    ...(calendar
-      ? {
-          icalEvent: invitation(booking, context, {
-            owner: { name: booking.name, email: booking.email },
-          }),
-        }
-      : {}),
+    ...(calendar === "none" ? {} : { icalEvent: ownerCalendarFile(booking, context, calendar) }),
   });
+}
+
+/** The owner's calendar file of a call: it published, or its copy cancelled (METHOD:CANCEL, the call's UID and SEQUENCE). */
+function ownerCalendarFile(
+  booking: StoredBooking,
+  context: BookingMailContext,
+  calendar: "publish" | "cancel",
+) {
+  const owner = { owner: { name: booking.name, email: booking.email } };
+  if (calendar === "publish") return invitation(booking, context, owner);
+  return {
+    method: "CANCEL" as const,
+    filename: "cancellation.ics",
+    content: calendarFile("cancellation", booking, context, owner),
+  };
 }
 
 /**
@@ -316,85 +327,4 @@ ${below?.html ?? ""}`,
     headers: { "Auto-Submitted": "auto-generated" },
     ...thread(side, booking.uid, `reminder-${hoursBefore}h-${booking.sequence}`),
   });
-}
-
-/** What each booking row of the outbox becomes when it is sent, or why it is not. */
-export function bookingComposers({
-  get,
-  byToken,
-  feedTokenHash,
-  links,
-  context,
-  clock,
-}: Pick<BookingsRepository, "get" | "byToken" | "feedTokenHash"> & {
-  links: LinkToken;
-  context: (service: string) => Promise<BookingMailContext>;
-  clock: () => Date;
-}): Record<(typeof bookingMailKinds)[number], ComposeMail> {
-  /**
-   * The reader's links' token, made again as the mail goes; null when the call
-   * holds another (booked before tokens were made so, or under another secret).
-   */
-  const tokenOf = async (booking: StoredBooking, db: Parameters<ComposeMail>[1]) => {
-    const token = links(booking);
-    return (await byToken(token, db))?.id === booking.id ? token : null;
-  };
-  return {
-    async booking_invitation(row, db) {
-      const payload = parseBookingPayload(row.payload);
-      if (!payload || !row.email) return { outcome: "failed", reason: "a malformed invitation" };
-      const booking = await get(payload.bookingId, db);
-      if (booking?.status !== "booked")
-        return { outcome: "cancelled", reason: "the call was cancelled" };
-      if (booking.sequence !== payload.sequence)
-        return { outcome: "cancelled", reason: "the call was moved since" };
-      const mailContext = await context(booking.service);
-      if (payload.to === "owner") {
-        const fed = (await feedTokenHash(db)) !== null;
-        const change = payload.ownerMove ? "owner" : booking.sequence > 0 ? "reader" : false;
-        return ownerInvitationMail(row.email, booking, mailContext, change, !fed);
-      }
-      // A row queued before the links' token was made again as each mail goes carries it:
-      // one still queued at the upgrade, or from a restored backup (decision 043).
-      const token = row.token ?? (await tokenOf(booking, db));
-      if (!token) return { outcome: "failed", reason: "an invitation without its links" };
-      return readerInvitationMail(booking, token, mailContext, payload.ownerMove);
-    },
-    async booking_cancellation(row, db) {
-      const payload = parseBookingPayload(row.payload);
-      if (!payload?.call || !row.email)
-        return { outcome: "failed", reason: "a malformed cancellation" };
-      const reader = payload.to === "owner" ? await get(payload.bookingId, db) : null;
-      return cancellationMail(
-        row.email,
-        payload.to,
-        { ...payload.call, sequence: payload.sequence },
-        await context(payload.call.service),
-        reader ?? undefined,
-      );
-    },
-    async booking_not_made(row) {
-      const news = parseNotMade(row.payload);
-      if (!news || !row.email) return { outcome: "failed", reason: "a malformed notice" };
-      return notMadeMail(row.email, news, await context(news.service));
-    },
-    async booking_reminder(row, db) {
-      const payload = parseBookingPayload(row.payload);
-      if (!payload?.hoursBefore || !row.email)
-        return { outcome: "failed", reason: "a malformed reminder" };
-      const booking = await get(payload.bookingId, db);
-      if (booking?.status !== "booked" || booking.sequence !== payload.sequence)
-        return { outcome: "cancelled", reason: "the call was cancelled or moved" };
-      if (Date.parse(booking.start) <= clock().getTime())
-        return { outcome: "cancelled", reason: "the call has begun" };
-      return reminderMail(
-        row.email,
-        payload.to,
-        booking,
-        payload.hoursBefore,
-        await context(booking.service),
-        payload.to === "reader" ? await tokenOf(booking, db) : null,
-      );
-    },
-  };
 }

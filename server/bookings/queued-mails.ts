@@ -47,6 +47,11 @@ const bookingMailPayload = z.object({
   call: cancelledCall.optional().catch(undefined),
   /** An invitation after the owner moved the call: their reason, if they gave one. */
   ownerMove: z.object({ reason: z.string().nullable() }).optional().catch(undefined),
+  /**
+   * The owner's invitation: its calendar file, chosen as it is queued (`ownerCalendar`);
+   * absent from rows queued before it was, whose copy was chosen as they went.
+   */
+  calendar: z.enum(["publish", "cancel", "none"]).optional().catch(undefined),
 });
 type BookingMailPayload = z.infer<typeof bookingMailPayload>;
 
@@ -77,7 +82,7 @@ type Call = { id: number; email: string; start: Date; sequence: number };
 const payloadOf = (
   { id, sequence }: { id: number; sequence: number },
   to: "reader" | "owner",
-  more: Pick<BookingMailPayload, "hoursBefore" | "call" | "ownerMove"> = {},
+  more: Pick<BookingMailPayload, "hoursBefore" | "call" | "ownerMove" | "calendar"> = {},
 ) => JSON.stringify({ bookingId: id, to, sequence, ...more } satisfies BookingMailPayload);
 
 /** The reminder `hours` before the call to both sides, due at `due`. */
@@ -99,6 +104,33 @@ function remindersAhead(now: Date, call: Call, ownerEmail: string | undefined): 
   });
 }
 
+/**
+ * The calendar file of the owner's next invitation of a call (decision 074): the call
+ * published while no calendar feed stands; while one does, nothing (the feed has it),
+ * but the cancellation of the copy an earlier mail of the call published, taken out
+ * once: else the owner's calendar keeps it at the old time beside the feed's. An earlier
+ * mail is one sent or being sent, never one queued, failed or dropped; one queued before
+ * the choice was recorded published a copy (it did before the feed left them out).
+ */
+async function ownerCalendar(trx: Db, id: number): Promise<"publish" | "cancel" | "none"> {
+  const feed = await trx
+    .selectFrom("booking_settings")
+    .select("feed_token_hash")
+    .where("id", "=", 1)
+    .executeTakeFirst();
+  if (!feed?.feed_token_hash) return "publish";
+  const mailed = await trx
+    .selectFrom("outbox")
+    .select("payload")
+    .where("kind", "=", "booking_invitation")
+    .where("status", "in", ["sent", "sending"])
+    .where("payload", "like", payloadLike(id))
+    .orderBy("id", "desc")
+    .execute();
+  const last = mailed.map((row) => parseBookingPayload(row.payload)).find((p) => p?.to === "owner");
+  return last && (last.calendar ?? "publish") === "publish" ? "cancel" : "none";
+}
+
 /** The reminders still ahead of a call, to both sides: of one a restore moves as it was moved since. */
 export const queueReminders = (trx: Db, now: Date, call: Call, ownerEmail: string | undefined) =>
   enqueue(trx, now.toISOString(), remindersAhead(now, call, ownerEmail));
@@ -116,10 +148,11 @@ export async function queueInvitations(
   { reason }: { reason?: string | null } = {},
 ) {
   const ownerMove = reason === undefined ? {} : { ownerMove: { reason } };
+  const calendar = ownerEmail ? await ownerCalendar(trx, booking.id) : "none";
   const invitations = recipientsOf(booking.email, ownerEmail).map(([to, email]) => ({
     kind: "booking_invitation" as const,
     email,
-    payload: payloadOf(booking, to, ownerMove),
+    payload: payloadOf(booking, to, { ...ownerMove, ...(to === "owner" ? { calendar } : {}) }),
   }));
   await enqueue(trx, now.toISOString(), [
     ...invitations,

@@ -277,6 +277,61 @@ describe.each(backends)("the owner's move of a call on %s", (backend) => {
     }
   });
 
+  it("takes out the owner's calendar copy mailed before the feed when the call moves: once, by its UID and new SEQUENCE", async () => {
+    const free = await freeStarts();
+    const call = await book(free[90] ?? "");
+    /** The owner's mail of the call at `sequence`: the first, or a move's. */
+    const ownerMail = async (sequence: number) => {
+      const id = (m: ReceivedMail) =>
+        m.parsed.messageId?.startsWith(
+          sequence === 0 ? "<owner.booking." : `<owner.moved-${sequence}.`,
+        );
+      await smtp.waitFor(() =>
+        smtp.to(owner).some((m) => id(m) && m.parsed.subject?.includes(call.name)),
+      );
+      return smtp.to(owner).find((m) => id(m) && m.parsed.subject?.includes(call.name));
+    };
+    // Booked while no feed stood: the owner's calendar took the call from the mail.
+    const copy = invitationOf(await ownerMail(0));
+    expect(copy.method).toBe("PUBLISH");
+    const made = await ownerBrowser.post("/api/admin/bookings/feed");
+    const feed = json(made, feedResponseSchema).url.slice(siteUrl.length);
+    try {
+      expect((await move(call.id, { start: free[91] })).statusCode).toBe(200);
+      const moved = await ownerMail(1);
+      const cancel = invitationOf(moved);
+      expect([cancel.method, cancel.partMethod]).toEqual(["CANCEL", "CANCEL"]);
+      expect(cancel.event.uid).toBe(copy.event.uid);
+      expect(cancel.event.sequence).toBe(1);
+      expect(moved?.parsed.text).toContain(
+        "takes out of your calendar the copy an earlier mail put there",
+      );
+      // The feed has the call at its new time, under the same UID, a calendar of its own.
+      const event = readCalendar((await t.visitor().get(feed)).body).events.find(
+        (e) => e.uid === copy.event.uid,
+      );
+      expect(event?.start.toISOString()).toBe(free[91]);
+      expect(event?.sequence).toBe(1);
+      // The reader's calendar is moved as ever.
+      await smtp.waitFor(() => smtp.to(call.email).length === 2);
+      expect(invitationOf(smtp.to(call.email)[1]).method).toBe("REQUEST");
+      // Taken out once: the next move's mail carries no calendar file at all.
+      expect((await move(call.id, { start: free[92] })).statusCode).toBe(200);
+      expect(calendarOfMail(await ownerMail(2))).toBeNull();
+    } finally {
+      await ownerBrowser.request("DELETE", "/api/admin/bookings/feed");
+    }
+    // With the feed revoked, the owner's calendar is given the call again.
+    expect((await move(call.id, { start: free[93] })).statusCode).toBe(200);
+    const again = invitationOf(await ownerMail(3));
+    expect([again.method, again.event.uid, again.event.sequence]).toEqual([
+      "PUBLISH",
+      copy.event.uid,
+      3,
+    ]);
+    expect(again.event.start.toISOString()).toBe(free[93]);
+  });
+
   it("moves from the command line, by a time in the owner's zone, and refuses a time not free with exit 2", async () => {
     const free = await freeStarts();
     const call = await book(free[80] ?? "");
