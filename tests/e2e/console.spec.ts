@@ -5,8 +5,12 @@ import { DatabaseSync } from "node:sqlite";
 import type { Page } from "@playwright/test";
 import { commentResponseSchema } from "../../contract/api.ts";
 import { assistantResponseSchema } from "../../contract/assistant.ts";
-import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
-import { momentLabel } from "../../contract/time-zones.ts";
+import {
+  bookingsResponseSchema,
+  moveTimesResponseSchema,
+  slotsResponseSchema,
+} from "../../contract/bookings.ts";
+import { dateKey, dayLabel, momentLabel, timeLabel, zoneName } from "../../contract/time-zones.ts";
 import { suppressionKey } from "../../server/lib/mailbox.ts";
 import { projectRoot } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
@@ -1028,34 +1032,61 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await expect(page.getByText("No calls ahead.")).toBeFocused();
 });
 
-test("bookings: the owner moves a call by keyboard in a dialog of the free times, with a reason; the list shows the new time", async ({
+test("bookings: the owner moves a call by keyboard in a dialog of the free times, day by day in the owner's zone, with a reason; the list shows the new time", async ({
   visitor,
 }) => {
   const starts = await freeTimes();
   await bookCall(starts[2] ?? "", "Arjun Rao");
   const page = await ownerPage(visitor, own, "/admin/bookings");
+  const { ownerZone, bookings } = bookingsResponseSchema.parse(
+    await (await page.request.get(`${site}/api/admin/bookings`)).json(),
+  );
+  const id = bookings.find((call) => call.name === "Arjun Rao")?.id;
+  const { starts: movable } = moveTimesResponseSchema.parse(
+    await (await page.request.get(`${site}/api/admin/bookings/${id}/times`)).json(),
+  );
+  const days = Map.groupBy(movable, (start) => dateKey(Date.parse(start), ownerZone));
   const card = page.getByRole("article", { name: "Call with Arjun Rao" });
   const moveButton = card.getByRole("button", { name: "Move the call with Arjun Rao" });
   await moveButton.focus();
   await page.keyboard.press("Enter");
   const dialog = page.getByRole("alertdialog", { name: "Move the call with Arjun Rao" });
-  const time = dialog.getByLabel(/^New time/);
-  await expect(time).toBeVisible();
+  // The times grouped by day, as the booking page lists them, in the owner's zone, named.
+  const times = dialog.getByRole("group", { name: `New time, in ${zoneName(ownerZone)}` });
+  await expect(times).toBeVisible();
   // Escape closes it, and the focus goes back to Move; nothing moved.
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
   await expect(moveButton).toBeFocused();
   await page.keyboard.press("Enter");
-  await expect(time).toBeVisible();
+  await expect(times).toBeVisible();
+  const dayGroups = times.getByRole("group");
+  await expect(dayGroups).toHaveCount(Math.min(7, days.size));
+  const [firstDay = [], eighthDay = []] = [[...days.values()][0], [...days.values()][7]];
+  await expect(dayGroups.first()).toHaveAccessibleName(
+    dayLabel(Date.parse(firstDay[0] ?? ""), ownerZone),
+  );
+  // The first time is chosen; the keyboard reaches the others with the arrows.
+  await expect(times.getByRole("radio", { checked: true })).toHaveAccessibleName(
+    timeLabel(Date.parse(firstDay[0] ?? ""), ownerZone),
+  );
   // The focus stays in the dialog however far the keyboard goes.
   for (let step = 0; step < 6; step += 1) {
     await page.keyboard.press("Tab");
     expect(await dialog.evaluate((box) => box.contains(document.activeElement))).toBe(true);
   }
   expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
-  const target = starts[5] ?? "";
-  await time.focus();
-  await time.selectOption(target);
+  // A day further on: "Show more days" adds a week, and its first time takes the focus.
+  expect(eighthDay.length).toBeGreaterThan(0);
+  await dialog.getByRole("button", { name: "Show more days" }).press("Enter");
+  const target = eighthDay[0] ?? "";
+  const chosen = times
+    .getByRole("group", { name: dayLabel(Date.parse(target), ownerZone) })
+    .getByRole("radio", { name: timeLabel(Date.parse(target), ownerZone) });
+  await expect(chosen).toBeFocused();
+  await page.keyboard.press("Space");
+  await expect(chosen).toBeChecked();
+  expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
   await dialog.getByLabel(/^Why/).fill("A workshop in Pune runs over");
   await dialog.getByRole("button", { name: "Move the call" }).focus();
   await page.keyboard.press("Enter");
@@ -1067,9 +1098,6 @@ test("bookings: the owner moves a call by keyboard in a dialog of the free times
     start: string;
   }[];
   expect(shown.find((call) => call.name === "Arjun Rao")?.start).toBe(target);
-  const { ownerZone } = bookingsResponseSchema.parse(
-    await (await page.request.get(`${site}/api/admin/bookings`)).json(),
-  );
   await expect(card.getByRole("heading")).toHaveText(
     `${momentLabel(Date.parse(target), ownerZone)} · Arjun Rao`,
   );

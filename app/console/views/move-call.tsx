@@ -1,14 +1,18 @@
 import { useEffect, useState } from "react";
 import type { Booking } from "../../../contract/bookings.ts";
 import { limits } from "../../../contract/limits.ts";
-import { dateKey, dayLabel, timeLabel, zoneName } from "../../../contract/time-zones.ts";
+import { slotsByDay, zoneName } from "../../../contract/time-zones.ts";
+import { FreeTimes } from "../../features/bookings/free-times.tsx";
 import { useConsoleData } from "../console-api.ts";
 import { useRefusal } from "../refusal.tsx";
-import { ConfirmButton, fieldClass, Input, inputClass, Loading } from "../ui.tsx";
+import { ConfirmButton, Input, Loading } from "../ui.tsx";
 import type { Shared } from "./availability-form.tsx";
 
-/** The times a call may move to, in the owner's zone, a group per day. */
-function FreeTimes({
+/** Days of times listed at first, and added by "Show more days", as on the booking page. */
+const daysAtOnce = 7;
+
+/** The times a call may move to, in the owner's zone, day by day as the booking page lists them. */
+function TimesToMoveTo({
   id,
   ownerZone,
   value,
@@ -21,6 +25,7 @@ function FreeTimes({
 }) {
   const { loaded } = useConsoleData("GET /admin/bookings/:id/times", { params: { id } });
   const starts = loaded.state === "ready" ? loaded.data.starts : null;
+  const [shownDays, setShownDays] = useState(daysAtOnce);
   // The first time is chosen, and again when the one chosen is no longer among them.
   useEffect(() => {
     if (starts?.[0] && !starts.includes(value)) onChange(starts[0]);
@@ -31,26 +36,22 @@ function FreeTimes({
         if (starts.length === 0) {
           return <p className="mt-4 text-sm text-slate-300">No free time to move it to.</p>;
         }
-        const days = Map.groupBy(starts, (start) => dateKey(Date.parse(start), ownerZone));
+        // The days shown and one more, which says whether there are more.
+        const allDays = slotsByDay(starts, ownerZone, shownDays);
         return (
-          <label className={`${fieldClass} mt-4`}>
-            New time ({zoneName(ownerZone)})
-            <select
-              value={value}
-              onChange={(event) => onChange(event.target.value)}
-              className={inputClass}
-            >
-              {[...days.values()].map((times) => (
-                <optgroup key={times[0]} label={dayLabel(Date.parse(times[0] ?? ""), ownerZone)}>
-                  {times.map((start) => (
-                    <option key={start} value={start}>
-                      {timeLabel(Date.parse(start), ownerZone)}
-                    </option>
-                  ))}
-                </optgroup>
-              ))}
-            </select>
-          </label>
+          <div className="mt-4 max-h-[45vh] overflow-y-auto pr-1">
+            <FreeTimes
+              id={`move-${id}`}
+              zone={ownerZone}
+              legend={`New time, in ${zoneName(ownerZone)}`}
+              days={allDays.slice(0, shownDays)}
+              more={allDays.length > shownDays}
+              problem={undefined}
+              start={value}
+              choose={onChange}
+              showMore={() => setShownDays((shown) => shown + daysAtOnce)}
+            />
+          </div>
         );
       }}
     </Loading>
@@ -82,7 +83,7 @@ export function MoveCall({ booking, ownerZone, changed }: { booking: Booking } &
       after={changed}
       refusal={refusal}
     >
-      <FreeTimes id={booking.id} ownerZone={ownerZone} value={start} onChange={setStart} />
+      <TimesToMoveTo id={booking.id} ownerZone={ownerZone} value={start} onChange={setStart} />
       <Input
         label="Why (optional, for the reader)"
         maxLength={limits.moveReasonMax}

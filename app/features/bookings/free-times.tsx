@@ -4,10 +4,14 @@ import { type slotsByDay, zoneName } from "../../../contract/time-zones.ts";
 /** The classes of the server's form (server/bookings/pages.ts), which this one takes the place of. */
 export const look = { label: "booking-label", control: "field", problem: "text-sm text-red-300" };
 
-/** The free times of the booking form (booking-form.tsx), day by day in the zone chosen. */
+/**
+ * The free times of the booking form (booking-form.tsx), day by day in the zone chosen; the
+ * console's Move dialog lists the times a call may move to with it (`legend`).
+ */
 export function FreeTimes({
   id,
   zone,
+  legend = `Free times, in ${zoneName(zone)}`,
   days,
   more,
   problem,
@@ -17,6 +21,7 @@ export function FreeTimes({
 }: {
   id: string;
   zone: string;
+  legend?: string;
   days: ReturnType<typeof slotsByDay>;
   /** Whether there are days after those shown. */
   more: boolean;
@@ -40,7 +45,7 @@ export function FreeTimes({
       className="booking-times"
       aria-describedby={problem ? `${id}-start-problem` : undefined}
     >
-      <legend className="booking-label">Free times, in {zoneName(zone)}</legend>
+      <legend className="booking-label">{legend}</legend>
       {problem ? (
         <p id={`${id}-start-problem`} className={look.problem}>
           {problem}
