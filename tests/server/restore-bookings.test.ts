@@ -26,39 +26,53 @@ const env = {
   OWNER_EMAIL: "owner@example.com",
 };
 
-describe("a restore of a backup with calls cancelled or deleted since", () => {
-  it("keeps a call cancelled since cancelled without its reminders, sends the cancellations still to send, and names a call deleted since", async () => {
-    const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-restore-")), "data");
-    const site = await startTestApp("sqlite", { dataDir, env });
-    const me = new Owner(site);
-    expect((await me.signIn()).statusCode).toBe(200);
-    const { starts } = json(await site.visitor().get("/api/bookings/slots"), slotsResponseSchema);
-    const book = async (name: string, start: string | undefined, ip: string) => {
-      const reader = site.visitor({ ip });
-      const booked = await reader.post("/api/bookings", {
-        start,
-        name,
-        email: `${name.split(" ")[0]?.toLowerCase()}@example.org`,
-        service: "dfmea",
-        zone: "Europe/London",
-        formToken: createFormTokens(cookieSecret, {
-          purpose: "booking form timing",
-          minimumMs: 0,
-        }).issue(Date.now() - 60_000),
-      });
-      expect(booked.statusCode).toBe(201);
-      return reader;
-    };
-    await book("Asha Rao", starts[0], "10.9.0.1");
-    await book("Ravi Menon", starts[1], "10.9.0.2");
-    const leaving = await book("Nadia Khan", starts[2], "10.9.0.3");
-    await book("Lena Park", starts[3], "10.9.0.4");
-    const ids: Record<string, number> = Object.fromEntries(
+/**
+ * A site on SQLite with the owner signed in, its free times, and a reader's booking of
+ * `start` under `name` (the address made from its first word) from an address of its own.
+ */
+async function bookingSite() {
+  const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-restore-")), "data");
+  const site = await startTestApp("sqlite", { dataDir, env });
+  const me = new Owner(site);
+  expect((await me.signIn()).statusCode).toBe(200);
+  const { starts } = json(await site.visitor().get("/api/bookings/slots"), slotsResponseSchema);
+  let readers = 0;
+  const book = async (name: string, start: string | undefined) => {
+    readers += 1;
+    const reader = site.visitor({ ip: `10.9.0.${readers}` });
+    const booked = await reader.post("/api/bookings", {
+      start,
+      name,
+      email: `${name.split(" ")[0]?.toLowerCase()}@example.org`,
+      service: "dfmea",
+      zone: "Europe/London",
+      formToken: createFormTokens(cookieSecret, {
+        purpose: "booking form timing",
+        minimumMs: 0,
+      }).issue(Date.now() - 60_000),
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    return reader;
+  };
+  /** The calls' ids by their readers' names. */
+  const ids = async (): Promise<Record<string, number>> =>
+    Object.fromEntries(
       (await runSql(site, "select id, name from bookings", [])).map((row) => [
         String(row.name),
         Number(row.id),
       ]),
     );
+  return { dataDir, site, me, starts, book, ids };
+}
+
+describe("a restore of a backup with calls cancelled or deleted since", () => {
+  it("keeps a call cancelled since cancelled without its reminders, sends the cancellations still to send, and names a call deleted since", async () => {
+    const { dataDir, site, me, starts, book, ids: named } = await bookingSite();
+    await book("Asha Rao", starts[0]);
+    await book("Ravi Menon", starts[1]);
+    const leaving = await book("Nadia Khan", starts[2]);
+    await book("Lena Park", starts[3]);
+    const ids = await named();
     const backup = path.join(path.dirname(dataDir), "backup.sqlite");
     expect((await admin(adminEnv(site), "backup", "--out", backup)).code).toBe(0);
     // Since the backup: the owner cancels Ravi's call, and Nadia deletes hers in "Your data".
@@ -177,6 +191,53 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
       }
       // Nadia's is named above, for the owner: the restore cannot know how it ended.
       expect(status(ids["Nadia Khan"])).toEqual({ status: "booked", cancelled_by: null });
+    } finally {
+      restored.close();
+    }
+  });
+
+  it("gives back two calls that swapped times swapped, and leaves one moved onto a call deleted since where it was, named", async () => {
+    const { dataDir, site, me, starts, book, ids: named } = await bookingSite();
+    const [t1 = "", t2 = "", t3 = "", t4 = "", t5 = ""] = [0, 4, 8, 12, 16].map((i) => starts[i]);
+    await book("Asha Test", t1);
+    await book("Ravi Test", t2);
+    await book("Omar Test", t4);
+    const nadia = await book("Nadia Test", t5);
+    const ids = Object.fromEntries(
+      Object.entries(await named()).map(([name, id]) => [name.split(" ")[0], id]),
+    );
+    const backup = path.join(path.dirname(dataDir), "backup.sqlite");
+    expect((await admin(adminEnv(site), "backup", "--out", backup)).code).toBe(0);
+    const move = async (who: string, start: string) =>
+      expect((await me.post(`/api/admin/bookings/${ids[who]}/move`, { start })).statusCode).toBe(
+        200,
+      );
+    // Since: Asha's and Ravi's calls swap times; Nadia deletes hers and Omar's takes its time.
+    await move("Asha", t3);
+    await move("Ravi", t1);
+    await move("Asha", t2);
+    expect((await nadia.post("/api/your-data/delete", { confirm: true })).statusCode).toBe(200);
+    await move("Omar", t5);
+    await site.close();
+
+    const run = await admin(adminEnv(site), "restore", "--from", backup);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("2 calls the backup holds were moved since");
+    expect(run.stdout).toContain(
+      `1 call the backup holds was moved since, in the database it replaced, to a time another call the backup holds takes: it stays at the backup's time`,
+    );
+    expect(run.stdout).toContain(`\n  ${ids.Omar}  ${t4}  Omar Test\n`);
+    const restored = new DatabaseSync(path.join(dataDir, "engage.sqlite"), { readOnly: true });
+    try {
+      const at = (who: string) =>
+        restored
+          .prepare("select starts_at, status, sequence from bookings where id = ?")
+          .get(ids[who] ?? 0);
+      expect(at("Asha")).toEqual({ starts_at: t2, status: "booked", sequence: 2 });
+      expect(at("Ravi")).toEqual({ starts_at: t1, status: "booked", sequence: 1 });
+      // Omar's stays as the backup had it, beside Nadia's, which the owner settles.
+      expect(at("Omar")).toEqual({ starts_at: t4, status: "booked", sequence: 0 });
+      expect(at("Nadia")).toEqual({ starts_at: t5, status: "booked", sequence: 0 });
     } finally {
       restored.close();
     }
