@@ -136,7 +136,7 @@ function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise
     <div className="space-y-3 text-sm">
       <p className="text-slate-300">
         {live
-          ? "Your calls are in a calendar feed at a secret address, and your booking mails carry no calendar copy (a calendar would show each call twice). A new address stops the one before."
+          ? "Your calls are in a calendar feed at a secret address, and your booking mails carry no calendar copy (a calendar would show each call twice); a move takes out one mailed before the feed. A new address stops the one before."
           : "No calendar feed: each booking mail carries the call for your calendar. Make an address to subscribe to in your calendar app instead."}
       </p>
       {url ? (
