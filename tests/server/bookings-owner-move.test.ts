@@ -280,20 +280,22 @@ describe.each(backends)("the owner's move of a call on %s", (backend) => {
   it("takes out the owner's calendar copy mailed before the feed when the call moves: once, by its UID and new SEQUENCE", async () => {
     const free = await freeStarts();
     const call = await book(free[90] ?? "");
-    /** The owner's mail of the call at `sequence`: the first, or a move's. */
-    const ownerMail = async (sequence: number) => {
+    const readers = await book(free[95] ?? "");
+    /** The owner's mail of a call at `sequence`: the first, or a move's. */
+    const ownerMail = async (sequence: number, of = call) => {
       const id = (m: ReceivedMail) =>
         m.parsed.messageId?.startsWith(
           sequence === 0 ? "<owner.booking." : `<owner.moved-${sequence}.`,
         );
-      await smtp.waitFor(() =>
-        smtp.to(owner).some((m) => id(m) && m.parsed.subject?.includes(call.name)),
-      );
-      return smtp.to(owner).find((m) => id(m) && m.parsed.subject?.includes(call.name));
+      const mail = () =>
+        smtp.to(owner).find((m) => id(m) && m.parsed.subject?.includes(`${of.name}:`));
+      await smtp.waitFor(() => mail() !== undefined);
+      return mail();
     };
-    // Booked while no feed stood: the owner's calendar took the call from the mail.
+    // Booked while no feed stood: the owner's calendar took the calls from the mails.
     const copy = invitationOf(await ownerMail(0));
     expect(copy.method).toBe("PUBLISH");
+    const readersCopy = invitationOf(await ownerMail(0, readers));
     const made = await ownerBrowser.post("/api/admin/bookings/feed");
     const feed = json(made, feedResponseSchema).url.slice(siteUrl.length);
     try {
@@ -318,6 +320,17 @@ describe.each(backends)("the owner's move of a call on %s", (backend) => {
       // Taken out once: the next move's mail carries no calendar file at all.
       expect((await move(call.id, { start: free[92] })).statusCode).toBe(200);
       expect(calendarOfMail(await ownerMail(2))).toBeNull();
+      // A call its reader moves, from their mail, is taken out of the owner's calendar alike.
+      const token = linkOf(smtp.to(readers.email)[0], "reschedule");
+      expect((await readerMove(token, free[96] ?? "")).statusCode).toBe(200);
+      const byReader = await ownerMail(1, readers);
+      expect(byReader?.parsed.text).toContain("A reader moved their call to a new time.");
+      const taken = invitationOf(byReader);
+      expect([taken.method, taken.event.uid, taken.event.sequence]).toEqual([
+        "CANCEL",
+        readersCopy.event.uid,
+        1,
+      ]);
     } finally {
       await ownerBrowser.request("DELETE", "/api/admin/bookings/feed");
     }
