@@ -23,7 +23,7 @@ const exportSchema = z
     version: z
       .literal(exportVersion)
       .describe(
-        "An import reads this version and version 1, whose suppressions and soft_bounces rows carry the address (email) where these carry email_hash (and domain): it keeps them as the importing site's digests. A later version is refused.",
+        "An import reads this version and every earlier one (docs/backups.md says what each added): version 1's suppressions and soft_bounces rows carry the address (email) where later ones carry email_hash (and domain), which it keeps as the importing site's digests. A later version is refused.",
       ),
     exportedAt: z.iso.datetime(),
     settings: z.partialRecord(z.enum(exportedSettings), z.unknown()).optional(),
