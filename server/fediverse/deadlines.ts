@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Log } from "../lib/log.ts";
+import { AddressRefused, type RemoteFetch, responseOf } from "../lib/safe-fetch.ts";
 import { dayMs } from "../lib/time.ts";
-import { AddressRefused, type RemoteFetch, responseOf } from "./safe-fetch.ts";
 
 export class RunPastDeadline extends Error {}
 

@@ -5,8 +5,8 @@ import {
   getRemoteDocument,
   type RemoteDocument,
 } from "@fedify/fedify/runtime";
+import { type RemoteFetch, RemoteFetchError, responseOf } from "../lib/safe-fetch.ts";
 import { jsonIn, tooHeavyJsonLd } from "./activity-json.ts";
-import { type RemoteFetch, RemoteFetchError, responseOf } from "./safe-fetch.ts";
 import { isPage, linkedHref } from "./webmention-pages.ts";
 
 /** An `<a>` or `<link>` naming the ActivityPub document of the page it is on. */

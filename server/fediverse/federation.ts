@@ -29,6 +29,7 @@ import { hashtagsOf } from "../../content/sections.ts";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
+import type { HostLookups, InboxVerdict, RemoteFetch } from "../lib/safe-fetch.ts";
 import { nowIso } from "../lib/time.ts";
 import { withTablesAsParagraphs } from "./article-html.ts";
 import { serverNamesOf } from "./blocks.ts";
@@ -37,7 +38,6 @@ import { cachedLoaders, documentLoader } from "./document-loader.ts";
 import { removeGoneFollowers } from "./gone-inboxes.ts";
 import type { SiteQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
-import type { HostLookups, InboxVerdict, RemoteFetch } from "./safe-fetch.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*

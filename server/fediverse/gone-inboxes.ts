@@ -1,5 +1,5 @@
+import type { RemoteFetch } from "../lib/safe-fetch.ts";
 import type { FediverseRepository } from "./repository.ts";
-import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
  * An inbox that answered 410 Gone. An account's own inbox gone means the

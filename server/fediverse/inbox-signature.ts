@@ -3,8 +3,8 @@ import type { DocumentLoader } from "@fedify/fedify/runtime";
 import { CryptographicKey, Multikey } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { perMinute } from "../lib/per-minute.ts";
+import type { RemoteFetch } from "../lib/safe-fetch.ts";
 import { cachedLoaders, documentLoader } from "./document-loader.ts";
-import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
  * Whether an inbox post's HTTP signature holds (draft-cavage's `Signature`, or

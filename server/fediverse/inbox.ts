@@ -17,6 +17,7 @@ import {
 } from "@fedify/fedify/vocab";
 import { commentContentSchema, rowIdParamSchema } from "../../contract/api.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
+import type { RemoteFetch } from "../lib/safe-fetch.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import { tooLongAddress } from "./activity-json.ts";
 import { nameOf } from "./deadlines.ts";
@@ -28,7 +29,6 @@ import { writerPicture } from "./pictures.ts";
 import { answerFollow } from "./publishing.ts";
 import { remoteAccounts } from "./remote-accounts.ts";
 import { type FediverseRepository, visitorOfActor } from "./repository.ts";
-import type { RemoteFetch } from "./safe-fetch.ts";
 import { takenBack } from "./taken-back.ts";
 
 /*

@@ -10,6 +10,7 @@ import { sql } from "kysely";
 import { z } from "zod";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
+import type { RemoteFetch } from "../lib/safe-fetch.ts";
 import { toIso } from "../lib/time.ts";
 import {
   type AnswerMs,
@@ -22,7 +23,6 @@ import {
   Slot,
   withDeadline,
 } from "./deadlines.ts";
-import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
  * Fedify's message queue on the site's own database (table fediverse_queue): every delivery to a

@@ -4,12 +4,12 @@ import { commentAnchor } from "../../contract/threads.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { EventBus } from "../events/bus.ts";
 import { jsonOf } from "../lib/json.ts";
+import type { RemoteFetch } from "../lib/safe-fetch.ts";
 import type { Deliverable } from "./federation.ts";
 import type { Logger } from "./logging.ts";
 import type { TakeBack } from "./message-queue.ts";
 import type * as Sending from "./publishing.ts";
 import type { FediverseRepository } from "./repository.ts";
-import type { RemoteFetch } from "./safe-fetch.ts";
 import { notePath } from "./sent-records.ts";
 
 /*

@@ -5,9 +5,9 @@ import type { Actor } from "@fedify/fedify/vocab";
 import type { FastifyInstance } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
+import type { RemoteFetch } from "../lib/safe-fetch.ts";
 import type { Profile } from "./federation.ts";
 import type { Logger } from "./logging.ts";
-import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
  * The picture of someone who replies from the Fediverse, fetched once when

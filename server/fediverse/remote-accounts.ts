@@ -1,12 +1,12 @@
 import type { InboxContext } from "@fedify/fedify";
 import type { Actor } from "@fedify/fedify/vocab";
 import type { CommentsRepository } from "../comments/repository.ts";
+import type { RemoteFetch } from "../lib/safe-fetch.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import type { Logger } from "./logging.ts";
 import { handleOf, remoteName } from "./note-text.ts";
 import { writerPicture } from "./pictures.ts";
 import { type FediverseRepository, visitorOfActor } from "./repository.ts";
-import type { RemoteFetch } from "./safe-fetch.ts";
 
 /** What an account's changes touch (the inbox's deps, inbox.ts). */
 type AccountDeps = {

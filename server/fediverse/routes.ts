@@ -6,6 +6,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { countByAddress } from "../lib/address-limit.ts";
 import { networkOf } from "../lib/address-scope.ts";
 import { perMinute } from "../lib/per-minute.ts";
+import { headersOf } from "../lib/safe-fetch.ts";
 import {
   deletedAccount,
   idElsewhere,
@@ -17,7 +18,6 @@ import {
 import type { CheckOptions, SignatureCheck } from "./inbox-signature.ts";
 import { servePictures } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
-import { headersOf } from "./safe-fetch.ts";
 import { notePath } from "./sent-records.ts";
 import type { SiteItem } from "./site-items.ts";
 

@@ -4,6 +4,12 @@ import { crc32, deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasNoControlOrDirectionCharacters } from "../../contract/text.ts";
 import { renderComment } from "../comments/markdown.ts";
+import {
+  createInboxCheck,
+  createRemoteFetch,
+  isPrivateAddress,
+  RemoteFetchError,
+} from "../lib/safe-fetch.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
 import {
   fetchPicture,
@@ -12,12 +18,6 @@ import {
   isSmallImage,
   pictureBytesMax,
 } from "./pictures.ts";
-import {
-  createInboxCheck,
-  createRemoteFetch,
-  isPrivateAddress,
-  RemoteFetchError,
-} from "./safe-fetch.ts";
 
 /** A 1×1 PNG. */
 const png = Buffer.from(

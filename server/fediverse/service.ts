@@ -3,6 +3,12 @@ import type { Recipient } from "@fedify/fedify/vocab";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
+import {
+  createInboxCheck,
+  createRemoteFetch,
+  type HostLookups,
+  type InboxVerdict,
+} from "../lib/safe-fetch.ts";
 import { blockedSenders } from "./blocks.ts";
 import type { Profile } from "./federation.ts";
 import type { InboxDeps } from "./inbox.ts";
@@ -13,12 +19,6 @@ import { fediverseActions } from "./owner-actions.ts";
 import { createOwnerReplies } from "./owner-replies.ts";
 import { createFediverseRepository } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
-import {
-  createInboxCheck,
-  createRemoteFetch,
-  type HostLookups,
-  type InboxVerdict,
-} from "./safe-fetch.ts";
 import { accountPath, isItemPath } from "./sent-records.ts";
 import { readSiteItems, type SiteItem } from "./site-items.ts";
 import { createWebmentions } from "./webmentions.ts";

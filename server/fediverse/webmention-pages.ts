@@ -4,8 +4,8 @@ import { decodeHtmlEntities } from "../../contract/html.ts";
 import { hasVisibleCharacter } from "../../contract/text.ts";
 import { showsAnotherSite } from "../comments/markdown.ts";
 import { indexedBytes } from "../db/columns.ts";
+import type { RemoteAnswer } from "../lib/safe-fetch.ts";
 import { remoteLine } from "./note-text.ts";
-import type { RemoteAnswer } from "./safe-fetch.ts";
 
 /*
  * What a page says to Webmention (docs/fediverse.md, "Webmention"): the

@@ -1,7 +1,7 @@
 import type { Store } from "../db/store.ts";
+import { isPublicHost, type RemoteFetch } from "../lib/safe-fetch.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
-import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
 import { advertisedEndpoint, linksOf } from "./webmention-pages.ts";
 
 /*

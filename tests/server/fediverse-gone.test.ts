@@ -5,7 +5,7 @@ import { healthResponseSchema } from "../../contract/console.ts";
 import { followersResponseSchema } from "../../contract/fediverse.ts";
 import { removeGoneFollowers } from "../../server/fediverse/gone-inboxes.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
-import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
+import { createRemoteFetch } from "../../server/lib/safe-fetch.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { Owner } from "./support/owner.ts";
 import { injected, remoteAccountKeys } from "./support/remote-keys.ts";

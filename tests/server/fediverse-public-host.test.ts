@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPrivateAddress, isPublicHost } from "../../server/fediverse/safe-fetch.ts";
+import { isPrivateAddress, isPublicHost } from "../../server/lib/safe-fetch.ts";
 
 /*
  * Webmentions are sent only from a site others can reach (a receiver checks

@@ -8,7 +8,7 @@ import type { Store } from "../../server/db/store.ts";
 import { retryAfter } from "../../server/fediverse/deadlines.ts";
 import { createMessageQueue, enqueueMessages } from "../../server/fediverse/message-queue.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
-import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
+import { createRemoteFetch } from "../../server/lib/safe-fetch.ts";
 import { toIso } from "../../server/lib/time.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { scratchStore } from "./support/scratch-store.ts";

@@ -2,10 +2,10 @@ import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 
 /*
- * Every fetch of a remote address the site makes (webmention sources and
- * endpoints, the pictures of people who reply from the Fediverse, the
- * documents Fedify reads: accounts, keys, posts, and Fedify's deliveries,
- * which deadlines.ts sends through here) goes through here: http and https
+ * Every fetch of a remote address the site makes (the owner's busy calendar,
+ * webmention sources and endpoints, the pictures of people who reply from the
+ * Fediverse, the documents Fedify reads: accounts, keys, posts, and Fedify's
+ * deliveries, which deadlines.ts sends through here) goes through here: http and https
  * only; the address a name resolves to is
  * checked as the connection is made, so a name cannot point at the site's
  * own network (loopback, private, link-local, carrier-grade NAT, multicast,
