@@ -301,3 +301,17 @@ export type BookingEndpoints = {
   "DELETE /admin/bookings/feed": { response: undefined };
   "DELETE /admin/bookings/:id": { params: { id: number }; response: undefined };
 };
+
+/**
+ * The owner's busy calendar (BOOKING_BUSY_CALENDAR_URL) on the console's Health, as this
+ * instance read it; null when none is set. `inForce`: read within a day, so its busy times
+ * stand against the free times; else they come from the hours alone.
+ */
+export const busyCalendarHealthSchema = z
+  .object({
+    readAt: timestampSchema.nullable(),
+    failedAt: timestampSchema.nullable(),
+    why: z.string().nullable(),
+    inForce: z.boolean(),
+  })
+  .nullable();

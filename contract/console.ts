@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalWholeNumber, commentContentSchema, emailSchema, timestampSchema } from "./api.ts";
+import { busyCalendarHealthSchema } from "./bookings.ts";
 import { limits } from "./limits.ts";
 import { listPageFields, nextPageSchema } from "./list-pages.ts";
 import { hasNoHiddenCharacters, hasVisibleCharacter, searchText } from "./text.ts";
@@ -359,10 +360,7 @@ export const healthResponseSchema = z.object({
     failed: z.number(),
     oldestQueuedAt: timestampSchema.nullable(),
   }),
-  /**
-   * Fediverse queue messages given up in the last 30 days: how many, and the
-   * latest `limits.givenUpShown`, newest first. None names a person.
-   */
+  /** Fediverse messages given up in 30 days: how many, the latest `limits.givenUpShown`. None names a person. */
   fediverseGivenUp: z.object({
     total: z.number(),
     latest: z.array(
@@ -378,6 +376,7 @@ export const healthResponseSchema = z.object({
       }),
     ),
   }),
+  busyCalendar: busyCalendarHealthSchema,
   version: z.string(),
   node: z.string(),
   settings: z.array(z.object({ name: z.string(), value: z.string().nullable() })),

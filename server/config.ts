@@ -177,6 +177,7 @@ const envSchema = z
         .refine(isTimeZone, "must be an IANA time zone, such as Europe/London or Asia/Kolkata"),
     ),
     BOOKING_MEETING_URL: url(/^https$/, "must be an absolute https:// URL"),
+    BOOKING_BUSY_CALENDAR_URL: url(/^(https?|webcal)$/, "must be an http(s):// or webcal:// URL"),
     BOOKINGS_PER_HOUR: int(5, 1, 1000),
     BOOKING_PENDING_MAX: int(3, 1, 100),
     BOOKING_RETENTION_DAYS: int(180, 1, 3650),

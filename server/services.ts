@@ -5,6 +5,7 @@ import type { loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { assistantIndexFile } from "./assistant/retrieval.ts";
 import { createAssistant, readIndexFile } from "./assistant/service.ts";
 import { writerOf } from "./assistant/writer.ts";
+import type { BusyCalendarOptions } from "./bookings/busy-calendar.ts";
 import { createBookings } from "./bookings/service.ts";
 import { replyComposers } from "./comments/reply-mails.ts";
 import { createReplyWatches, replyKeys } from "./comments/reply-watches.ts";
@@ -56,16 +57,12 @@ export type ServiceOptions = {
   config: Config;
   /** The outbox worker's timings (tests shorten them). */
   mail?: MailOptions;
-  /** How often scheduled editions are looked for, and how soon the bounce mailbox is first read (5 s each; tests shorten them). */
+  /** How often scheduled editions are looked for, how soon the bounce mailbox is first read (5 s each; tests shorten them). */
   scheduleEveryMs?: number;
   bounceFirstMs?: number;
   /** The clock of the console's links and sessions, comments' times, the Fediverse's queue, the assistant's day (tests move it on). */
   clock?: () => Date;
-  /**
-   * How long a request waits for a free PostgreSQL connection before it is
-   * answered 503 (5 s by default). Tests that send hundreds of requests at
-   * once on a loaded 2-core machine let them wait longer.
-   */
+  /** How long a request waits for a PostgreSQL connection before a 503 (5 s; tests under load wait longer). */
   databaseWaitMs?: number;
   /** How often the readers' counts are written (5 s), and their clock (`clock` by default): tests set both. */
   readers?: { flushMs?: number; clock?: () => Date };
@@ -77,6 +74,8 @@ export type ServiceOptions = {
   assistantIndex?: () => string | null;
   /** The private addresses Fediverse deliveries may reach (tests' stand-ins; server/fediverse/service.ts). */
   privateInboxesAllowed?: (address: string) => boolean;
+  /** Where the owner's busy calendar may be read from, and how often (tests'; server/bookings/busy-calendar.ts). */
+  busyCalendar?: BusyCalendarOptions;
   /** How Fedify's side of the site is imported (tests fail a load) and a delivery's wait for an answer (server/fediverse/service.ts). */
   fediverse?: Pick<Parameters<typeof createFediverse>[0], "importFederation" | "answerMs">;
 };
@@ -109,6 +108,7 @@ export async function startServices({
   services,
   bookable,
   privateInboxesAllowed,
+  busyCalendar,
   fediverse: fediverseOptions,
 }: ServiceOptions & {
   /** Where the prerendered site lives. */
@@ -235,7 +235,7 @@ export async function startServices({
     moderation,
     clock: mailClock,
   });
-  const bookings = createBookings(formDeps("booking form timing"));
+  const bookings = createBookings({ ...formDeps("booking form timing"), log, busyCalendar });
   const enquiries = createEnquiries({
     ...formDeps("enquiry form timing"),
     spam: spam.filter,
@@ -335,10 +335,7 @@ export async function startServices({
     ...readerOptions,
   });
   const counting = readers.start(log, retention);
-  /**
-   * Deletes, every hour, what `prune` finds past its retention period; the
-   * trail says how many in the same transaction, and nothing when none went.
-   */
+  /** Deletes hourly what `prune` finds past its retention; the trail says how many, in its transaction. */
   const retain = (what: string, prune: (trx: Transaction<Database>) => Promise<number>) =>
     retention.add(
       () => unsigned.act(prune, (count) => count > 0 && [`${what} retention`, `${count} deleted`]),
@@ -367,7 +364,7 @@ export async function startServices({
   const close = async () => {
     // A clean-up under way finishes before the store closes.
     await retention.stop();
-    await fediverse.stop();
+    await Promise.all([fediverse.stop(), bookings.stop()]);
     await counting.stop();
     // The message in hand is finished and recorded before the database closes.
     await scheduledEditions.stop();

@@ -107,6 +107,27 @@ describe("free times", () => {
     ).toHaveLength(12);
   });
 
+  it("leave out the owner's busy times with the buffer around them, which count toward no day's maximum", () => {
+    const now = "2026-03-02T08:00:00Z";
+    const busy = [{ start: at("2026-03-04T11:00:00Z"), end: at("2026-03-04T12:10:00Z") }];
+    const starts = freeStarts({
+      availability: { ...defaultAvailability, bufferMinutes: 15, dailyMax: 1 },
+      zone: "Europe/London",
+      now: at(now),
+      taken: [],
+      busy,
+    });
+    // 45-minute steps: 10:45 ends 11:15, inside the meeting; 12:15 starts within its buffer.
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-04")).toEqual([
+      "10:00",
+      "13:00",
+      "13:45",
+      "14:30",
+      "15:15",
+      "16:00",
+    ]);
+  });
+
   it("follow the owner's own weekly hours", () => {
     const starts = free("Asia/Kolkata", "2026-03-02T00:00:00Z", {
       weekly: {

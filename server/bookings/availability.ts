@@ -6,8 +6,9 @@ import { dayMs } from "../lib/time.ts";
  * The free times (docs/product.md, "Book a call"): the owner's weekly hours
  * laid out day by day in the owner's zone, so a 10:00 call stays 10:00 on the
  * wall across a change of the clocks, cut into calls with the buffer between
- * them, less what minimum notice, the horizon, dates off, the daily maximum
- * and the calls already booked (with their buffers) leave out. A pure
+ * them, less what minimum notice, the horizon, dates off, the daily maximum,
+ * the calls already booked and the owner's busy times (with their buffers)
+ * leave out. A pure
  * function of its inputs: the tests move `now` across daylight-saving
  * changes.
  */
@@ -26,6 +27,7 @@ export function freeStarts({
   zone,
   now,
   taken,
+  busy = [],
 }: {
   availability: Availability;
   /** The owner's zone. */
@@ -33,6 +35,8 @@ export function freeStarts({
   now: number;
   /** Calls already booked, from a day before `now` on. */
   taken: readonly Taken[];
+  /** The owner's own calendar's busy times: blocked like calls, but not counted as any day's. */
+  busy?: readonly Taken[];
 }): number[] {
   const call = availability.callMinutes * 60_000;
   const buffer = availability.bufferMinutes * 60_000;
@@ -81,9 +85,9 @@ export function freeStarts({
       if (start < gridFree) continue;
       gridFree = start + call + buffer;
       if (start < earliest || start > latest) continue;
-      const clash = taken.some(
-        (booked) => booked.start - buffer < start + call && booked.end + buffer > start,
-      );
+      const clashes = (booked: Taken) =>
+        booked.start - buffer < start + call && booked.end + buffer > start;
+      const clash = taken.some(clashes) || busy.some(clashes);
       if (!clash) starts.push(start);
     }
   }

@@ -4,9 +4,11 @@ import { serviceTitles } from "../../contract/enquiry-choices.ts";
 import { offeredZoneName } from "../../contract/time-zones.ts";
 import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
+import type { Log } from "../lib/log.ts";
 import { dayMs } from "../lib/time.ts";
 import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation/enquiry-rules.ts";
 import { earliestStart, freeStarts, type Taken } from "./availability.ts";
+import { type BusyCalendarOptions, startBusyCalendar } from "./busy-calendar.ts";
 import { bookingComposers } from "./composers.ts";
 import type { BookingMailContext } from "./mails.ts";
 import { type NotMade, tellNotMade } from "./not-made.ts";
@@ -50,7 +52,11 @@ export function createBookings(
       | "BOOKINGS_PER_HOUR"
       | "BOOKING_PENDING_MAX"
       | "BOOKING_RETENTION_DAYS"
+      | "BOOKING_BUSY_CALENDAR_URL"
     >;
+    /** Where the busy calendar's failures are said, and its tests' options. */
+    log?: Log;
+    busyCalendar?: BusyCalendarOptions;
   },
 ) {
   const { store, config, services, formTokens, clock = () => new Date() } = deps;
@@ -76,8 +82,33 @@ export function createBookings(
     serviceTitle: serviceTitle(service),
   });
 
-  const startsNow = (availability: Availability, taken: Taken[]) =>
-    freeStarts({ availability, zone: ownerZoneOf(availability), now: clock().getTime(), taken });
+  const url = config.BOOKING_BUSY_CALENDAR_URL;
+  const calendar =
+    url && deps.log
+      ? startBusyCalendar({
+          url,
+          siteUrl: config.siteUrl,
+          log: deps.log,
+          clock,
+          hours: async () => {
+            const availability = await repository.availability();
+            return { zone: ownerZoneOf(availability), horizonDays: availability.horizonDays };
+          },
+          ...deps.busyCalendar,
+        })
+      : null;
+  /** The owner's busy times that stand against `availability`'s free times now. */
+  const busyNow = async (availability: Availability) =>
+    (await calendar?.busy(clock().getTime() + (availability.horizonDays + 1) * dayMs)) ?? [];
+
+  const startsNow = (availability: Availability, taken: Taken[], busy: readonly Taken[]) =>
+    freeStarts({
+      availability,
+      zone: ownerZoneOf(availability),
+      now: clock().getTime(),
+      taken,
+      busy,
+    });
   /**
    * The free starts now. A call being moved (`moving`) neither takes its own time nor counts
    * toward its day's maximum: the reader may move it to another time that day. Its own time
@@ -89,12 +120,13 @@ export function createBookings(
     const starts = startsNow(
       availability,
       taken.filter((call) => call.start !== own),
+      await busyNow(availability),
     );
     return starts.filter((start) => start !== own);
   };
-  /** Whether `start` is on the owner's grid of calls at all, booked or not. */
-  const offered = (availability: Availability, start: number) =>
-    startsNow(availability, []).includes(start);
+  /** Whether `start` is on the owner's grid of calls at all, booked or not, and the owner free then. */
+  const offered = async (availability: Availability, start: number) =>
+    startsNow(availability, [], await busyNow(availability)).includes(start);
   const iso = (starts: number[]) => starts.map((start) => new Date(start).toISOString());
   /** Free starts as a reader is shown them: in `zone` by the list's name when it is one, else the owner's. */
   const slotsIn = (availability: Availability, zone: string | undefined, starts: number[]) => {
@@ -196,7 +228,7 @@ export function createBookings(
       const start = Date.parse(request.start);
       const freeNow = await free(availability);
       if (!freeNow.includes(start)) {
-        if (offered(availability, start)) {
+        if (await offered(availability, start)) {
           return { outcome: "taken", slots: slotsIn(availability, request.zone, freeNow) };
         }
         return refuse({
@@ -294,7 +326,7 @@ export function createBookings(
       if (start === Date.parse(current.start)) return { outcome: "same" };
       const freeNow = await free(availability, current);
       if (!freeNow.includes(start)) {
-        return { outcome: offered(availability, start) ? "taken" : "not_offered" };
+        return { outcome: (await offered(availability, start)) ? "taken" : "not_offered" };
       }
       const moved = await repository.reschedule(token, current.sequence, {
         start: new Date(start),
@@ -350,6 +382,9 @@ export function createBookings(
 
     onQueued: form.onQueued,
     woken,
+    /** The busy calendar's last reads, for the console's Health; null when none is set. */
+    busyCalendar: () => calendar?.health() ?? null,
+    stop: async () => calendar?.stop(),
   };
 }
 

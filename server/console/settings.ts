@@ -32,7 +32,8 @@ const secretName = /SECRET|PASSWORD|TOKEN|_KEY$/;
  * The settings the server runs with, for the console's Health view: every
  * variable of `.env.example`, with secrets masked. Secrets (the cookie's, the
  * webhook's) are never shown; URLs that carry a password (database, mail
- * server) are shown without it, and the webhook's address by its origin alone.
+ * server) are shown without it, and the webhook's and the busy calendar's
+ * addresses by their origin alone.
  */
 export function maskedSettings(config: Config): { name: string; value: string | null }[] {
   // Unset variables whose value in force is worked out from others: that value, marked;
@@ -58,7 +59,8 @@ export function maskedSettings(config: Config): { name: string; value: string | 
     const value = config[name];
     if (value === undefined || value === null) return { name, value: effective[name] ?? null };
     if (secretName.test(name)) return { name, value: hidden };
-    if (name === "WEBHOOK_URL") return { name, value: originOnly(String(value)) };
+    if (name === "WEBHOOK_URL" || name === "BOOKING_BUSY_CALENDAR_URL")
+      return { name, value: originOnly(String(value)) };
     if (name === "DATABASE_URL" || name === "SMTP_URL" || name === "ASSISTANT_LLM_URL") {
       return { name, value: withoutPassword(String(value)) };
     }

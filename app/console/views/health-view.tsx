@@ -31,11 +31,43 @@ function GivenUp({ total, latest }: HealthResponse["fediverseGivenUp"]) {
   );
 }
 
+/** The owner's busy calendar (docs/product.md, "Book a call"): its last read, and whether it stands. */
+function BusyCalendar({ readAt, failedAt, why, inForce }: NonNullable<Busy>) {
+  const kept = failedAt ? "; its last busy times are kept for a day after that read" : "";
+  return (
+    <>
+      {readAt ? (
+        <>
+          Read <When iso={readAt} />
+        </>
+      ) : (
+        "Not read yet"
+      )}
+      {failedAt ? (
+        <>
+          ; the last try failed <When iso={failedAt} /> ({why})
+        </>
+      ) : null}
+      {inForce ? kept : "; free times come from your hours alone"}
+    </>
+  );
+}
+type Busy = HealthResponse["busyCalendar"];
+
 export function HealthView() {
   const { loaded } = useConsoleData("GET /admin/health");
   return (
     <Loading loaded={loaded}>
-      {({ database, liveEvents, outbox, fediverseGivenUp, version, node, settings }) => (
+      {({
+        database,
+        liveEvents,
+        outbox,
+        fediverseGivenUp,
+        busyCalendar,
+        version,
+        node,
+        settings,
+      }) => (
         <div className="grid gap-5 xl:grid-cols-2">
           <Panel title="Status">
             <Facts>
@@ -65,6 +97,9 @@ export function HealthView() {
                 }
               />
               <Fact label="Fediverse" value={<GivenUp {...fediverseGivenUp} />} />
+              {busyCalendar ? (
+                <Fact label="Busy calendar" value={<BusyCalendar {...busyCalendar} />} />
+              ) : null}
               <Fact label="Version" value={`${version} on Node.js ${node}`} />
             </Facts>
           </Panel>

@@ -17,7 +17,7 @@ const version = (
 
 /** The overview's charts, the site's health, and the audit trail. */
 export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, store, bus, owner, insights, editionStore, fediverse } = context;
+  const { config, store, bus, owner, insights, editionStore, fediverse, bookings } = context;
 
   app.get(
     "/overview",
@@ -39,7 +39,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
   app.get(
     "/health",
     route(
-      "Database, live events, outbox backlog, Fediverse messages given up in the last 30 days, version and masked settings",
+      "Database, live events, outbox backlog, Fediverse messages given up in the last 30 days, the busy calendar's reads, version and masked settings",
       healthResponseSchema,
     ),
     async () => {
@@ -52,6 +52,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         liveEvents: bus.healthy ? ("listening" as const) : ("reconnecting" as const),
         outbox: await insights.outboxBacklog(),
         fediverseGivenUp: await fediverse.repository.givenUp(),
+        busyCalendar: bookings.busyCalendar(),
         version,
         node: process.version,
         settings: maskedSettings(config),

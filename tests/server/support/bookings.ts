@@ -6,7 +6,7 @@ import type { movableClock } from "./clock.ts";
 import { type MailingApp, mailingApp } from "./mailing-app.ts";
 import { Owner } from "./owner.ts";
 import type { SmtpSink } from "./smtp.ts";
-import { type Backend, json, type TestApp } from "./test-app.ts";
+import { type Backend, json, type TestApp, type TestAppOptions } from "./test-app.ts";
 
 /** Where the owner of the bookings' test apps is mailed, and the zone of their hours. */
 export const owner = "owner@example.com";
@@ -24,26 +24,28 @@ export const aged = () => formTokens.issue(Date.now() - 60_000);
 /**
  * A test app for booked calls (`mailingApp`): the owner at `owner` with hours in
  * `ownerZone`, the hour's limit per connection out of the way, its mail sent by `clock`;
- * `env` comes over that.
+ * `env` (or what it gives, read as the app starts) comes over that, and `options` beside it.
  */
 export function bookingsApp(
   backend: Backend,
   clock: ReturnType<typeof movableClock>,
-  env: Record<string, string>,
+  env: Record<string, string> | (() => Record<string, string>),
   started: (app: MailingApp) => void,
+  options: Omit<TestAppOptions, "env" | "mail"> = {},
 ) {
   mailingApp(
     backend,
-    {
+    () => ({
       env: {
         COOKIE_SECRET: cookieSecret,
         OWNER_EMAIL: owner,
         BOOKING_TIMEZONE: ownerZone,
         BOOKINGS_PER_HOUR: "1000",
-        ...env,
+        ...(typeof env === "function" ? env() : env),
       },
       mail: { clock: clock.now },
-    },
+      ...options,
+    }),
     started,
   );
 }

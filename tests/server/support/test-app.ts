@@ -118,6 +118,8 @@ export type TestAppOptions = {
   assistantIndex?: AppOptions["assistantIndex"];
   /** The private addresses Fediverse deliveries may reach, as if public. */
   privateInboxesAllowed?: AppOptions["privateInboxesAllowed"];
+  /** Where the owner's busy calendar may be read from (a stand-in on loopback), and how often. */
+  busyCalendar?: AppOptions["busyCalendar"];
   /** How the app imports Fedify's side of the site (a test makes a load fail). */
   importFederation?: NonNullable<AppOptions["fediverse"]>["importFederation"];
   /** How long a Fediverse delivery's post waits for its answer (the server's 15 s unless given). */
@@ -226,6 +228,7 @@ export async function startTestApp(
     ...(options.privateInboxesAllowed
       ? { privateInboxesAllowed: options.privateInboxesAllowed }
       : {}),
+    ...(options.busyCalendar ? { busyCalendar: options.busyCalendar } : {}),
     fediverse: {
       ...(options.importFederation ? { importFederation: options.importFederation } : {}),
       ...(options.fediverseAnswerMs ? { answerMs: options.fediverseAnswerMs } : {}),

@@ -1,0 +1,181 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type { Log } from "../lib/log.ts";
+import { onFirstUse } from "../lib/on-first-use.ts";
+import { AddressRefused, createRemoteFetch, RemoteFetchError } from "../lib/safe-fetch.ts";
+import { dayMs } from "../lib/time.ts";
+import type { Taken } from "./availability.ts";
+import { busyIntervals, NotACalendar } from "./busy-times.ts";
+
+/*
+ * The owner's calendar, read from its secret iCalendar address
+ * (BOOKING_BUSY_CALENDAR_URL) every few minutes and at start, through the site's
+ * checked fetch (server/lib/safe-fetch.ts): only its busy intervals over the booking
+ * horizon are kept, in memory, on each instance (docs/decisions/077-the-owners-busy-calendar.md).
+ * A read that fails keeps the last good intervals for a day; past that the free times
+ * come from the hours alone. The address is a secret: logs name its origin only.
+ */
+
+const ical = onFirstUse(async () => (await import("ical.js")).default);
+
+/** The largest calendar file read: a busy owner's year is a few hundred kilobytes. */
+export const calendarBytesMax = 2_000_000;
+const timeoutMs = 15_000;
+/** How long the last good read stands when the calendar cannot be read. */
+const keptMs = dayMs;
+/** How long a look at the free times waits for the first read after a start. */
+const firstReadWaitMs = 3000;
+
+export type BusyCalendarOptions = {
+  /** The private addresses it may be read from (the tests' stand-in); none unless given. */
+  allowPrivate?: (address: string) => boolean;
+  /** How often it is read: every 5 minutes unless given. */
+  everyMs?: number;
+};
+
+export type BusyCalendarHealth = {
+  /** The last good read. */
+  readAt: string | null;
+  /** When the last try failed, and why in a few words; null when it was read. */
+  failedAt: string | null;
+  why: string | null;
+  /** Whether its busy times are held against the free times: read within a day. */
+  inForce: boolean;
+};
+
+class Unreadable extends Error {}
+
+/** Why a read failed, in words that hold nothing of the address or the file. */
+function reasonOf(error: unknown): string {
+  if (error instanceof AddressRefused) {
+    return error.why === "port"
+      ? "its address is not on the web's own port (80 or 443)"
+      : "its address is a private one";
+  }
+  if (error instanceof Unreadable || error instanceof NotACalendar) return error.message;
+  if (error instanceof RemoteFetchError) {
+    if (error.message.startsWith("the answer is larger")) return "it is larger than 2 MB";
+    if (error.message.startsWith("no answer within")) return "no answer within 15 seconds";
+    if (error.message === "too many redirects") return error.message;
+  }
+  return "it could not be reached";
+}
+
+export function startBusyCalendar({
+  url: given,
+  siteUrl,
+  log,
+  clock,
+  hours,
+  allowPrivate,
+  everyMs = 5 * 60_000,
+}: BusyCalendarOptions & {
+  url: string;
+  siteUrl: string;
+  log: Log;
+  clock: () => Date;
+  /** The owner's zone and how many days ahead calls are booked, as they are now. */
+  hours: () => Promise<{ zone: string; horizonDays: number }>;
+}) {
+  const fetch = createRemoteFetch({
+    allowPrivate: allowPrivate ?? false,
+    userAgent: `EngageWithEngineer (+${siteUrl})`,
+  });
+  // iCloud's addresses are webcal://: the same address over https.
+  const url = given.replace(/^webcal:/i, "https:");
+  const origin = new URL(url).origin;
+  const stopping = new AbortController();
+  let intervals: Taken[] = [];
+  /** The end of the span read: later than that, nothing is known yet. */
+  let until = 0;
+  let readAt: number | null = null;
+  let failedAt: number | null = null;
+  let why: string | null = null;
+  let staleSaid = false;
+  let reading: Promise<void> | undefined;
+
+  async function read() {
+    const now = clock().getTime();
+    try {
+      const { zone, horizonDays } = await hours();
+      const to = now + (horizonDays + 2) * dayMs;
+      const answer = await fetch(url, {
+        headers: { accept: "text/calendar" },
+        timeoutMs,
+        maxBytes: calendarBytesMax,
+        signal: stopping.signal,
+      });
+      if (answer.status !== 200) throw new Unreadable(`it answered ${answer.status}`);
+      const text = answer.body.toString("utf8");
+      intervals = busyIntervals(await ical(), text, { from: now - dayMs, to, zone });
+      until = to;
+      readAt = now;
+      if (failedAt !== null) log.info({ calendar: origin }, "the busy calendar was read again");
+      failedAt = null;
+      why = null;
+      staleSaid = false;
+    } catch (error) {
+      if (stopping.signal.aborted) return;
+      const first = failedAt === null;
+      failedAt = now;
+      why = reasonOf(error);
+      if (first) {
+        log.warn(
+          { calendar: origin, why },
+          "the busy calendar could not be read: its last busy times are kept for a day",
+        );
+      }
+    }
+  }
+  const refresh = () => {
+    reading ??= read().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+  void refresh();
+  const timer = setInterval(refresh, everyMs);
+  timer.unref();
+  const inForce = (now: number) => readAt !== null && now - readAt <= keptMs;
+
+  return {
+    /**
+     * The busy intervals to hold against free times up to `horizonEnd`: none when the
+     * calendar has not been read within a day; past the span read (the owner's horizon
+     * grew), everything until it is read again, which this asks for.
+     */
+    async busy(horizonEnd: number): Promise<readonly Taken[]> {
+      if (readAt === null && reading) {
+        await Promise.race([reading, delay(firstReadWaitMs, undefined, { ref: false })]);
+      }
+      const now = clock().getTime();
+      if (!inForce(now)) {
+        if (readAt !== null && !staleSaid) {
+          staleSaid = true;
+          log.warn({ calendar: origin }, "the busy calendar was last read over a day ago");
+        }
+        return [];
+      }
+      if (horizonEnd <= until) return intervals;
+      void refresh();
+      return [...intervals, { start: until, end: Number.POSITIVE_INFINITY }];
+    },
+
+    health(): BusyCalendarHealth {
+      const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+      return {
+        readAt: iso(readAt),
+        failedAt: iso(failedAt),
+        why,
+        inForce: inForce(clock().getTime()),
+      };
+    },
+
+    async stop() {
+      clearInterval(timer);
+      stopping.abort();
+      await reading;
+    },
+  };
+}
+
+export type BusyCalendar = ReturnType<typeof startBusyCalendar>;
