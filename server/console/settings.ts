@@ -19,7 +19,8 @@ function withoutPassword(value: string): string {
  * the token in the path or the query. Only where the calls go is shown.
  */
 function originOnly(value: string): string {
-  const url = URL.parse(value);
+  // A webcal:// calendar is https (a URL of another scheme has no origin).
+  const url = URL.parse(value.replace(/^webcal:/i, "https:"));
   if (!url) return hidden;
   const rest = url.username || url.pathname !== "/" || url.search || url.hash;
   return `${url.origin}${rest ? "/•••••• (path hidden)" : "/"}`;

@@ -1127,6 +1127,7 @@ describe("the settings the Health view shows", () => {
           WEBHOOK_URL:
             "https://hook-user:hook-pass@hooks.example.com/services/T0/B0/path-token?key=query-token",
           WEBHOOK_SECRET: "a-webhook-secret-of-at-least-32-characters",
+          BOOKING_BUSY_CALENDAR_URL: "webcal://p01-caldav.icloud.com/published/2/calendar-token",
         }),
       ).map((s) => [s.name, s.value]),
     );
@@ -1140,6 +1141,7 @@ describe("the settings the Health view shows", () => {
       "hook-pass",
       "path-token",
       "query-token",
+      "calendar-token",
     ]) {
       expect(shown).not.toContain(secret);
     }
@@ -1148,6 +1150,9 @@ describe("the settings the Health view shows", () => {
     expect(settings.get("COOKIE_SECRET")).toMatch(/hidden/);
     expect(settings.get("WEBHOOK_SECRET")).toMatch(/hidden/);
     expect(settings.get("WEBHOOK_URL")).toBe("https://hooks.example.com/•••••• (path hidden)");
+    expect(settings.get("BOOKING_BUSY_CALENDAR_URL")).toBe(
+      "https://p01-caldav.icloud.com/•••••• (path hidden)",
+    );
     expect(settings.get("OWNER_EMAIL")).toBe("owner@example.com");
     // Unset, with the value in force worked out from the others.
     expect(settings.get("NOTIFY_COMMENTS")).toBe("each (default)");
