@@ -32,7 +32,8 @@ export type Visit = {
 };
 export type Batch = {
   visits: Visit[];
-  views: { day: string; at: string; reader: string; path: string }[];
+  /** Views of a page by a reader that day: how many, and the last one's time. */
+  views: { day: string; path: string; reader: string; views: number; at: string }[];
   reads: { day: string; reader: string; path: string }[];
   conversions: { day: string; reader: string; kind: string }[];
 };
@@ -162,12 +163,12 @@ export function createReadersRepository(store: Store) {
         for (const view of batch.views) {
           const pageKey = `${view.day}\u0000${view.path}\u0000${view.reader}`;
           const counted = perPage.get(pageKey);
-          if (counted) counted[3] += 1;
-          else perPage.set(pageKey, [view.day, view.path, view.reader, 1]);
+          if (counted) counted[3] += view.views;
+          else perPage.set(pageKey, [view.day, view.path, view.reader, view.views]);
           const key = `${view.day} ${view.reader}`;
           const found = perReader.get(key);
-          if (found) found[2] += 1;
-          else perReader.set(key, [view.day, view.reader, 1]);
+          if (found) found[2] += view.views;
+          else perReader.set(key, [view.day, view.reader, view.views]);
           if ((lastSeen.get(view.reader) ?? "") < view.at) lastSeen.set(view.reader, view.at);
         }
         await inSteps(byKey([...perPage.values()], 0, 1, 2), (step) =>

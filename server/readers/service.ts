@@ -9,7 +9,14 @@ import type { HourlyRetention } from "../lib/retention.ts";
 import { addDays } from "../lib/time.ts";
 import { addressWindow } from "./address-window.ts";
 import {
-  type Batch,
+  countView,
+  lastViewAt,
+  maxPending,
+  mergedViews,
+  nothingPending,
+  viewRows,
+} from "./pending.ts";
+import {
   createReadersRepository,
   dayIn,
   type ReadersRepository,
@@ -28,11 +35,6 @@ import { countryOf, deviceOf, originOf } from "./sources.ts";
 
 /** The parts of a request the counting reads: its address and headers. */
 export type ReaderRequest = { ip: string; headers: IncomingHttpHeaders };
-
-/** What an instance holds until its next write; a visit's country is found as it is written. */
-type Pending = Omit<Batch, "visits"> & {
-  visits: (Omit<Visit, "country"> & { timeZone: string })[];
-};
 
 type ViewReport = { path: string; referrer: string; query: string; timeZone: string };
 
@@ -56,9 +58,6 @@ type ReadersOptions = {
   /** How often an instance writes what it counted (5 s). */
   flushMs?: number;
 };
-
-/** Rows kept in memory while the database cannot take them, beyond which the oldest are dropped. */
-const maxPending = 500_000;
 
 const userAgentMax = 512;
 
@@ -103,7 +102,7 @@ export function createReaders({
   const repository: ReadersRepository = createReadersRepository(store);
   const site = new URL(siteUrl);
   const siteHost = site.hostname.toLowerCase();
-  let pending: Pending = { visits: [], views: [], reads: [], conversions: [] };
+  let pending = nothingPending();
   /**
    * The salt of the day in progress on the owner's date `date`, and that day, loaded
    * once per date (and instance); `known` once it has been read.
@@ -177,38 +176,32 @@ export function createReaders({
     ).slice(0, 22);
 
   /**
-   * `take(reader, day, at)` once the reader's hash is known, with the day in
-   * progress and the time: at once when the owner's zone and the day's salt have
-   * been read (every view but the first few of a day), so the beacon can be
-   * answered in the same turn; otherwise once they have.
+   * `take(reader, day)` once the reader's hash is known, with the day in
+   * progress: at once when the owner's zone and the day's salt have been read
+   * (every view but the first few of a day), so the beacon can be answered in
+   * the same turn; otherwise once they have.
    */
   function withReader<T>(
     request: ReaderRequest,
     userAgent: string,
     now: number,
-    take: (reader: string, day: string, at: string) => T,
+    take: (reader: string, day: string) => T,
   ): T | Promise<T> {
     if (zone === null) return readZone().then(() => withReader(request, userAgent, now, take));
-    const { at, date } = stamp(now, zone);
+    const date = dateAt(now, zone);
     const known = salt?.date === date ? salt.known : undefined;
-    if (known !== undefined) return take(readerWith(known.salt, request, userAgent), known.day, at);
+    if (known !== undefined) return take(readerWith(known.salt, request, userAgent), known.day);
     return saltOf(date).then((daySalt) =>
-      take(readerWith(daySalt.salt, request, userAgent), daySalt.day, at),
+      take(readerWith(daySalt.salt, request, userAgent), daySalt.day),
     );
   }
 
-  /**
-   * The time as a view records it, ISO 8601 in UTC, and the owner's date then.
-   * Made once a second: a busy second's views share them, and each adds only
-   * its milliseconds.
-   */
-  let second = { at: Number.NaN, zone: "", iso: "", date: "" };
-  function stamp(now: number, zone: string): { at: string; date: string } {
+  /** The owner's date at `now`, worked out once a second: a busy second's views share it. */
+  let second = { at: Number.NaN, zone: "", date: "" };
+  function dateAt(now: number, zone: string): string {
     const at = now - (now % 1000);
-    if (second.at !== at || second.zone !== zone) {
-      second = { at, zone, iso: new Date(at).toISOString().slice(0, 20), date: dayIn(at, zone) };
-    }
-    return { at: `${second.iso}${String(now % 1000).padStart(3, "0")}Z`, date: second.date };
+    if (second.at !== at || second.zone !== zone) second = { at, zone, date: dayIn(at, zone) };
+    return second.date;
   }
 
   /** Keeps memory bounded: a set that grew past its size is forgotten (the database dedupes). */
@@ -234,35 +227,39 @@ export function createReaders({
 
   let writing: Promise<void> = Promise.resolve();
   function flush(): Promise<void> {
-    writing = writing.then(async () => {
-      const batch = pending;
-      const size =
-        batch.visits.length + batch.views.length + batch.reads.length + batch.conversions.length;
-      if (size === 0) return forgetDue();
-      pending = { visits: [], views: [], reads: [], conversions: [] };
-      // The owner's zone read again, for the views to come: a change shows within a write.
-      await readZone().catch(() => undefined);
-      try {
-        const visits: Visit[] = [];
-        for (const { timeZone, ...visit } of batch.visits) {
-          visits.push({ ...visit, country: await countryOf(timeZone) });
+    // After the one before, done or failed: a write that failed (its counts
+    // kept) must not fail every write after it.
+    writing = writing
+      .catch(() => undefined)
+      .then(async () => {
+        const batch = pending;
+        const size =
+          batch.visits.length + batch.views.size + batch.reads.length + batch.conversions.length;
+        if (size === 0) return forgetDue();
+        pending = nothingPending();
+        // The owner's zone read again, for the views to come: a change shows within a write.
+        await readZone().catch(() => undefined);
+        try {
+          const visits: Visit[] = [];
+          for (const { timeZone, ...visit } of batch.visits) {
+            visits.push({ ...visit, country: await countryOf(timeZone) });
+          }
+          await repository.write({ ...batch, visits, views: viewRows(batch.views) });
+        } catch (error) {
+          // Kept for the next write, unless the database has been away long
+          // enough that memory would run out: then the oldest go first.
+          pending = {
+            visits: [...batch.visits, ...pending.visits].slice(-maxPending),
+            views: mergedViews(batch.views, pending.views),
+            reads: [...batch.reads, ...pending.reads].slice(-maxPending),
+            conversions: [...batch.conversions, ...pending.conversions].slice(-maxPending),
+          };
+          throw error;
         }
-        await repository.write({ ...batch, visits });
-      } catch (error) {
-        // Kept for the next write, unless the database has been away long
-        // enough that memory would run out: then the oldest go first.
-        pending = {
-          visits: [...batch.visits, ...pending.visits].slice(-maxPending),
-          views: [...batch.views, ...pending.views].slice(-maxPending),
-          reads: [...batch.reads, ...pending.reads].slice(-maxPending),
-          conversions: [...batch.conversions, ...pending.conversions].slice(-maxPending),
-        };
-        throw error;
-      }
-      const last = batch.views.at(-1);
-      if (last) expiring.push(Date.parse(last.at) + readingNowMs);
-      await forgetDue();
-    });
+        const last = lastViewAt(batch.views);
+        if (last !== null) expiring.push(last + readingNowMs);
+        await forgetDue();
+      });
     return writing;
   }
 
@@ -297,7 +294,7 @@ export function createReaders({
       const now = clock().getTime();
       const userAgent = countable(request, now);
       if (!userAgent) return false;
-      return withReader(request, userAgent, now, (reader, day, at) => {
+      return withReader(request, userAgent, now, (reader, day) => {
         if (remember(seenOn(day).visits, reader)) {
           const origin = originOf(report, siteHost);
           pending.visits.push({
@@ -310,7 +307,7 @@ export function createReaders({
             device: deviceOf(userAgent),
           });
         }
-        pending.views.push({ day, at, reader, path: report.path });
+        countView(pending.views, day, report.path, reader, now);
         return true;
       });
     },

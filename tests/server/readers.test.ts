@@ -1193,6 +1193,48 @@ describe.each(backends)("readers' writes on %s", (backend) => {
   });
 });
 
+describe.each(backends)("a write the database refuses on %s", (backend) => {
+  it("keeps its counts and adds them to the next write's: each view counted once, none lost", async () => {
+    const clock = movableClock();
+    const t = await startReadersApp(backend, clock);
+    try {
+      const asha: Browser = { ip: "203.0.113.70", userAgent: chrome };
+      const ravi: Browser = { ip: "198.51.100.71", userAgent: firefox };
+      for (const [browser, path] of [
+        [asha, "/science"],
+        [asha, "/science"],
+        [asha, "/services"],
+        [ravi, "/science"],
+      ] as const)
+        expect((await view(t, browser, path)).statusCode).toBe(204);
+      // The views' table away: the write's transaction fails, its visits with it.
+      await runSql(t, "alter table reader_views rename to reader_views_away");
+      await expect(t.app.readers.flush()).rejects.toThrow();
+      clock.advance(60_000);
+      // Counted meanwhile: a page already held for its reader, and a new one.
+      await view(t, asha, "/science");
+      await view(t, ravi, "/services");
+      await runSql(t, "alter table reader_views_away rename to reader_views");
+      await t.app.readers.flush();
+      await t.app.readers.flush();
+
+      const screen = await todayOnScreen(t);
+      expect([screen.visitors, screen.views]).toEqual([2, 6]);
+      expect(screen.pages.map((p) => [p.value, p.views, p.visitors])).toEqual([
+        ["/science", 4, 2],
+        ["/services", 2, 2],
+      ]);
+      expect(screen.sources).toEqual([
+        expect.objectContaining({ value: "Direct", visitors: 2, views: 6 }),
+      ]);
+      // Each reader's last view is reading now.
+      expect(screen.readingNow).toBe(2);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe.each(backends)("conversions kept before on %s", (backend) => {
   it("keep their day and lose their time, then become counts by their visit's entry page and source", async () => {
     const scratch = await scratchStore(backend);
@@ -1831,7 +1873,13 @@ describe("two instances adding views to the same visits on PostgreSQL", () => {
         repository
           .write({
             visits: [],
-            views: readers.map((reader) => ({ day, at: `${day}T12:00:00.000Z`, reader, path })),
+            views: readers.map((reader) => ({
+              day,
+              path,
+              reader,
+              views: 1,
+              at: `${day}T12:00:00.000Z`,
+            })),
             reads: [],
             conversions: [],
           })
