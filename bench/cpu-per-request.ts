@@ -7,6 +7,7 @@ import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { cpuMs } from "./process-stats.ts";
 import type { ServerUnderTest } from "./server-under-test.ts";
+import { viewHeaders, viewPath, viewsUnlimited } from "./views.ts";
 import { wrk } from "./wrk.ts";
 
 /*
@@ -23,16 +24,17 @@ import { wrk } from "./wrk.ts";
  * them. Printed: each build's µs per request, median (range), and the
  * other's to this one's within each round. BENCH_ROUTES (comma-separated)
  * picks the routes: `cookie` (the comments read with the seeded reader's
- * cookie), `cached` (the same read without one), or a path; BENCH_PORT the
- * first of the ports (one a build; free ones by default).
+ * cookie), `cached` (the same read without one), `view` (the readers' beacon,
+ * POST, as `npm run bench` sends it: bench/views.ts), or a path; BENCH_PORT
+ * the first of the ports (one a build; free ones by default).
  */
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const seconds = Number(process.env.BENCH_DURATION ?? 6);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const routes = (process.env.BENCH_ROUTES ?? "cookie,/science,/science/soap,cached,/about").split(
-  ",",
-);
+const routes = (
+  process.env.BENCH_ROUTES ?? "cookie,/science,/science/soap,cached,/about,view"
+).split(",");
 const roots = [projectRoot, ...process.argv.slice(2).map((root) => path.resolve(root))];
 const comments = "/api/items/science/ironing/comments";
 
@@ -62,6 +64,7 @@ async function start(root: string, index: number): Promise<Build> {
     smtpUrl: smtp.url,
     logFile: path.join(scratch, `server-${index}.log`),
     args: startArguments().map((arg) => (arg.startsWith("-") ? arg : path.resolve(root, arg))),
+    env: viewsUnlimited,
   });
   const build: Build = { root, server, cookie: "", us: new Map() };
   builds.push(build);
@@ -70,12 +73,17 @@ async function start(root: string, index: number): Promise<Build> {
   return build;
 }
 
-/** wrk's target and headers for `route` on `build`. */
+/** wrk's target, method and headers for `route` on `build`. */
 function target(build: Build, route: string) {
+  if (route === "view") {
+    const { origin } = new URL(build.server.url);
+    const url = new URL(viewPath, origin).toString();
+    return { url, method: "POST" as const, headers: viewHeaders(origin) };
+  }
   const headers: Record<string, string> = { "accept-encoding": "gzip, deflate, br, zstd" };
   if (route === "cookie") headers.cookie = build.cookie;
   const pathname = route === "cookie" || route === "cached" ? comments : route;
-  return { url: new URL(pathname, build.server.url).toString(), headers };
+  return { url: new URL(pathname, build.server.url).toString(), method: "GET" as const, headers };
 }
 
 const median = (values: number[]) => {
@@ -98,11 +106,13 @@ try {
     for (const route of routes) {
       const runs = started.map((build) => ({ build, ...target(build, route) }));
       await Promise.all(
-        runs.map(({ url, headers }) => wrk(url, { connections, seconds: 2, headers })),
+        runs.map(({ url, method, headers }) =>
+          wrk(url, { connections, seconds: 2, method, headers }),
+        ),
       );
       const before = runs.map(({ build }) => cpuMs(build.server.child.pid ?? 0));
       const answered = await Promise.all(
-        runs.map(({ url, headers }) => wrk(url, { connections, seconds, headers })),
+        runs.map(({ url, method, headers }) => wrk(url, { connections, seconds, method, headers })),
       );
       runs.forEach(({ build }, i) => {
         const { stdout, failed } = answered[i] as Awaited<ReturnType<typeof wrk>>;
