@@ -102,6 +102,8 @@ export function createReaders({
   const repository: ReadersRepository = createReadersRepository(store);
   const site = new URL(siteUrl);
   const siteHost = site.hostname.toLowerCase();
+  // Read once: a URL works its origin out again at each read.
+  const siteOrigin = site.origin;
   let pending = nothingPending();
   /**
    * The salt of the day in progress on the owner's date `date`, and that day, loaded
@@ -171,7 +173,7 @@ export function createReaders({
   const readerWith = (daySalt: string, request: ReaderRequest, userAgent: string) =>
     hash(
       "sha256",
-      `${daySalt}\u0000${site.origin}\u0000${request.ip}\u0000${userAgent}`,
+      `${daySalt}\u0000${siteOrigin}\u0000${request.ip}\u0000${userAgent}`,
       "base64url",
     ).slice(0, 22);
 
