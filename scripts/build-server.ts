@@ -93,6 +93,20 @@ const entries: Record<string, string> = {
   "smtp-thread": "server/outbox/mailer.ts",
 };
 
+/**
+ * The owner's command line, bundled only into the browser tests' build
+ * (`buildServer`'s `commandLine`): their specs run it dozens of times a run,
+ * and from the sources each run spent about half its CPU resolving and
+ * loading some 550 modules, 257 of them Kysely's
+ * (docs/decisions/073-the-browser-tests-command-line-bundled.md).
+ * `npm run admin` runs the sources.
+ */
+const commandLineEntry = { admin: "server/cli/admin.ts" };
+
+/** How the browser tests run the owner's command line on their build: its bundle there. */
+export const bundledCommandLine = (buildDir: string) =>
+  path.join(testsServerBuildDir(buildDir), "admin.js");
+
 /** The record of a build, beside it: what it was built from, and what it wrote. */
 type Stamp = { hash: string; inputs: string[]; outputs: string[] };
 const stampName = ".stamp.json";
@@ -236,13 +250,17 @@ function writeWhole(file: string, contents: string | Uint8Array) {
  * before are kept (a server started from it may still
  * load a chunk on first use); older ones are removed.
  */
-export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
+export async function buildServer(
+  outdir = serverBuildDir,
+  { commandLine = false }: { commandLine?: boolean } = {},
+): Promise<Metafile> {
   const { build } = await import("esbuild");
   mkdirSync(outdir, { recursive: true });
+  const built = { ...entries, ...(commandLine ? commandLineEntry : {}) };
   const result = await build({
     absWorkingDir: projectRoot,
     entryPoints: Object.fromEntries(
-      Object.entries(entries).map(([name, source]) => [name, path.join(projectRoot, source)]),
+      Object.entries(built).map(([name, source]) => [name, path.join(projectRoot, source)]),
     ),
     outdir,
     bundle: true,
@@ -306,7 +324,7 @@ export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
   );
   fillCompileCache(
     outputs
-      .filter((file) => file.endsWith(".js") && !(file.slice(0, -3) in entries))
+      .filter((file) => file.endsWith(".js") && !(file.slice(0, -3) in built))
       .map((file) => path.join(outdir, file)),
   );
   return result.metafile;

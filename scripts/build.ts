@@ -142,5 +142,5 @@ console.info(
 // the browser tests' into their own build folder, whose sites run it
 // (docs/decisions/067-axe-per-layout-and-tests-on-the-bundle.md).
 const bundleDir = forBrowserTests ? testsServerBuildDir(buildDir) : serverBuildDir;
-await buildServer(bundleDir);
+await buildServer(bundleDir, { commandLine: forBrowserTests });
 console.info(`Bundled the server into ${path.relative(projectRoot, bundleDir)}/`);

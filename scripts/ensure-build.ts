@@ -44,5 +44,5 @@ if (current !== buildInputsHash(process.env, { forBrowserTests })) {
 const bundleDir = forBrowserTests ? testsServerBuildDir(buildDir) : serverBuildDir;
 if (!serverBuildCurrent(bundleDir)) {
   console.info("Bundling the server…");
-  await buildServer(bundleDir);
+  await buildServer(bundleDir, { commandLine: forBrowserTests });
 }

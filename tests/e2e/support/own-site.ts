@@ -12,6 +12,7 @@ import {
   request,
 } from "@playwright/test";
 import { commentResponseSchema } from "../../../contract/api.ts";
+import { bundledCommandLine } from "../../../scripts/build-server.ts";
 import { compileCacheDir } from "../../support/compile-cache.ts";
 import { freePort } from "../../support/postgres.ts";
 import {
@@ -85,11 +86,15 @@ export async function startOwnSite(
   }
 }
 
-/** The command line's program and environment on a spec's own site. */
+/**
+ * The command line's program and environment on a spec's own site: its bundle
+ * in the tests' build, as the site runs the server's
+ * (docs/decisions/073-the-browser-tests-command-line-bundled.md).
+ */
 const cliOf = (site: OwnSite, argv: string[]) =>
   [
     process.execPath,
-    [path.join(projectRoot, "server/cli/admin.ts"), ...argv],
+    [bundledCommandLine(path.join(projectRoot, siteEnv.BUILD_DIR)), ...argv],
     {
       env: {
         PATH: process.env.PATH ?? "",
