@@ -52,10 +52,12 @@ function reasonOf(error: unknown): string {
       : "its address is a private one";
   }
   if (error instanceof Unreadable || error instanceof NotACalendar) return error.message;
-  if (error instanceof RemoteFetchError) {
-    if (error.message.startsWith("the answer is larger")) return "it is larger than 2 MB";
-    if (error.message.startsWith("no answer within")) return "no answer within 15 seconds";
-    if (error.message === "too many redirects") return error.message;
+  if (error instanceof RemoteFetchError && error.bound) {
+    return {
+      too_large: `it is larger than ${calendarBytesMax / 1_000_000} MB`,
+      timeout: `no answer within ${timeoutMs / 1000} seconds`,
+      redirects: "too many redirects",
+    }[error.bound];
   }
   return "it could not be reached";
 }

@@ -100,8 +100,16 @@ export function createInboxCheck(allowPrivate: AllowPrivate) {
   };
 }
 
+/** Which of the fetch's own bounds an answer ran into, when it was one of them. */
+export type RemoteFetchBound = "too_large" | "timeout" | "redirects";
+
 export class RemoteFetchError extends Error {
   override name = "RemoteFetchError";
+  readonly bound: RemoteFetchBound | undefined;
+  constructor(message: string, bound?: RemoteFetchBound) {
+    super(message);
+    this.bound = bound;
+  }
 }
 
 /** A connection refused for its address: a private one, or a public one on another port. */
@@ -215,7 +223,9 @@ export function createRemoteFetch({
             size += chunk.length;
             if (size > maxBytes) {
               response.destroy();
-              reject(new RemoteFetchError(`the answer is larger than ${maxBytes} bytes`));
+              reject(
+                new RemoteFetchError(`the answer is larger than ${maxBytes} bytes`, "too_large"),
+              );
               return;
             }
             chunks.push(chunk);
@@ -252,7 +262,8 @@ export function createRemoteFetch({
         headers: typeof headers === "function" ? await headers(target) : headers,
       };
       const answer = await once(target, asked, signal, maxBytes).catch((error: unknown) => {
-        if (limit.aborted) throw new RemoteFetchError(`no answer within ${timeoutMs} ms`);
+        if (limit.aborted)
+          throw new RemoteFetchError(`no answer within ${timeoutMs} ms`, "timeout");
         throw error;
       });
       const location = answer.headers.location;
@@ -260,7 +271,7 @@ export function createRemoteFetch({
       if (!redirected || typeof location !== "string" || (options.method ?? "GET") !== "GET") {
         return answer;
       }
-      if (hop >= maxRedirects) throw new RemoteFetchError("too many redirects");
+      if (hop >= maxRedirects) throw new RemoteFetchError("too many redirects", "redirects");
       target = new URL(location, target);
     }
   };
