@@ -93,6 +93,8 @@ export type Filled = {
   service?: string;
   note?: string;
   start?: string;
+  /** The address the reader was asked about and kept (`keptAddressOf`). */
+  kept?: string;
 };
 
 /** The form's fields a refusal may concern, in order. */
@@ -161,7 +163,7 @@ ${
   slots.starts.length === 0
     ? ""
     : `<div class="booking-fields">
-${contactFieldsHtml(form, services, filled.service ?? "", mistyped)}
+${contactFieldsHtml(form, services, filled.service ?? "", mistyped, filled.kept)}
 ${form.area("note", "What would you like to discuss? (optional)", ` rows="4" maxlength="${limits.bookingNoteMax}"`)}
 <p class="booking-small">The invitation goes to this address, with links to cancel or move the call. Your booking is kept ${retentionDays} days after the call, then deleted: see the <a href="/privacy#bookings">privacy policy</a>.</p>
 <button type="submit" class="btn-primary">Book this time</button>

@@ -28,7 +28,7 @@ import {
   tryAgainIn,
 } from "../lib/action-page.ts";
 import { countByAddress } from "../lib/address-limit.ts";
-import { mistypedAddress } from "../lib/form-html.ts";
+import { keptAddressOf, mistypedAddress } from "../lib/form-html.ts";
 import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
@@ -212,6 +212,7 @@ export async function bookingPages(
         formToken: field("formToken") || undefined,
         website: field("website"),
       });
+      filled.kept = keptAddressOf(form);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((issue) =>
           issue.path[0] === "start" ? "Choose one of the free times." : issue.message,

@@ -27,6 +27,8 @@ import {
   fieldProblems,
   formFieldsHtml,
   honeypotHtml,
+  keptAddressHtml,
+  keptAddressOf,
   type Mistyped,
   mistypedAddress,
 } from "../lib/form-html.ts";
@@ -84,9 +86,12 @@ ${backLine}`,
 
 /** The form's fields, in order, as the island has them. */
 const enquiryFields = ["name", "email", "service", "organisation", "timeline", "message"] as const;
-type Typed = Partial<Record<(typeof enquiryFields)[number], string>>;
-const typedIn = (form: URLSearchParams): Typed =>
-  Object.fromEntries(enquiryFields.map((name) => [name, form.get(name) ?? ""]));
+/** What the reader typed, and the address they were asked about and kept (`keptAddressOf`). */
+type Typed = Partial<Record<(typeof enquiryFields)[number], string>> & { kept?: string };
+const typedIn = (form: URLSearchParams): Typed => ({
+  ...Object.fromEntries(enquiryFields.map((name) => [name, form.get(name) ?? ""])),
+  kept: keptAddressOf(form),
+});
 
 /**
  * A refused enquiry (or one to change, from its review): the form again, as it was typed, each
@@ -117,7 +122,7 @@ function formPage(
     `${problems.length ? problemList([...new Set(problems.map(([, message]) => message))]) : ""}
 <form method="post" action="${formPath}">
 ${honeypotHtml("honeypot")}
-${contactFieldsHtml(form, enquiries.services, typed.service ?? "", mistyped)}
+${contactFieldsHtml(form, enquiries.services, typed.service ?? "", mistyped, typed.kept)}
 ${form.text("organisation", optional("Organisation"), ` maxlength="${limits.enquiryDetailMax}" autocomplete="organization"`)}
 ${form.text("timeline", optional("Timeline"), ` maxlength="${limits.enquiryDetailMax}" placeholder="e.g. a first draft by June"`)}
 ${form.area("message", "Message", ` required rows="7" minlength="${limits.enquiryMessageMin}" maxlength="${limits.enquiryMessageMax}"`, "enquiry-message-hint")}
@@ -144,7 +149,7 @@ ${paragraph("This is what will be sent. Press Send enquiry to send it.")}
 <form method="post" action="${formPath}">
 ${hidden("name", enquiry.name)}${hidden("email", enquiry.email)}${hidden("service", enquiry.service)}
 ${hidden("organisation", enquiry.organisation ?? "")}${hidden("timeline", enquiry.timeline ?? "")}
-${hidden("message", enquiry.message)}${hidden("formToken", formToken)}
+${hidden("message", enquiry.message)}${hidden("formToken", formToken)}${keptAddressHtml(enquiry.email)}
 <button type="submit">Send enquiry</button>
 <button type="submit" name="change" value="yes" class="secondary">Change the enquiry</button>
 </form>
@@ -220,8 +225,9 @@ export const enquiryPages: FastifyPluginAsync<{
     if (form.has("change") || form.has("draft")) {
       return answer(200, formPage(typed, [], enquiries, form.has("draft")));
     }
+    const { kept: _kept, ...sent } = typed;
     const parsed = enquiryRequestSchema.safeParse({
-      ...typed,
+      ...sent,
       website: form.get("website") ?? "",
       formToken: form.get("formToken") || undefined,
     });

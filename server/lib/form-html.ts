@@ -96,13 +96,27 @@ export type Mistyped = { typed: string; suggested: string };
  */
 export function mistypedAddress(form: URLSearchParams): Mistyped | null {
   const typed = (form.get("email") ?? "").trim();
-  const suggested = form.get(keptAddress) === typed ? null : suggestedAddress(typed);
+  const suggested = keptAddressOf(form) ? null : suggestedAddress(typed);
   return suggested ? { typed, suggested } : null;
 }
 
+/**
+ * The address the reader was asked about and sent again as it was, or "": it stays
+ * kept in every page the form comes back on (another field to correct, a review to
+ * change, a time taken meanwhile), so the reader is not asked twice.
+ */
+export function keptAddressOf(form: URLSearchParams): string {
+  const kept = form.get(keptAddress) ?? "";
+  return kept !== "" && kept === (form.get("email") ?? "").trim() ? kept : "";
+}
+
+/** The kept address as the form carries it on: a hidden field ("" when none). */
+export const keptAddressHtml = (kept: string | undefined) =>
+  kept ? hidden(keptAddress, kept) : "";
+
 /** "Did you mean …?" beside the email field, and the address kept if the form is sent as it is. */
 export const mistypedHtml = ({ typed, suggested }: Mistyped, className: string) =>
-  `<p class="${className}" role="status">Did you mean <strong>${escapeHtml(suggested)}</strong>? Correct the address above, or send the form again to keep ${escapeHtml(typed)}.</p>${hidden(keptAddress, typed)}`;
+  `<p class="${className}" role="status">Did you mean <strong>${escapeHtml(suggested)}</strong>? Correct the address above, or send the form again to keep ${escapeHtml(typed)}.</p>${keptAddressHtml(typed)}`;
 
 /**
  * "Your name", "Your email" and the "Service" select of the site's services and
@@ -113,11 +127,12 @@ export function contactFieldsHtml(
   services: { id: string; title: string }[],
   chosen: string,
   mistyped: Mistyped | null = null,
+  kept = "",
 ): string {
   const choices = [...services, { id: otherService, title: otherServiceLabel }];
   return `${form.text("name", "Your name", ` required maxlength="${limits.enquiryNameMax}" autocomplete="name"`)}
 ${form.field("email", "Your email", (marks) => `<input ${marks} type="email" required maxlength="${limits.emailMax}" autocomplete="email" value="${form.value("email")}">`)}
-${mistyped ? mistypedHtml(mistyped, "note") : ""}
+${mistyped ? mistypedHtml(mistyped, "note") : keptAddressHtml(kept)}
 ${form.field(
   "service",
   "Service",

@@ -439,7 +439,20 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(page.querySelector("input[name=start]:checked")?.getAttribute("value")).toBe(start);
     expect(await runSql(t, "select id from bookings where email = ?", [typed.email])).toEqual([]);
     const kept = page.querySelector("input[name=emailKept]")?.getAttribute("value") ?? "";
-    const booked = await postForm({ ...typed, emailKept: kept }, "10.9.0.2");
+    // Taken meanwhile: the form comes back for another time, the address still kept.
+    expect((await browser().post("/api/bookings", booking(start ?? ""))).statusCode).toBe(201);
+    const taken = await postForm({ ...typed, emailKept: kept }, "10.9.0.2");
+    expect(taken.statusCode).toBe(409);
+    const again = dom(taken.body);
+    expect(again.querySelector("[role=status]")).toBeNull();
+    const stillKept = again.querySelector("input[name=emailKept]")?.getAttribute("value");
+    expect(stillKept).toBe("meera@yaho.co.in");
+    const other = again.querySelector("input[name=start]")?.getAttribute("value") ?? "";
+    // Its form token spent by the refusal: another, as old as a reader's who chose again.
+    const booked = await postForm(
+      { ...typed, start: other, formToken: aged(), emailKept: stillKept ?? "" },
+      "10.9.0.2",
+    );
     expect(booked.statusCode).toBe(200);
     expect(await runSql(t, "select id from bookings where email = ?", [typed.email])).toHaveLength(
       1,

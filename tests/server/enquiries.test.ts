@@ -604,24 +604,39 @@ describe.each(backends)("enquiries on %s", (backend) => {
       "Did you mean meera@gmail.com? Correct the address above, or send the form again to keep meera@gmial.com.",
     );
     expect(asked.querySelector("#enquiry-email")?.getAttribute("value")).toBe("meera@gmial.com");
-    const sentAgain = Object.fromEntries(
-      [...asked.querySelectorAll("form input, form textarea, form select")].flatMap((field) => {
-        const name = field.getAttribute("name");
-        const value =
-          field.tagName === "TEXTAREA"
-            ? field.textContent
-            : field.tagName === "SELECT"
-              ? field.querySelector("option[selected]")?.getAttribute("value")
-              : field.getAttribute("value");
-        return name ? [[name, value ?? ""]] : [];
-      }),
-    );
+    // What the page's form sends as it stands (its first submit button's value aside).
+    const sentFrom = (page: ReturnType<typeof dom>) =>
+      Object.fromEntries(
+        [...page.querySelectorAll("form input, form textarea, form select")].flatMap((field) => {
+          const name = field.getAttribute("name");
+          const value =
+            field.tagName === "TEXTAREA"
+              ? field.textContent
+              : field.tagName === "SELECT"
+                ? field.querySelector("option[selected]")?.getAttribute("value")
+                : field.getAttribute("value");
+          return name && name !== "change" ? [[name, value ?? ""]] : [];
+        }),
+      );
+    const sentAgain = sentFrom(asked);
     // Sent as it is: the review of what goes, to the address kept; corrected: the same.
     const kept = dom((await form(sentAgain)).body);
     expect(kept.querySelector("h1")?.textContent).toBe("Check your enquiry");
     expect(kept.querySelector("input[name=email]")?.getAttribute("value")).toBe("meera@gmial.com");
     const corrected = dom((await form({ ...sentAgain, email: "meera@gmail.com" })).body);
     expect(corrected.querySelector("h1")?.textContent).toBe("Check your enquiry");
+
+    // Kept through the form's way back: the review changed, then a field to correct.
+    const { formToken: _review, ...reviewed } = sentFrom(kept);
+    const changed = dom((await form({ ...reviewed, change: "yes" })).body);
+    expect(changed.querySelector("h1")?.textContent).toBe("Change your enquiry");
+    expect(changed.querySelector("[role=status]")).toBeNull();
+    const refused = dom((await form({ ...sentFrom(changed), message: "Too short" })).body);
+    expect(refused.querySelector("h1")?.textContent).toBe("Your enquiry was not sent");
+    expect(refused.querySelector("[role=status]")).toBeNull();
+    const again = dom((await form({ ...sentFrom(refused), message: sentAgain.message! })).body);
+    expect(again.querySelector("h1")?.textContent).toBe("Check your enquiry");
+    expect(again.querySelector("input[name=email]")?.getAttribute("value")).toBe("meera@gmial.com");
   });
 
   it("without JavaScript a refused enquiry comes back as the form, as typed and escaped, each message by its field", async () => {
