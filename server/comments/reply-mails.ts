@@ -51,23 +51,25 @@ export function replyMail(
   replies: MailedReply[],
   {
     token,
-    oneThread = true,
+    thread,
     siteUrl,
     titles,
   }: {
-    /** A watch's token (its thread), or with `oneThread` false the address's (every thread). */
+    /** A watch's token (its thread), or without `thread` the address's (every thread). */
     token: string;
-    oneThread?: boolean;
+    /** The comment that starts the one thread the replies are in; none for a digest of several. */
+    thread?: number;
     siteUrl: string;
     titles: ReadonlyMap<string, string>;
   },
 ): OutgoingMail {
   const first = replies[0] as MailedReply;
   const title = (postId: string) => titles.get(postId) ?? postId;
+  // One subject for every mail of a thread, for the mail programs that thread by subject too.
   const subject = oneLine(
-    replies.length === 1
-      ? `${isolated(first.userName)} replied on "${title(first.postId)}"`
-      : `${replies.length} new replies on Engage with Engineer`,
+    thread === undefined
+      ? `${replies.length} new replies on Engage with Engineer`
+      : `Replies in your conversation on "${title(first.postId)}"`,
   );
   const unsubscribe = tokenLink(siteUrl, "/replies/unsubscribe", token);
   const bodyHtml = replies
@@ -83,9 +85,10 @@ export function replyMail(
         `${isolated(reply.userName)} replied on "${title(reply.postId)}":\n\n${reply.text}\n\nRead it on the site: ${replyUrl(siteUrl, reply.postId, reply.id)}`,
     )
     .join("\n\n----\n\n");
-  const why = oneThread
-    ? "You asked to be told of replies in a conversation you wrote in. Stop these mails (this thread or all replies):"
-    : "You asked to be told of replies in the conversations you wrote in. Stop all reply mails:";
+  const why =
+    thread !== undefined
+      ? "You asked to be told of replies in a conversation you wrote in. Stop these mails (this thread or all replies):"
+      : "You asked to be told of replies in the conversations you wrote in. Stop all reply mails:";
   const { html, text } = layout({
     subject,
     bodyHtml,
@@ -100,7 +103,15 @@ export function replyMail(
     "List-Id": `Replies on Engage with Engineer <replies.${new URL(siteUrl).hostname}>`,
     "Auto-Submitted": "auto-generated",
   };
-  return { to, subject, html, text, headers };
+  // A thread's mails all answer one Message-ID no mail carries, as a forum's do.
+  const root = thread === undefined ? {} : threadRoot(thread, siteUrl);
+  return { to, subject, html, text, headers, ...root };
+}
+
+/** The Message-ID a thread's reply mails answer: the thread's first comment, on the site's host. */
+function threadRoot(thread: number, siteUrl: string) {
+  const id = `<replies.${thread}@${new URL(siteUrl).hostname}>`;
+  return { inReplyTo: id, references: [id] };
 }
 
 const replyPayload: z.ZodType<ReplyMailPayload> = z.object({ replyId: z.number() });
@@ -144,17 +155,17 @@ async function publishedReplies(db: Kysely<Database>, ids: number[]): Promise<Ma
   });
 }
 
-/** Whether the watch a row's seed names still exists, with a confirmed address. */
-async function watchStands(db: Kysely<Database>, seed: string | null): Promise<boolean> {
-  if (!seed) return false;
+/** The thread of the watch a row's seed names, if it still exists with a confirmed address. */
+async function standingThread(db: Kysely<Database>, seed: string | null) {
+  if (!seed) return undefined;
   const row = await db
     .selectFrom("reply_watches")
     .innerJoin("reply_addresses", "reply_addresses.id", "reply_watches.address_id")
-    .select("reply_watches.id")
+    .select("reply_watches.thread_id")
     .where("reply_watches.unsubscribe_token", "=", seed)
     .where("reply_addresses.status", "=", "confirmed")
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.thread_id;
 }
 
 /** The seed of the address a watch's seed belongs to, which stops every thread. */
@@ -180,11 +191,12 @@ export function replyComposers({
 }): Record<"reply_confirmation" | "reply_notice" | "reply_digest", ComposeMail> {
   const repliesMail: ComposeMail = async (row, db, batch) => {
     if (!row.email) return { outcome: "failed", reason: "no recipient" };
-    const standing: { token: string; replyId: number }[] = [];
+    const standing: { token: string; replyId: number; thread: number }[] = [];
     for (const entry of batch) {
       const replyId = replyIdOf(entry.payload);
-      if (replyId !== null && (await watchStands(db, entry.token))) {
-        standing.push({ token: entry.token as string, replyId });
+      const thread = replyId === null ? undefined : await standingThread(db, entry.token);
+      if (replyId !== null && thread !== undefined) {
+        standing.push({ token: entry.token as string, replyId, thread });
       }
     }
     const replies = await publishedReplies(
@@ -200,7 +212,8 @@ export function replyComposers({
     const seed = tokens.size === 1 ? [...tokens][0] : await addressSeedOf(db, [...tokens][0]);
     if (!seed) return { outcome: "cancelled", reason: "unsubscribed, or the reply is gone" };
     const token = links.tokenOf(seed);
-    return replyMail(row.email, replies, { token, oneThread: tokens.size === 1, siteUrl, titles });
+    const thread = tokens.size === 1 ? standing[0]?.thread : undefined;
+    return replyMail(row.email, replies, { token, thread, siteUrl, titles });
   };
   return {
     async reply_confirmation(row) {

@@ -98,7 +98,8 @@ test("a reader asks to be mailed, confirms by the button, and gets the reply by 
   const [mail] = (await outboxMails(site.dataDir, (m) => isAddressedTo(m, email))).filter((m) =>
     (m.text ?? "").includes("working pressure"),
   );
-  expect(mail?.subject).toContain("Meera replied on");
+  expect(mail?.subject).toMatch(/^Replies in your conversation on "/);
+  expect(mail?.text).toContain("Meera replied on");
   const lines = mail?.headerLines ?? [];
   expect(lines.find((h) => h.key === "list-unsubscribe-post")?.line).toBe(
     "List-Unsubscribe-Post: List-Unsubscribe=One-Click",

@@ -21,8 +21,11 @@ import {
  */
 
 const confirmation = "Confirm reply notifications from Engage with Engineer";
-const isNotice = (mail: ReceivedMail) => /replied on/.test(mail.parsed.subject ?? "");
-const isDigest = (mail: ReceivedMail) => /new replies on/.test(mail.parsed.subject ?? "");
+/** How many replies a mail holds: a notice one, a digest several. */
+const repliesIn = (mail: ReceivedMail) =>
+  (mail.parsed.text ?? "").split(' replied on "').length - 1;
+const isNotice = (mail: ReceivedMail) => repliesIn(mail) === 1;
+const isDigest = (mail: ReceivedMail) => repliesIn(mail) > 1;
 
 /** How many mails of a kind each address received. */
 function copies(smtp: SmtpSink, kind: (mail: ReceivedMail) => boolean): Map<string, number> {
