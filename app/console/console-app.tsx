@@ -29,7 +29,7 @@ const consoleQueries = new QueryClient({
   defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
 });
 
-const consoleViews = {
+export const consoleViews = {
   overview: { title: "Overview", path: "/admin", View: OverviewView },
   comments: { title: "Comments", path: "/admin/comments", View: CommentsView },
   bans: { title: "Bans", path: "/admin/bans", View: BansView },
