@@ -2,6 +2,7 @@ import { answerWithin, otherService } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { momentLabel } from "../../contract/time-zones.ts";
 import {
+  button,
   detailsHtml,
   detailsText,
   laidOut,
@@ -49,9 +50,6 @@ export function enquiryDetails(
   ];
 }
 
-const linkButton = (href: string, label: string, danger = false) =>
-  `<a href="${escapeHtml(href)}" style="display:inline-block;background:${danger ? "#7f1d1d" : "#22c55e"};color:${danger ? "#fee2e2" : "#0b0f14"};font-weight:600;text-decoration:none;padding:8px 16px;border-radius:8px">${escapeHtml(label)}</a>`;
-
 export function consoleUrl(siteUrl: string): string {
   return `${siteUrl}/admin/enquiries`;
 }
@@ -86,7 +84,7 @@ export function ownerNoticeMail(
     html: `${junkNote ? paragraph(escapeHtml(junkNote), "color:#fca5a5") : ""}${paragraph("A new enquiry from the services page:")}
 ${detailsHtml(details)}
 ${messageBox(enquiry.message)}
-<p style="margin:0">${linkButton(link, "Open in the console")}</p>`,
+<p style="margin:0">${button(link, "Open in the console")}</p>`,
     text: `${junkNote ? `${junkNote}\n\n` : ""}A new enquiry from the services page:
 
 ${detailsText(details)}
@@ -134,9 +132,9 @@ export function acknowledgementMail(
     lead: `Hello,\n\nThank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.`,
     html: `${detailsHtml(details)}
 ${paragraph("To add something, reply to this mail.")}
-${paragraph(`Would a conversation be quicker? Choose a time that suits you: ${linkButton(call, "Book a call")}`)}
+${paragraph(`Would a conversation be quicker? Choose a time that suits you: ${button(call, "Book a call")}`)}
 <p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first.</p>
-<p style="margin:0">${linkButton(link, "Delete my enquiry", true)}</p>`,
+<p style="margin:0">${button(link, "Delete my enquiry", true)}</p>`,
     text: `${detailsText(details)}
 
 To add something, reply to this mail.

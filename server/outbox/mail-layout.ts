@@ -12,9 +12,9 @@ import type { OutgoingMail } from "./mailer.ts";
 
 export const colours = { ink: "#0b0f14", panel: "#111821", line: "#1f2a37", accent: "#22c55e" };
 
-/** A link drawn as the site's green button. */
-export const button = (href: string, label: string) =>
-  `<a href="${escapeHtml(href)}" style="display:inline-block;background:${colours.accent};color:${colours.ink};font-weight:600;text-decoration:none;padding:10px 18px;border-radius:8px">${escapeHtml(label)}</a>`;
+/** A link drawn as the site's green button, or red for one that deletes (`danger`). */
+export const button = (href: string, label: string, danger = false) =>
+  `<a href="${escapeHtml(href)}" style="display:inline-block;background:${danger ? "#7f1d1d" : colours.accent};color:${danger ? "#fee2e2" : colours.ink};font-weight:600;text-decoration:none;padding:10px 18px;border-radius:8px">${escapeHtml(label)}</a>`;
 
 /**
  * A paragraph of a mail's text (trusted HTML), 16 px above what follows: a
