@@ -1,9 +1,10 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Expression, ExpressionBuilder, SqlBool } from "kysely";
 import { dateKey } from "../../contract/time-zones.ts";
 import type { Database } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
-import { networkFactor, type Refusal } from "../lib/address-limit.ts";
+import { countByAddress, networkFactor, type Refusal } from "../lib/address-limit.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
@@ -24,6 +25,26 @@ export const bookingLoadsPerMinute = 60;
 /** What a load past that allowance is told, as a page or as JSON. */
 export const tooManyLoads = (from: Refusal["from"]) =>
   `Too many requests from ${from}; wait a minute and try again.`;
+
+/**
+ * The booking pages' loads and posts, the reader's links' pages with them, counted by address
+ * and network for the minute as one: `refuse` answers one past the allowance with its words,
+ * after a Retry-After (a page's preHandler).
+ */
+export function bookingPagesLimit(app: FastifyInstance) {
+  const limit = countByAddress(app, {
+    name: "booking pages",
+    max: bookingLoadsPerMinute,
+    timeWindow: 60_000,
+  });
+  return (refuse: (reply: FastifyReply, said: string) => FastifyReply) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const refused = await limit(request);
+      if (!refused) return;
+      reply.header("retry-after", String(refused.retryAfter));
+      return refuse(reply, tooManyLoads(refused.from));
+    };
+}
 
 /** Which of a connection's limits a booking meets: its own, or its network's. */
 export type ConnectionFull = "connection" | "connection ahead" | "network" | "network ahead";

@@ -27,7 +27,6 @@ import {
   sendPage,
   tryAgainIn,
 } from "../lib/action-page.ts";
-import { countByAddress } from "../lib/address-limit.ts";
 import { keptAddressOf, mistypedAddress } from "../lib/form-html.ts";
 import { formTokenRefusal } from "../lib/form-token.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
@@ -45,7 +44,7 @@ import {
   rescheduleHtml,
   timesHtml,
 } from "./form-html.ts";
-import { bookingLoadsPerMinute, tooManyLoads } from "./limits.ts";
+import { bookingPagesLimit } from "./limits.ts";
 import type { Bookings } from "./service.ts";
 
 /**
@@ -114,20 +113,12 @@ export async function bookingPages(
   const send = (reply: FastifyReply, status: number, html: string, indexed = false) =>
     sendPage(reply, status, page(html), { indexed });
 
+  // One count for the booking pages and the reader's links' (a move page lists the free times).
+  const limitedWith = bookingPagesLimit(app);
+
   await app.register(async (scope) => {
     acceptForms(scope);
-    const limit = countByAddress(scope, {
-      name: "booking pages",
-      max: bookingLoadsPerMinute,
-      timeWindow: 60_000,
-    });
-    /** A page load or post over the address's or network's allowance for the minute is answered 429. */
-    const limited = async (request: FastifyRequest, reply: FastifyReply) => {
-      const refused = await limit(request);
-      if (!refused) return;
-      reply.header("retry-after", String(refused.retryAfter));
-      return send(reply, 429, alert(tooManyLoads(refused.from)));
-    };
+    const limited = limitedWith((reply, said) => send(reply, 429, alert(said)));
 
     errorPages(scope, "booking page failed", storeFailureOf, (status, known) =>
       page(
@@ -285,6 +276,9 @@ export async function bookingPages(
       failure: "booking link page failed",
       failureOf: storeFailureOf,
     });
+    const tooMany = (reply: FastifyReply, said: string) =>
+      answer(reply, 429, { title: "Too many requests", body: paragraph(said) });
+    scope.addHook("preHandler", limitedWith(tooMany));
     /** What a button did, holding no token: the browser may keep it for Back (from "Book another time"). */
     const done = (reply: FastifyReply, page: ActionPage) =>
       answer(reply, 200, page, { forBack: true });

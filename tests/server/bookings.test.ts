@@ -1279,6 +1279,37 @@ describe.each(backends)("booking a call on %s", (backend) => {
     },
   );
 
+  it("counts the reader's links' pages with the booking pages: past 60 a minute, 429 and nothing changed", async () => {
+    const sent = booking((await slots()).starts[2] ?? "");
+    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length > 0);
+    const { move, cancel } = links(smtp.to(sent.email)[0]);
+    // Each move page lists the free times, as /book does: one allowance for them all.
+    const reader = t.visitor({ ip: "10.8.0.5" });
+    for (let load = 0; load < 60; load += 1) {
+      const url = load % 2 ? `/book/reschedule?token=${move}` : "/book/times";
+      expect((await reader.get(url)).statusCode, url).toBe(200);
+    }
+    const pressed = t.app.inject({
+      method: "POST",
+      url: "/book/cancel",
+      remoteAddress: "10.8.0.5",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${cancel}`,
+    });
+    for (const refused of [await reader.get(`/book/reschedule?token=${move}`), await pressed]) {
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(dom(refused.body).querySelector("h1")?.textContent).toBe("Too many requests");
+      expect(refused.body).toContain(
+        "Too many requests from your address; wait a minute and try again.",
+      );
+    }
+    // The refused press cancelled nothing: the link still opens the call's page elsewhere.
+    const elsewhere = t.visitor({ ip: "10.8.0.6" });
+    expect((await elsewhere.get(`/book/cancel?token=${cancel}`)).statusCode).toBe(200);
+  });
+
   it("keeps a call that has begun as it is: the reader's links can no longer cancel or move it, and Your data deletes it without a change for either calendar", async () => {
     const free = (await slots()).starts;
     const start = free[0] ?? "";
