@@ -9,6 +9,20 @@ import { dayMs, toIso } from "../lib/time.ts";
  * Never who asked: no visitor, address or IP is written with it.
  */
 
+/**
+ * A question as it is kept, and as a model is sent it: an e-mail address, or a phone number
+ * written with its country code, that a reader put in it (to be answered by mail, say) marked
+ * as left out, since nothing kept or sent with a question may tell who asked. Unmarked, as it
+ * is searched: an address's words are no subject, and would leave the question unanswered.
+ */
+export const withoutContacts = (question: string, { marked = true } = {}) =>
+  question
+    .replace(
+      /[^\s@\uff20<>()[\]{},;:"]+[@\uff20][\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
+      marked ? "[e-mail address]" : "",
+    )
+    .replace(/\+\d(?:[\s().-]*\d){7,14}/g, marked ? "[phone number]" : "");
+
 type NewQuestion = {
   question: string;
   known: boolean;
@@ -38,7 +52,7 @@ export function createQuestionsRepository(store: Store, clock: () => Date = () =
       const row = await db
         .insertInto("assistant_questions")
         .values({
-          question: question.question,
+          question: withoutContacts(question.question),
           known: question.known ? 1 : 0,
           page: question.page,
           service: question.service,

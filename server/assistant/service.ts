@@ -9,7 +9,11 @@ import type {
 import type { Store } from "../db/store.ts";
 import { sameSecret } from "../lib/tokens.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
-import { createQuestionsRepository, type QuestionsRepository } from "./repository.ts";
+import {
+  createQuestionsRepository,
+  type QuestionsRepository,
+  withoutContacts,
+} from "./repository.ts";
 import { type AssistantIndex, loadIndex } from "./retrieval.ts";
 import type { Writer } from "./writer.ts";
 
@@ -170,7 +174,8 @@ export function createAssistant({
     ): Promise<AssistantResponse | null> {
       const found = currentIndex();
       if (!found) return null;
-      const finding = found.find(question, previous);
+      const searched = (text: string) => withoutContacts(text, { marked: false });
+      const finding = found.find(searched(question), previous && searched(previous));
       const service = finding.known ? finding.service : null;
       const id = await repository.record({
         question,
@@ -218,7 +223,7 @@ export function createAssistant({
       // A service is answered with what it is; the model writes only from the writing.
       if (!writer || service) return quoted;
       streaming.onSources?.(sources);
-      const written = await writer.write(question, finding.sources, {
+      const written = await writer.write(withoutContacts(question), finding.sources, {
         ...(streaming.onText ? { onText: streaming.onText } : {}),
         ...(streaming.signal ? { signal: streaming.signal } : {}),
         from: asker.ip,

@@ -83,6 +83,20 @@ describe.each(backends)("written answers on %s", (backend) => {
   });
   beforeEach(() => model.behave({ write: written }));
 
+  it("sends the model no e-mail address or phone number a reader wrote in the question", async () => {
+    const before = model.calls.length;
+    const asked = `${cotton} Mail ana@example.org, or call +44 7700 900123.`;
+    const answer = json(await ask(asked), assistantResponseSchema);
+    expect(answer).toMatchObject({ known: true, written: true });
+    const call = model.calls.at(-1) as (typeof model.calls)[number];
+    expect(model.calls.length).toBe(before + 1);
+    const { messages } = call.body as { messages: { role: string; content: string }[] };
+    expect(messages[1]?.content).toMatch(
+      /\n\nQuestion: .+ Mail \[e-mail address\], or call \[phone number\]\.$/,
+    );
+    expect(JSON.stringify(call.body)).not.toMatch(/example\.org|7700/);
+  });
+
   it("answers with what the model wrote, and sends the model only the passages found and the question", async () => {
     const before = model.calls.length;
     const response = await ask(

@@ -94,6 +94,31 @@ describe.each(backends)("the assistant on %s", (backend) => {
     );
   });
 
+  it("keeps no e-mail address or phone number a reader wrote in a question, and answers it without them", async () => {
+    const asked =
+      "What temperature should I iron cotton at? Write to meera.iyer+site@example.org or call +91 98765 43210.";
+    const response = await t.visitor({ ip: "10.1.0.40" }).post("/api/assistant", {
+      question: asked,
+    });
+    const answer = json(response, assistantResponseSchema);
+    expect(answer.sources[0]?.url).toBe("/science/ironing#pressing-temperatures");
+    const kept = await runSql(t, "select question from assistant_questions where id = ?", [
+      answer.feedback.id,
+    ]);
+    expect(kept).toEqual([
+      {
+        question:
+          "What temperature should I iron cotton at? Write to [e-mail address] or call [phone number].",
+      },
+    ]);
+    const anywhere = await runSql(
+      t,
+      "select id from assistant_questions where question like ? or question like ?",
+      ["%example.org%", "%98765%"],
+    );
+    expect(anywhere).toEqual([]);
+  });
+
   it("finds words asked side by side where they stand side by side", async () => {
     // "Pumping loss", not the page on a coolant pump's seal that loses coolant.
     const answer = json(
