@@ -74,14 +74,25 @@ export function createQuestionsRepository(store: Store, clock: () => Date = () =
         .execute();
     },
 
-    /** The reader's thumbs up or down; false when the question is gone. */
-    async feedback(id: number, helpful: boolean): Promise<boolean> {
+    /**
+     * The reader's thumbs up or down, given once: "given" when the other was given
+     * before (the same again, a retry, is recorded), "gone" when the question is.
+     */
+    async feedback(id: number, helpful: boolean): Promise<"recorded" | "given" | "gone"> {
+      const verdict = helpful ? 1 : 0;
       const result = await db
         .updateTable("assistant_questions")
-        .set({ helpful: helpful ? 1 : 0 })
+        .set({ helpful: verdict })
+        .where("id", "=", id)
+        .where((eb) => eb.or([eb("helpful", "is", null), eb("helpful", "=", verdict)]))
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) return "recorded";
+      const kept = await db
+        .selectFrom("assistant_questions")
+        .select("id")
         .where("id", "=", id)
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      return kept ? "given" : "gone";
     },
 
     async list({

@@ -233,10 +233,10 @@ export function createAssistant({
       return { ...quoted, answer: written, written: true };
     },
 
-    /** The reader's thumbs up or down: "refused" for a token that is not the question's. */
+    /** The reader's thumbs up or down, once: "refused" for a token that is not the question's. */
     async feedback(id: number, token: string, helpful: boolean) {
       if (!sameSecret(token, feedbackToken(id))) return "refused";
-      return (await repository.feedback(id, helpful)) ? "recorded" : "gone";
+      return repository.feedback(id, helpful);
     },
   };
 }

@@ -431,6 +431,14 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(other.statusCode).toBe(403);
     const given = await reader.post("/api/assistant/feedback", { id, token, helpful: true });
     expect(json(given, assistantFeedbackResponseSchema)).toEqual({ recorded: true });
+    // Given once: the same again (a retry) is taken, the other is refused and changes nothing.
+    const again = await reader.post("/api/assistant/feedback", { id, token, helpful: true });
+    expect(json(again, assistantFeedbackResponseSchema)).toEqual({ recorded: true });
+    const turned = await reader.post("/api/assistant/feedback", { id, token, helpful: false });
+    expect(turned.statusCode).toBe(409);
+    expect(json(turned, errorResponseSchema).error.message).toBe(
+      "A verdict on that answer was given already.",
+    );
     const row = (await runSql(t, "select helpful from assistant_questions where id = ?", [id]))[0];
     expect(Number(row?.helpful)).toBe(1);
   });

@@ -83,7 +83,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
   app.post(
     "/assistant/feedback",
     route(
-      "A reader's thumbs up or down on one of the assistant's answers",
+      "A reader's thumbs up or down on one of the assistant's answers, given once: the other afterwards is 409",
       { 200: assistantFeedbackResponseSchema },
       { body: assistantFeedbackRequestSchema },
     ),
@@ -95,6 +95,9 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
       }
       if (outcome === "gone") {
         throw new ApiError(404, "not_found", "That question is no longer kept.");
+      }
+      if (outcome === "given") {
+        throw new ApiError(409, "conflict", "A verdict on that answer was given already.");
       }
       return { recorded: true as const };
     },
