@@ -7,7 +7,7 @@ import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { cpuMs } from "./process-stats.ts";
 import type { ServerUnderTest } from "./server-under-test.ts";
-import { viewHeaders, viewPath, viewsUnlimited } from "./views.ts";
+import { pageHeaders, viewHeaders, viewPath, viewsUnlimited } from "./views.ts";
 import { wrk } from "./wrk.ts";
 
 /*
@@ -18,14 +18,15 @@ import { wrk } from "./wrk.ts";
  * with `npm run bench:cpu -- ../other-checkout` another checkout's build
  * beside it, started and seeded by its own bench, for a comparison across
  * commits. Each route in turn, for BENCH_ROUNDS rounds (default 5): wrk on
- * every server at once (BENCH_CONNECTIONS, default 50, as a browser asks,
- * compression accepted), 2 s of warming, then BENCH_DURATION seconds
+ * every server at once (BENCH_CONNECTIONS, default 50; a page and a view
+ * with a browser's headers, bench/views.ts), 2 s of warming, then BENCH_DURATION seconds
  * (default 6) counted, each server's user and system CPU from /proc over
  * them. Printed: each build's µs per request, median (range), and the
  * other's to this one's within each round. BENCH_ROUTES (comma-separated)
  * picks the routes: `cookie` (the comments read with the seeded reader's
- * cookie), `cached` (the same read without one), `view` (the readers' beacon,
- * POST, as `npm run bench` sends it: bench/views.ts), or a path; BENCH_PORT
+ * cookie), `cached` (the same read without one; both compression accepted),
+ * `view` (the readers' beacon, POST, as `npm run bench` sends it), or a
+ * page's path; BENCH_PORT
  * the first of the ports (one a build; free ones by default).
  */
 
@@ -80,9 +81,12 @@ function target(build: Build, route: string) {
     const url = new URL(viewPath, origin).toString();
     return { url, method: "POST" as const, headers: viewHeaders(origin) };
   }
-  const headers: Record<string, string> = { "accept-encoding": "gzip, deflate, br, zstd" };
+  const api = route === "cookie" || route === "cached";
+  const headers: Record<string, string> = api
+    ? { "accept-encoding": "gzip, deflate, br, zstd" }
+    : pageHeaders(new URL(build.server.url).origin);
   if (route === "cookie") headers.cookie = build.cookie;
-  const pathname = route === "cookie" || route === "cached" ? comments : route;
+  const pathname = api ? comments : route;
   return { url: new URL(pathname, build.server.url).toString(), method: "GET" as const, headers };
 }
 

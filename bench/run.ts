@@ -20,7 +20,7 @@ import {
   succeeded,
 } from "./server-under-test.ts";
 import { atLeast, atMost, type Verdict, verdictTable } from "./verdict.ts";
-import { viewHeaders, viewPath, viewsUnlimited } from "./views.ts";
+import { pageHeaders, viewHeaders, viewPath, viewsUnlimited } from "./views.ts";
 import { viralCase } from "./viral.ts";
 import { visitorRead } from "./visitor-read.ts";
 import { wrk } from "./wrk.ts";
@@ -300,8 +300,8 @@ const viewsPromised = 10_000;
 
 /**
  * Readers (docs/decisions/072-views-offered-at-a-paced-rate.md): page views
- * offered to the beacon's route at a fixed rate (wrk, paced, a browser's user
- * agent) while another wrk reads a page as fast as the server answers it:
+ * offered to the beacon's route at a fixed rate (wrk, paced, a browser's
+ * headers) while another wrk reads a page as fast as the server answers it:
  * the views taken in a second, and the page's rate as a share of the same hello
  * world. The same two at full speed, where the server splits itself between
  * them, are printed as they were, not held to a bound. Then the Readers
@@ -311,7 +311,8 @@ async function readersPart() {
   const pageUrl = new URL("/science/soap", baseUrl).toString();
   const viewUrl = new URL(viewPath, baseUrl).toString();
   const views = { method: "POST" as const, headers: viewHeaders(baseUrl) };
-  const page = { headers: asBrowser };
+  // Both as a browser asks, every header of its own (bench/views.ts).
+  const page = { headers: pageHeaders(new URL(baseUrl).origin) };
   // A warm-up that is not counted, as for every other wrk figure, long
   // enough for the server's first write of views (every 5 s), which makes
   // the table of time zones' countries once per process (0.3-1.3 s of CPU).
@@ -335,7 +336,7 @@ async function readersPart() {
     `${Math.round(run.reqPerSec).toLocaleString("en")} req/s${ratio(run.reqPerSec, ceiling.wrk)}   p50 ${run.p50.toFixed(1)} ms   p99 ${run.p99.toFixed(1)} ms${run.failed ? `   FAILURES ${run.stdout}` : ""}`;
   const full = await both();
   report("readers, both at full speed: page views (information)", line(full.viewed));
-  report("  page /science/soap meanwhile (wrk, as a browser: br)", line(full.pageRead));
+  report("  page /science/soap meanwhile (wrk, a browser's headers)", line(full.pageRead));
   // A paced client can only take in what it offers, less what is in flight
   // as it stops: it offers 1 % over the promise.
   const offered = viewsPromised * 1.01;
@@ -344,7 +345,7 @@ async function readersPart() {
     `readers: page views offered at ${offered.toLocaleString("en")}/s, taken in (wrk, paced)`,
     line(paced.viewed),
   );
-  report("  page /science/soap meanwhile (wrk, as a browser: br)", line(paced.pageRead));
+  report("  page /science/soap meanwhile (wrk, a browser's headers)", line(paced.pageRead));
   if (full.viewed.failed || full.pageRead.failed || paced.viewed.failed || paced.pageRead.failed)
     process.exitCode = 1;
   verdicts.push(
