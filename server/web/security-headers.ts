@@ -156,6 +156,28 @@ export function headerSets({ inlineScriptHashes, chatbotOrigin, https, link }: H
   return { pageHeaders, apiHeaders: headersOf(api) };
 }
 
+/**
+ * The API headers that govern a body or the document a browser would make of
+ * it: nothing to govern on an answer without one, such as the beacon's 204
+ * (docs/decisions/079-an-empty-answer-carries-few-headers.md). HSTS is about the
+ * host, not the answer, and stays; so does the request's id.
+ */
+const bodyOnly = new Set([
+  "content-security-policy",
+  "cross-origin-resource-policy",
+  "referrer-policy",
+  "x-content-type-options",
+]);
+
+/** `apiHeaders` (by lower-case name) less those an answer without a body has no use for. */
+export const emptyAnswerHeaders = (apiHeaders: Record<string, string>) =>
+  Object.fromEntries(Object.entries(apiHeaders).filter(([name]) => !bodyOnly.has(name)));
+
+/** Takes the headers an answer without a body has no use for off one the API hook set them on. */
+export function withoutBodyHeaders(response: ServerResponse) {
+  for (const name of bodyOnly) response.removeHeader(name);
+}
+
 /** Sends `headerSets`' headers with every answer; returns them by lower-case name. */
 export async function securityHeaders(app: FastifyInstance, options: HeaderOptions) {
   const { pageHeaders, apiHeaders } = headerSets(options);

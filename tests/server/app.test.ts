@@ -309,6 +309,15 @@ describe("Strict-Transport-Security", () => {
         const response = await t.app.inject({ method: "GET", url });
         expect(response.headers["strict-transport-security"], url).toBe("max-age=31536000");
       }
+      // Also on an answer without a body, which carries few headers (decision 079).
+      const view = await t.app.inject({
+        method: "POST",
+        url: "/api/readers/view?p=%2Fscience",
+        headers: { origin: "https://ewe.test", "user-agent": "Mozilla/5.0 Firefox/133.0" },
+      });
+      expect(view.statusCode).toBe(204);
+      expect(view.headers["strict-transport-security"]).toBe("max-age=31536000");
+      expect(view.headers["content-security-policy"]).toBeUndefined();
     } finally {
       await t.close();
     }

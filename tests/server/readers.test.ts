@@ -1679,6 +1679,12 @@ describe("the beacon over HTTP, answered before Fastify", () => {
     for (const name of names(first.headers.keys()).filter((name) => name !== "x-request-id")) {
       expect(first.headers.get(name), name).toBe(String(routed.headers[name]));
     }
+    // An answer without a body carries its id, not the headers that govern a body (decision 079).
+    expect(first.headers.get("x-request-id")).toMatch(/^[\w.:-]{1,64}$/);
+    const bodyOnly = ["content-security-policy", "cross-origin-resource-policy", "referrer-policy"];
+    for (const name of [...bodyOnly, "x-content-type-options"]) {
+      expect(first.headers.get(name), name).toBeNull();
+    }
 
     // What the route refuses is still refused, in its words.
     const elsewhere = await send(
@@ -1688,6 +1694,11 @@ describe("the beacon over HTTP, answered before Fastify", () => {
     );
     expect(elsewhere.status).toBe(403);
     expect(await elsewhere.json()).toMatchObject({ error: { code: "cross_origin" } });
+    // An answer with a body keeps them.
+    expect(elsewhere.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(elsewhere.headers.get("content-security-policy")).toBe(
+      "default-src 'none';frame-ancestors 'none'",
+    );
     // A sandboxed frame's opaque origin decides, whatever the Referer says: not counted.
     const opaque = await send(
       "view",

@@ -6,6 +6,7 @@ import { readBeaconSchema, viewBeaconSchema } from "../../../contract/readers.ts
 import { fromSite } from "../../lib/action-page.ts";
 import type { AccessLog } from "../../logging.ts";
 import type { ReaderRequest, Readers } from "../../readers/service.ts";
+import { emptyAnswerHeaders, withoutBodyHeaders } from "../../web/security-headers.ts";
 import { routesTagged } from "../errors.ts";
 
 declare module "fastify" {
@@ -81,6 +82,7 @@ export const readerRoutes: FastifyPluginAsyncZod<{
     },
     async (request, reply) => {
       await count(readers, isPage, request, { kind: "view", query: request.query });
+      withoutBodyHeaders(reply.raw);
       return reply.code(204).send(null);
     },
   );
@@ -95,6 +97,7 @@ export const readerRoutes: FastifyPluginAsyncZod<{
     },
     async (request, reply) => {
       await count(readers, isPage, request, { kind: "read", query: request.query });
+      withoutBodyHeaders(reply.raw);
       return reply.code(204).send(null);
     },
   );
@@ -173,7 +176,7 @@ export function fastBeacon({
   siteOrigin: string;
   /** The proxies Fastify's `trustProxy` trusts (false: none), so the reader's address is its `request.ip`. */
   trusted: false | ((address: string, hop: number) => boolean);
-  /** The headers every API answer goes out with (server/web/security-headers.ts). */
+  /** The headers every API answer goes out with (server/web/security-headers.ts), less a body's. */
   apiHeaders: Record<string, string>;
   requestId(request: IncomingMessage): string;
   accessLog: AccessLog;
@@ -183,8 +186,9 @@ export function fastBeacon({
   const ipOf = trusted
     ? (request: IncomingMessage) => proxyAddr(request, trusted)
     : (request: IncomingMessage) => request.socket.remoteAddress ?? "";
-  // A copy of their own: each answer sets its id in it just before writeHead reads it.
-  const answerHeaders = { ...apiHeaders };
+  // Those of an answer without a body, in a copy of their own: each answer sets its
+  // id in it just before writeHead reads it.
+  const answerHeaders = emptyAnswerHeaders(apiHeaders);
   return (
     request: IncomingMessage,
     response: ServerResponse,
