@@ -176,7 +176,7 @@ export function fastBeacon({
   siteOrigin: string;
   /** The proxies Fastify's `trustProxy` trusts (false: none), so the reader's address is its `request.ip`. */
   trusted: false | ((address: string, hop: number) => boolean);
-  /** The headers every API answer goes out with (server/web/security-headers.ts), less a body's. */
+  /** The headers every API answer goes out with (server/web/security-headers.ts): its 204 keeps those an empty answer needs. */
   apiHeaders: Record<string, string>;
   requestId(request: IncomingMessage): string;
   accessLog: AccessLog;
