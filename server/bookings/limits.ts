@@ -13,8 +13,16 @@ import { dayMs, toIso } from "../lib/time.ts";
  * booking an hour per mailbox and the calls it holds ahead, and the most
  * calls a day may hold. Those three wait their turn behind the others
  * counting the same, so requests at the same instant cannot pass them
- * (docs/decisions/043-bookings.md).
+ * (docs/decisions/043-bookings.md). The hour's bookings are counted in
+ * `bookings_made`, which their erasure leaves: erasing a booking does not make
+ * room for another (docs/decisions/081-booking-limits-outlast-erasure.md).
  */
+
+/** The window of the hourly limits, and so how long `bookings_made` keeps a booking made. */
+export const limitsHourMs = 3_600_000;
+
+/** The digests a booking made is counted by. */
+type Counted = { addressHash: string; ipHash: string; networkHash: string };
 
 /**
  * The booking pages' loads and posts, and the API's lists of free times, one
@@ -64,6 +72,26 @@ export function bookingLimits(store: Store, clock: () => Date) {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   };
+  /** The calls booked still ahead. */
+  const stillAhead = (eb: ExpressionBuilder<Database, "bookings">) => [
+    eb("status", "=", "booked"),
+    eb("ends_at", ">", clock().toISOString()),
+  ];
+  /** Bookings made since `since` with a digest, erased since or not. */
+  const madeSince = async (
+    trx: Db,
+    column: "address_hash" | "ip_hash" | "network_hash",
+    value: string,
+    since: Date,
+  ): Promise<number> => {
+    const row = await trx
+      .selectFrom("bookings_made")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where(column, "=", value)
+      .where("made_at", ">=", since.toISOString())
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
 
   return {
     /**
@@ -80,29 +108,13 @@ export function bookingLimits(store: Store, clock: () => Date) {
     ): Promise<ConnectionFull | null> {
       await takeTurn(store.kind, trx, "booking network", networkHash);
       await takeTurn(store.kind, trx, "booking connection", ipHash);
-      const by =
-        (column: "ip_hash" | "network_hash", value: string) =>
-        (eb: ExpressionBuilder<Database, "bookings">) =>
-          eb(column, "=", value);
       const counts = [
-        ["connection", by("ip_hash", ipHash), max],
-        ["network", by("network_hash", networkHash), max * networkFactor],
+        ["connection", "ip_hash", ipHash, max],
+        ["network", "network_hash", networkHash, max * networkFactor],
       ] as const;
-      for (const [from, sent, most] of counts) {
-        const made = await count(
-          (eb) => eb.and([sent(eb), eb("created_at", ">=", since.toISOString())]),
-          trx,
-        );
-        if (made >= most) return from;
-        const ahead = await count(
-          (eb) =>
-            eb.and([
-              sent(eb),
-              eb("status", "=", "booked"),
-              eb("ends_at", ">", clock().toISOString()),
-            ]),
-          trx,
-        );
+      for (const [from, column, value, most] of counts) {
+        if ((await madeSince(trx, column, value, since)) >= most) return from;
+        const ahead = await count((eb) => eb.and([eb(column, "=", value), ...stillAhead(eb)]), trx);
         if (ahead >= most) return `${from} ahead`;
       }
       return null;
@@ -122,23 +134,31 @@ export function bookingLimits(store: Store, clock: () => Date) {
       }: { addressHash: string; hourAgo: Date; perMailbox: number },
     ): Promise<"mailbox" | "mailbox ahead" | null> {
       await takeTurn(store.kind, trx, "booking mailbox", addressHash);
-      const recent = await trx
-        .selectFrom("bookings")
-        .select("id")
-        .where("address_hash", "=", addressHash)
-        .where("created_at", ">=", hourAgo.toISOString())
-        .executeTakeFirst();
-      if (recent) return "mailbox";
+      if ((await madeSince(trx, "address_hash", addressHash, hourAgo)) > 0) return "mailbox";
       const ahead = await count(
-        (eb) =>
-          eb.and([
-            eb("address_hash", "=", addressHash),
-            eb("status", "=", "booked"),
-            eb("ends_at", ">", clock().toISOString()),
-          ]),
+        (eb) => eb.and([eb("address_hash", "=", addressHash), ...stillAhead(eb)]),
         trx,
       );
       return ahead >= perMailbox ? "mailbox ahead" : null;
+    },
+
+    /** What the hourly limits count of a booking made `at`, in the booking's transaction. */
+    async made(trx: Db, { addressHash, ipHash, networkHash }: Counted, at: string) {
+      await trx
+        .insertInto("bookings_made")
+        .values({
+          address_hash: addressHash,
+          ip_hash: ipHash,
+          network_hash: networkHash,
+          made_at: at,
+        })
+        .execute();
+    },
+
+    /** Forgets the bookings made before the hour the limits count. */
+    async forgetMade(trx: Db) {
+      const hourAgo = new Date(clock().getTime() - limitsHourMs).toISOString();
+      await trx.deleteFrom("bookings_made").where("made_at", "<", hourAgo).execute();
     },
 
     /** Whether the owner's day of `start` holds its most calls already, besides the one `moving`. */

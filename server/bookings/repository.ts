@@ -171,12 +171,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           })
           .returning("id")
           .executeTakeFirstOrThrow();
-        await queueInvitations(
-          trx,
-          clock(),
-          { id, email: input.email, start: input.start, sequence: 0 },
-          input.ownerEmail,
-        );
+        await limits.made(trx, input, at);
+        const call = { id, email: input.email, start: input.start, sequence: 0 };
+        await queueInvitations(trx, clock(), call, input.ownerEmail);
         return { id };
       });
     },
@@ -381,10 +378,11 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
 
     /**
      * Retention: bookings whose call ended more than `days` ago go, with their mails, in
-     * `within`; and the news of bookings not made, after a day.
+     * `within`; the news of bookings not made, after a day; what the limits count, after the hour.
      */
     async prune(days: number, within: Db = db): Promise<number> {
       await forgetNotMade(within, new Date(clock().getTime() - dayMs));
+      await limits.forgetMade(within);
       const cutoff = new Date(clock().getTime() - days * dayMs).toISOString();
       const rows = await within
         .selectFrom("bookings")

@@ -10,6 +10,7 @@ import { type FormRefusal, type FormServiceDeps, ownerForm } from "../moderation
 import { earliestStart, freeStarts, type Taken } from "./availability.ts";
 import { type BusyCalendarOptions, startBusyCalendar } from "./busy-calendar.ts";
 import { bookingComposers } from "./composers.ts";
+import { limitsHourMs } from "./limits.ts";
 import type { BookingMailContext } from "./mails.ts";
 import { type NotMade, tellNotMade } from "./not-made.ts";
 import { type BookingsRepository, createBookingsRepository } from "./repository.ts";
@@ -222,7 +223,7 @@ export function createBookings(
         return slotsIn(now, request.zone, await free(now));
       };
       const mailbox = form.addressHash(request.email);
-      const hourAgo = new Date(clock().getTime() - 3_600_000);
+      const hourAgo = new Date(clock().getTime() - limitsHourMs);
       const content = request.note ? form.content(request.note, "note") : null;
       if (content) return refuse(content);
       const start = Date.parse(request.start);

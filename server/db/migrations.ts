@@ -53,6 +53,7 @@ import { outboxByAge } from "./migrations/056-outbox-by-age.ts";
 import { readerDayZones } from "./migrations/057-reader-day-zones.ts";
 import { notMadeByDigest } from "./migrations/058-not-made-by-digest.ts";
 import { ownerMoves } from "./migrations/059-owner-moves.ts";
+import { bookingsMade } from "./migrations/060-bookings-made.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -128,5 +129,6 @@ export function migrations(
     "057_reader_day_zones": readerDayZones(),
     "058_not_made_by_digest": notMadeByDigest(),
     "059_owner_moves": ownerMoves(),
+    "060_bookings_made": bookingsMade(kind),
   };
 }

@@ -38,6 +38,16 @@ export type BookingsTable = {
 /** Booked calls and the owner's settings for them (server/bookings/). */
 export type BookingTables = {
   bookings: BookingsTable;
+  /**
+   * A booking made, as its hourly limits count it (migration 060): keyed digests and a time,
+   * which name nobody, kept the hour they are counted and left by the booking's erasure.
+   */
+  bookings_made: {
+    address_hash: string;
+    ip_hash: string;
+    network_hash: Maybe<string>;
+    made_at: Timestamp;
+  };
   /** The owner's booking settings: one row (id 1). */
   booking_settings: {
     id: number;

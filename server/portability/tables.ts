@@ -9,10 +9,9 @@ import { type Column, columns, type UniqueKey } from "./columns.ts";
  */
 
 /**
- * A column holding the id of another table's row. `inFile`: the file must
- * hold that row (a foreign key, a reply's comment). Otherwise the row may be
- * gone from the exporting site (a ban's purged comment), and the id is kept
- * as it was where no row of this site has it.
+ * A column holding the id of another table's row. `inFile`: the file must hold that row (a
+ * foreign key, a reply's comment). Otherwise the row may be gone from the exporting site (a
+ * ban's purged comment), and the id is kept as it was where no row of this site has it.
  */
 type Reference = {
   column: string;
@@ -363,6 +362,7 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   spent_form_tokens: "form tokens already used, kept until they would expire",
   sns_messages: "SNS messages already taken, kept while their signature is accepted",
   enquiry_acknowledgements: "the hourly cap on acknowledgement mails",
+  bookings_made: "the hourly limits on bookings: digests under the site's secret, kept an hour",
   reader_salts: "readership's salt of the day, deleted when the day ends",
   reader_visits: "readership counts, which identify nobody and start afresh on a new site",
   reader_views: "readership counts, which identify nobody and start afresh on a new site",

@@ -9,6 +9,7 @@ import { commentResponseSchema } from "../../contract/api.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { serializeIndex } from "../../server/assistant/retrieval.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
+import { mailboxDigest } from "../../server/lib/mailbox.ts";
 import { loggerOptions } from "../../server/logging.ts";
 import { fragment } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
@@ -50,6 +51,8 @@ const cookieSecret = "erasure-audit-tests-cookie-secret-0123456789";
 const formTokens = (purpose: string) => createFormTokens(cookieSecret, { purpose, minimumMs: 0 });
 const enquiryToken = formTokens("enquiry form timing");
 const bookingToken = formTokens("booking form timing");
+/** The key a booking's mailbox is counted by (server/bookings/limits.ts). */
+const bookingKey = mailboxDigest(cookieSecret, "booking reader address");
 const ownerEmail = "owner@example.com";
 const activityJson = "application/activity+json";
 const actorUrl = `${siteUrl}/fediverse/actors/site`;
@@ -600,6 +603,9 @@ describe.each([
           "spam_examples.features": ["spam"],
           // The refused address's suppression, by the digest its rows held beside it (below).
           "suppressions.email_hash": ["bouncedigest"],
+          // A booking's mailbox, by the keyed digest the hourly limits count it by, for the
+          // hour (docs/decisions/081-booking-limits-outlast-erasure.md): it names nobody.
+          "bookings_made.address_hash": ["bookdigest"],
           // The server's logs name the Fediverse accounts it talked to: the logs' rotation.
           logs: ["actor"],
           // The files that hold the tables above.
@@ -636,6 +642,11 @@ describe.each([
         });
         await next.close();
         expect(unexpected(await sweep())).toEqual([]);
+        // The erased bookings still count toward their hour, by their mailboxes' digests alone.
+        const counted = await runSql(t, "select address_hash from bookings_made");
+        expect(counted.map((row) => row.address_hash)).toEqual(
+          expect.arrayContaining([bookingKey(alexBooked), bookingKey(halBooked)]),
+        );
 
         // The refused address is still suppressed, so that nothing is mailed to it again, by
         // a keyed digest: its server's words, which quoted it, without it.
@@ -665,6 +676,7 @@ describe.each([
               ([what, email]) => [t.addressKey(email), `${what}digest`],
             ),
           );
+          for (const email of [alexBooked, halBooked]) digests.set(bookingKey(email), "bookdigest");
           for (const table of await tables(t)) {
             for (const row of await runSql(t, `select * from ${table}`))
               for (const [column, value] of Object.entries(row)) {

@@ -240,9 +240,9 @@ describe.each(backends)("hourly limits per network on %s", (backend) => {
     });
     expectRefused(refused, /Too many calls were booked from your network in the last hour/);
     // An hour on, the network's calls are still ahead: it may book no more until they pass.
-    await runSql(t, "update bookings set created_at = ?", [
-      new Date(Date.now() - 2 * 3_600_000).toISOString(),
-    ]);
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    await runSql(t, "update bookings set created_at = ?", [twoHoursAgo]);
+    await runSql(t, "update bookings_made set made_at = ?", [twoHoursAgo]);
     const ahead = await book(flooded(0xabc));
     expect(ahead.statusCode).toBe(409);
     expect(json(ahead, errorResponseSchema).error.message).toMatch(
