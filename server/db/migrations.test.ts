@@ -280,6 +280,16 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "058-not-made-by-digest.ts",
     "feaab4d745d4de60d2afe509fbb618d9c9214dd913172a461d539063f3f2135c",
   ],
+  [
+    "059_owner_moves",
+    "059-owner-moves.ts",
+    "be6e408e3daeafdf2832ed00a6771399e83e8e95340f4fcba5759d9c963c2d48",
+  ],
+  [
+    "060_bookings_made",
+    "060-bookings-made.ts",
+    "bd68538f35a09027e667e4a456279bcdff52ee03fd39020c194a4a984119937b",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
