@@ -91,6 +91,7 @@ export function bundledServer(buildDir: string): { env: Record<string, string>; 
 const entries: Record<string, string> = {
   main: "server/main.ts",
   "smtp-thread": "server/outbox/mailer.ts",
+  "calendar-thread": "server/bookings/busy-times.ts",
 };
 
 /**

@@ -1,10 +1,9 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Log } from "../lib/log.ts";
-import { onFirstUse } from "../lib/on-first-use.ts";
 import { AddressRefused, createRemoteFetch, RemoteFetchError } from "../lib/safe-fetch.ts";
 import { dayMs } from "../lib/time.ts";
 import type { Taken } from "./availability.ts";
-import { busyIntervals, NotACalendar } from "./busy-times.ts";
+import { NotACalendar, readBusyTimes } from "./busy-times.ts";
 
 /*
  * The owner's calendar, read from its secret iCalendar address
@@ -15,15 +14,17 @@ import { busyIntervals, NotACalendar } from "./busy-times.ts";
  * come from the hours alone. The address is a secret: logs name its origin only.
  */
 
-const ical = onFirstUse(async () => (await import("ical.js")).default);
-
 /** The largest calendar file read: a busy owner's year is a few hundred kilobytes. */
 export const calendarBytesMax = 2_000_000;
 const timeoutMs = 15_000;
 /** How long the last good read stands when the calendar cannot be read. */
 const keptMs = dayMs;
-/** How long a look at the free times waits for the first read after a start. */
-const firstReadWaitMs = 3000;
+/**
+ * How long a look at the free times waits for the first read after a start, and a booking
+ * or a reader's move for a read when the last good one is older than `freshMs`.
+ */
+const waitMs = 3000;
+const freshMs = 60_000;
 
 export type BusyCalendarOptions = {
   /** The private addresses it may be read from (the tests' stand-in); none unless given. */
@@ -62,29 +63,58 @@ function reasonOf(error: unknown): string {
   return "it could not be reached";
 }
 
-export function startBusyCalendar({
-  url: given,
-  siteUrl,
-  log,
-  clock,
-  hours,
-  allowPrivate,
-  everyMs = 5 * 60_000,
-}: BusyCalendarOptions & {
+type Reading = {
   url: string;
   siteUrl: string;
-  log: Log;
   clock: () => Date;
   /** The owner's zone and how many days ahead calls are booked, as they are now. */
   hours: () => Promise<{ zone: string; horizonDays: number }>;
-}) {
+  allowPrivate?: BusyCalendarOptions["allowPrivate"];
+};
+
+/**
+ * Reads the calendar at `url` once: its busy intervals from a day ago to two days past the
+ * horizon (`until`), or why not in a few words (`why`). The command line's move reads it so.
+ */
+export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate }: Reading) {
   const fetch = createRemoteFetch({
     allowPrivate: allowPrivate ?? false,
     userAgent: `EngageWithEngineer (+${siteUrl})`,
   });
   // iCloud's addresses are webcal://: the same address over https.
   const url = given.replace(/^webcal:/i, "https:");
-  const origin = new URL(url).origin;
+  return {
+    origin: new URL(url).origin,
+    async read(signal?: AbortSignal): Promise<{ busy: Taken[]; until: number } | { why: string }> {
+      try {
+        const now = clock().getTime();
+        const { zone, horizonDays } = await hours();
+        const to = now + (horizonDays + 2) * dayMs;
+        const answer = await fetch(url, {
+          headers: { accept: "text/calendar" },
+          timeoutMs,
+          maxBytes: calendarBytesMax,
+          ...(signal ? { signal } : {}),
+        });
+        if (answer.status !== 200) throw new Unreadable(`it answered ${answer.status}`);
+        const text = answer.body.toString("utf8");
+        const window = { from: now - dayMs, to, zone };
+        return { busy: await readBusyTimes(text, window, signal ? { signal } : {}), until: to };
+      } catch (error) {
+        return { why: reasonOf(error) };
+      }
+    },
+  };
+}
+
+export function startBusyCalendar({
+  log,
+  everyMs = 5 * 60_000,
+  ...given
+}: BusyCalendarOptions & Reading & { log: Log }) {
+  const { clock } = given;
+  const reader = calendarReader(given);
+  const { origin } = reader;
   const stopping = new AbortController();
   let intervals: Taken[] = [];
   /** The end of the span read: later than that, nothing is known yet. */
@@ -94,38 +124,32 @@ export function startBusyCalendar({
   let why: string | null = null;
   let staleSaid = false;
   let reading: Promise<void> | undefined;
+  /** When the last read began, whatever came of it. */
+  let triedAt = Number.NEGATIVE_INFINITY;
 
   async function read() {
     const now = clock().getTime();
-    try {
-      const { zone, horizonDays } = await hours();
-      const to = now + (horizonDays + 2) * dayMs;
-      const answer = await fetch(url, {
-        headers: { accept: "text/calendar" },
-        timeoutMs,
-        maxBytes: calendarBytesMax,
-        signal: stopping.signal,
-      });
-      if (answer.status !== 200) throw new Unreadable(`it answered ${answer.status}`);
-      const text = answer.body.toString("utf8");
-      intervals = busyIntervals(await ical(), text, { from: now - dayMs, to, zone });
-      until = to;
+    triedAt = now;
+    const got = await reader.read(stopping.signal);
+    if (stopping.signal.aborted) return;
+    if ("busy" in got) {
+      intervals = got.busy;
+      until = got.until;
       readAt = now;
       if (failedAt !== null) log.info({ calendar: origin }, "the busy calendar was read again");
       failedAt = null;
       why = null;
       staleSaid = false;
-    } catch (error) {
-      if (stopping.signal.aborted) return;
-      const first = failedAt === null;
-      failedAt = now;
-      why = reasonOf(error);
-      if (first) {
-        log.warn(
-          { calendar: origin, why },
-          "the busy calendar could not be read: its last busy times are kept for a day",
-        );
-      }
+      return;
+    }
+    const first = failedAt === null;
+    failedAt = now;
+    why = got.why;
+    if (first) {
+      log.warn(
+        { calendar: origin, why },
+        "the busy calendar could not be read: its last busy times are kept for a day",
+      );
     }
   }
   const refresh = () => {
@@ -139,27 +163,44 @@ export function startBusyCalendar({
   timer.unref();
   const inForce = (now: number) => readAt !== null && now - readAt <= keptMs;
 
+  const upTo = (promise: Promise<void>) =>
+    Promise.race([promise, delay(waitMs, undefined, { ref: false })]);
+
+  /**
+   * The busy intervals to hold against free times up to `horizonEnd`: none when the
+   * calendar has not been read within a day; past the span read (the owner's horizon
+   * grew), everything until it is read again, which this asks for.
+   */
+  async function busy(horizonEnd: number): Promise<readonly Taken[]> {
+    if (readAt === null && reading) await upTo(reading);
+    const now = clock().getTime();
+    if (!inForce(now)) {
+      if (readAt !== null && !staleSaid) {
+        staleSaid = true;
+        log.warn({ calendar: origin }, "the busy calendar was last read over a day ago");
+      }
+      return [];
+    }
+    if (horizonEnd <= until) return intervals;
+    void refresh();
+    return [...intervals, { start: until, end: Number.POSITIVE_INFINITY }];
+  }
+
   return {
+    busy,
+
     /**
-     * The busy intervals to hold against free times up to `horizonEnd`: none when the
-     * calendar has not been read within a day; past the span read (the owner's horizon
-     * grew), everything until it is read again, which this asks for.
+     * `busy` for a booking or a reader's move: when the last good read is older than a
+     * minute, the calendar is read again first (no more than once a minute, whatever came
+     * of the last try), waited for 3 seconds at most; on a failure or no answer by then,
+     * the last good read stands: a slow calendar never refuses a booking.
      */
-    async busy(horizonEnd: number): Promise<readonly Taken[]> {
-      if (readAt === null && reading) {
-        await Promise.race([reading, delay(firstReadWaitMs, undefined, { ref: false })]);
-      }
+    async fresh(horizonEnd: number): Promise<readonly Taken[]> {
       const now = clock().getTime();
-      if (!inForce(now)) {
-        if (readAt !== null && !staleSaid) {
-          staleSaid = true;
-          log.warn({ calendar: origin }, "the busy calendar was last read over a day ago");
-        }
-        return [];
-      }
-      if (horizonEnd <= until) return intervals;
-      void refresh();
-      return [...intervals, { start: until, end: Number.POSITIVE_INFINITY }];
+      const old = readAt === null || now - readAt > freshMs;
+      if (old && now - triedAt > freshMs) void refresh();
+      if (old && reading) await upTo(reading);
+      return busy(horizonEnd);
     },
 
     health(): BusyCalendarHealth {

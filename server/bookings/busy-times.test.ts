@@ -1,6 +1,6 @@
 import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
-import { busyIntervals, NotACalendar } from "./busy-times.ts";
+import { busyIntervals, instancesMax, NotACalendar, readBusyTimes } from "./busy-times.ts";
 
 const calendar = (...lines: string[]) =>
   ["BEGIN:VCALENDAR", "VERSION:2.0", ...lines, "END:VCALENDAR"].join("\r\n");
@@ -50,6 +50,85 @@ describe("busy times from a calendar file", () => {
     expect(() => read("<html>hello</html>")).toThrow(NotACalendar);
     expect(() => read("BEGIN:VCARD\r\nEND:VCARD")).toThrow(NotACalendar);
     const everySecond = calendar(...event("DTSTART:20261201T000000Z", "RRULE:FREQ=SECONDLY"));
-    expect(() => read(everySecond)).toThrow(/more than/);
+    expect(() => read(everySecond)).toThrow(`more than ${instancesMax} instances`);
+  });
+
+  it("expand a rule from the window's start, with its exceptions, dates and moved instances", () => {
+    // Every 30 minutes since 1970: 1.0 million instances before the window, 48 a day in it.
+    const halfHourly = read(
+      calendar(
+        ...event(
+          "DTSTART:19700101T000000Z",
+          "DTEND:19700101T000500Z",
+          "RRULE:FREQ=MINUTELY;INTERVAL=30",
+        ),
+      ),
+    );
+    expect(halfHourly).toHaveLength(31 * 48);
+    expect(halfHourly[0]).toEqual(["2026-12-01T00:00:00.000Z", "2026-12-01T00:05:00.000Z"]);
+    expect(halfHourly.at(-1)?.[0]).toBe("2026-12-31T23:30:00.000Z");
+    // Weekly on Mondays and Wednesdays at 09:00 in New York since 2001, less one Monday,
+    // one Wednesday moved to Thursday, and two dates of its own (one long, as a period).
+    const weekly = read(
+      calendar(
+        "BEGIN:VEVENT",
+        "UID:w",
+        "DTSTART;TZID=America/New_York:20010101T090000",
+        "DTEND;TZID=America/New_York:20010101T100000",
+        "RRULE:FREQ=WEEKLY;BYDAY=MO,WE",
+        "EXDATE;TZID=America/New_York:20261207T090000",
+        "RDATE;TZID=America/New_York:20261205T090000,19990101T090000",
+        "RDATE;VALUE=PERIOD:20261226T100000Z/PT3H",
+        "END:VEVENT",
+        ...event(
+          "RECURRENCE-ID;TZID=America/New_York:20261209T090000",
+          "DTSTART;TZID=America/New_York:20261210T150000",
+          "DTEND;TZID=America/New_York:20261210T160000",
+        ).map((line) => (line === "UID:x" ? "UID:w" : line)),
+      ),
+    );
+    const starts = weekly.map(([start]) => start);
+    expect(starts.slice(0, 4)).toEqual([
+      "2026-12-02T14:00:00.000Z",
+      "2026-12-05T14:00:00.000Z",
+      "2026-12-10T20:00:00.000Z",
+      "2026-12-14T14:00:00.000Z",
+    ]);
+    expect(starts).toContain("2026-12-30T14:00:00.000Z");
+    expect(weekly).toContainEqual(["2026-12-26T10:00:00.000Z", "2026-12-26T13:00:00.000Z"]);
+    // Four Mondays and five Wednesdays, less the two, with the Thursday and both dates.
+    expect(starts).toHaveLength(4 + 5 - 2 + 1 + 2);
+    // A yearly all-day event since 1972 on 31 December, and a monthly one on the 31st.
+    const yearly = read(
+      calendar(
+        ...event("DTSTART;VALUE=DATE:19721231", "RRULE:FREQ=YEARLY"),
+        ...event("DTSTART;VALUE=DATE:19700131", "RRULE:FREQ=MONTHLY;BYMONTHDAY=31"),
+      ),
+    );
+    expect(yearly).toEqual([
+      ["2026-12-30T18:30:00.000Z", "2026-12-31T18:30:00.000Z"],
+      ["2026-12-30T18:30:00.000Z", "2026-12-31T18:30:00.000Z"],
+    ]);
+  });
+
+  it("are read in a thread of their own that a rule which never ends cannot hold", async () => {
+    const never = calendar(
+      ...event("DTSTART:20261201T000000Z", "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"),
+    );
+    let ticks = 0;
+    const ticking = setInterval(() => (ticks += 1), 10);
+    try {
+      await expect(readBusyTimes(never, window, { limitMs: 1000 })).rejects.toThrow(
+        "it takes more than 1 seconds to read",
+      );
+    } finally {
+      clearInterval(ticking);
+    }
+    // The server's thread kept its timers meanwhile (a thread that held it would give none).
+    expect(ticks).toBeGreaterThan(20);
+    const read = await readBusyTimes(calendar(...event("DTSTART:20261211T100000Z")), window);
+    expect(read).toEqual([
+      { start: Date.parse("2026-12-11T10:00:00Z"), end: Date.parse("2026-12-11T10:00:00Z") },
+    ]);
   });
 });

@@ -1,13 +1,22 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { healthResponseSchema } from "../../contract/console.ts";
-import { instantOf, wallTime } from "../../contract/time-zones.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { aged, bookingsApp, ownerZone } from "./support/bookings.ts";
+import {
+  at,
+  calendarFile,
+  calendarStandIn,
+  type Day,
+  ics,
+  icsUtc,
+  iso,
+  nextMonday,
+  plus,
+} from "./support/busy-calendar.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
@@ -26,42 +35,14 @@ const day = 86_400_000;
 const secrets = ["Acquisition talks", "Room 4B", "cfo@acme.example", "quarterly numbers"];
 const secretPath = "private-3f9a1c77e0b2d4";
 
-type Day = { year: number; month: number; day: number };
-/** The owner's date `days` after `from`. */
-const plus = (from: Day, days: number): Day => {
-  const noon = new Date(Date.UTC(from.year, from.month - 1, from.day, 12) + days * day);
-  return { year: noon.getUTCFullYear(), month: noon.getUTCMonth() + 1, day: noon.getUTCDate() };
-};
-const ics = (date: Day, hour = 0, min = 0) =>
-  `${date.year}${String(date.month).padStart(2, "0")}${String(date.day).padStart(2, "0")}` +
-  (hour || min ? `T${String(hour).padStart(2, "0")}${String(min).padStart(2, "0")}00` : "");
-const at = (date: Day, hour: number, min = 0, zone = ownerZone) =>
-  instantOf(date, hour * 60 + min, zone) as number;
-const iso = (instant: number) => new Date(instant).toISOString();
-
-/** A Monday in the owner's zone at least three days ahead: the week the calendar fills. */
-function nextMonday(): Day {
-  const today = wallTime(Date.now(), ownerZone);
-  const ahead = (8 - today.weekday) % 7 || 7;
-  return plus(today, ahead < 3 ? ahead + 7 : ahead);
-}
 const monday = nextMonday();
 const tuesday = plus(monday, 1);
 
 /** A calendar as Google or Outlook would publish it, with every kind of event the tests need. */
 function calendar(): string {
-  const event = (lines: string[]) => [
-    "BEGIN:VEVENT",
-    "DTSTAMP:20261201T000000Z",
-    ...lines,
-    "END:VEVENT",
-  ];
-  return [
-    "BEGIN:VCALENDAR",
-    "VERSION:2.0",
-    "PRODID:-//Stand-in//EN",
+  return calendarFile(
     // A one-off meeting, Monday 11:00 to 12:00 on the owner's wall.
-    ...event([
+    [
       "UID:one-off",
       `DTSTART;TZID=${ownerZone}:${ics(monday, 11)}`,
       `DTEND;TZID=${ownerZone}:${ics(monday, 12)}`,
@@ -69,42 +50,40 @@ function calendar(): string {
       `LOCATION:${secrets[1]}`,
       `ATTENDEE;CN=CFO:mailto:${secrets[2]}`,
       `DESCRIPTION:${secrets[3]}`,
-    ]),
+    ],
     // Weekly on Tuesdays, 09:00 to 10:00 in New York, from the week before; not this Tuesday,
     // and next Tuesday's moved to Wednesday 15:00 London.
-    ...event([
+    [
       "UID:weekly",
       `DTSTART;TZID=America/New_York:${ics(plus(tuesday, -7), 9)}`,
       `DTEND;TZID=America/New_York:${ics(plus(tuesday, -7), 10)}`,
       "RRULE:FREQ=WEEKLY;COUNT=10",
       `EXDATE;TZID=America/New_York:${ics(tuesday, 9)}`,
       `SUMMARY:${secrets[0]}`,
-    ]),
-    ...event([
+    ],
+    [
       "UID:weekly",
       `RECURRENCE-ID;TZID=America/New_York:${ics(plus(tuesday, 7), 9)}`,
-      `DTSTART:${new Date(at(plus(monday, 9), 15)).toISOString().replace(/[-:]|\.\d+/g, "")}`,
-      `DTEND:${new Date(at(plus(monday, 9), 16)).toISOString().replace(/[-:]|\.\d+/g, "")}`,
+      `DTSTART:${icsUtc(at(plus(monday, 9), 15))}`,
+      `DTEND:${icsUtc(at(plus(monday, 9), 16))}`,
       `SUMMARY:${secrets[0]}`,
-    ]),
+    ],
     // All of Thursday.
-    ...event(["UID:all-day", `DTSTART;VALUE=DATE:${ics(plus(monday, 3))}`, "SUMMARY:Away"]),
+    ["UID:all-day", `DTSTART;VALUE=DATE:${ics(plus(monday, 3))}`, "SUMMARY:Away"],
     // Friday marked free, and the Monday after cancelled: neither is busy.
-    ...event([
+    [
       "UID:free",
       `DTSTART;TZID=${ownerZone}:${ics(plus(monday, 4), 10)}`,
       `DTEND;TZID=${ownerZone}:${ics(plus(monday, 4), 17)}`,
       "TRANSP:TRANSPARENT",
-    ]),
-    ...event([
+    ],
+    [
       "UID:cancelled",
       `DTSTART;TZID=${ownerZone}:${ics(plus(monday, 7), 10)}`,
       `DTEND;TZID=${ownerZone}:${ics(plus(monday, 7), 12)}`,
       "STATUS:CANCELLED",
-    ]),
-    "END:VCALENDAR",
-    "",
-  ].join("\r\n");
+    ],
+  );
 }
 
 /** The starts the calendar above makes busy, and some beside them that stay free. */
@@ -129,22 +108,7 @@ const free = () => [
   at(plus(monday, 7), 10),
 ];
 
-/** What the stand-in answers now. */
-let answer: { status: number; body: string | Buffer; location?: string } = {
-  status: 200,
-  body: "",
-};
-let stand: Server;
-let port = 0;
-beforeAll(async () => {
-  stand = createServer((_request, response) => {
-    if (answer.location) response.setHeader("location", answer.location);
-    response.writeHead(answer.status, { "content-type": "text/calendar" }).end(answer.body);
-  });
-  await new Promise<void>((resolve) => stand.listen(0, "127.0.0.1", resolve));
-  port = (stand.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((resolve) => stand.close(() => resolve())));
+const stand = calendarStandIn();
 
 describe.each(backends)("the owner's busy calendar on %s", (backend) => {
   let t: TestApp;
@@ -161,12 +125,12 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
   };
 
   beforeAll(() => {
-    answer = { status: 200, body: calendar() };
+    stand.answer = { status: 200, body: calendar() };
   });
   bookingsApp(
     backend,
     clock,
-    () => ({ BOOKING_BUSY_CALENDAR_URL: `http://127.0.0.1:${port}/${secretPath}/basic.ics` }),
+    () => ({ BOOKING_BUSY_CALENDAR_URL: stand.url(`${secretPath}/basic.ics`) }),
     (app) => {
       t = app.t;
       ownerSide = new Owner(t);
@@ -259,7 +223,7 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
       ],
     ] as const;
     for (const [given, why] of failures) {
-      answer = given;
+      stand.answer = given;
       await waitFor(async () => (await health())?.why === why, { what: why });
       expect(await health()).toMatchObject({ inForce: true });
       const starts = new Set((await slots()).starts);
@@ -268,7 +232,7 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
     // Said once in the log, by the calendar's origin alone, and nothing of the events anywhere.
     const said = logs.filter((line) => line.includes("busy calendar could not be read"));
     expect(said).toHaveLength(1);
-    expect(said[0]).toContain(`http://127.0.0.1:${port}`);
+    expect(said[0]).toContain(`http://127.0.0.1:${stand.port}`);
     const shown = JSON.stringify(
       json(await ownerSide.get("/api/admin/health"), healthResponseSchema),
     );
@@ -284,10 +248,76 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
     expect(starts.has(iso(at(monday, 11, 30)))).toBe(true);
 
     // Read again: its busy times stand once more.
-    answer = { status: 200, body: calendar() };
+    stand.answer = { status: 200, body: calendar() };
     await waitFor(async () => (await health())?.failedAt === null, { what: "a good read" });
     expect(await health()).toMatchObject({ inForce: true, why: null });
     expect(new Set((await slots()).starts).has(iso(at(monday, 11, 30)))).toBe(false);
     expect(logs.some((line) => line.includes("busy calendar was read again"))).toBe(true);
+  });
+
+  it("reads, aside from the server's thread, a calendar written to hold it, and answers meanwhile", async () => {
+    await waitFor(async () => (await health())?.readAt != null, { what: "a first read" });
+    // Heavy but readable: 5,000 events, a minute's meeting every hour since 1970, and an event
+    // on 40,000 dates since 1970, last first, one of them Monday 14:30 to 15:00.
+    const dates = Array.from({ length: 40_000 }, (_, index) => icsUtc(index * 3_600_000 * 7));
+    const heavy = calendarFile(
+      ...Array.from({ length: 5000 }, (_, index) => [
+        `UID:past-${index}`,
+        `DTSTART:${icsUtc(Date.UTC(2001, 0, 1) + index * 3_600_000)}`,
+        `DTEND:${icsUtc(Date.UTC(2001, 0, 1) + index * 3_600_000 + 1800_000)}`,
+      ]),
+      ["UID:hourly", "DTSTART:19700101T000000Z", "DTEND:19700101T000100Z", "RRULE:FREQ=HOURLY"],
+      [
+        "UID:dated",
+        "DTSTART:19700101T000000Z",
+        "DTEND:19700101T003000Z",
+        `RDATE:${[icsUtc(at(monday, 14, 30)), ...dates].reverse().join(",")}`,
+      ],
+    );
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
+    stand.answer = { status: 200, body: heavy };
+    await waitFor(async () => !new Set((await slots()).starts).has(iso(at(monday, 13))), {
+      what: "the heavy calendar read",
+      timeoutMs: 20_000,
+    });
+    const starts = new Set((await slots()).starts);
+    // Each hour's first half hour is busy, and the date's; Monday 11:30, busy before, is free.
+    expect(starts.has(iso(at(monday, 13, 30)))).toBe(true);
+    expect(starts.has(iso(at(monday, 14)))).toBe(false);
+    expect(starts.has(iso(at(monday, 14, 30)))).toBe(false);
+    expect(starts.has(iso(at(monday, 11, 30)))).toBe(true);
+    // Unreadable: a rule that never comes (ical.js looks for it forever), and a rule by the
+    // second since 1970 (millions of instances over the horizon alone).
+    const unreadable = [
+      [
+        ["UID:never", "DTSTART:20261201T000000Z", "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"],
+        "it takes more than 5 seconds to read",
+      ],
+      [
+        ["UID:secondly", "DTSTART:19700101T000000Z", "RRULE:FREQ=SECONDLY"],
+        "more than 100000 instances",
+      ],
+    ] as const;
+    for (const [event, why] of unreadable) {
+      stand.answer = { status: 200, body: calendarFile([...event]) };
+      // The free times are answered all the while, from the last good read.
+      let answered = 0;
+      await waitFor(
+        async () => {
+          expect(new Set((await slots()).starts).has(iso(at(monday, 13)))).toBe(false);
+          answered += 1;
+          return (await health())?.why === why;
+        },
+        { what: why, timeoutMs: 20_000 },
+      );
+      expect(answered, why).toBeGreaterThan(3);
+    }
+    lag.disable();
+    // Read on the server's thread, the rule by the second held it 1.2 s and the other for ever;
+    // aside, the longest wait stays well under a second even on a machine busy with others.
+    expect(lag.max / 1e6).toBeLessThan(1000);
+    stand.answer = { status: 200, body: calendar() };
+    await waitFor(async () => (await health())?.failedAt === null, { what: "a good read" });
   });
 });

@@ -136,6 +136,25 @@ afterAll(async () => {
 });
 
 describe("the server as npm start runs it, bundled", () => {
+  it("reads the owner's busy calendar in a thread of its own, from its own file", async () => {
+    const built: typeof import("../../server/bookings/busy-times.ts") = await import(
+      pathToFileURL(path.join(outdir, "calendar-thread.js")).href
+    );
+    const file = [
+      "BEGIN:VCALENDAR",
+      "BEGIN:VEVENT",
+      "UID:x",
+      "DTSTART:19700101T100000Z",
+      "DTEND:19700101T110000Z",
+      "RRULE:FREQ=DAILY",
+      "END:VEVENT",
+      "END:VCALENDAR",
+    ].join("\r\n");
+    const from = Date.parse("2026-12-01T00:00:00Z");
+    const busy = await built.readBusyTimes(file, { from, to: from + 86_400_000, zone: "UTC" });
+    expect(busy).toEqual([{ start: from + 36_000_000, end: from + 39_600_000 }]);
+  });
+
   it("is what npm start runs, with one malloc arena (docs/decisions/066-one-malloc-arena.md)", () => {
     expect(startArguments()).toContain(path.join(serverBuildDir, "main.js"));
     expect(startEnvironment()).toEqual({ MALLOC_ARENA_MAX: "1" });
