@@ -255,10 +255,14 @@ export const moveBookingRequestSchema = z.strictObject({
     .default(""),
 });
 
-/** The times the owner may move a call to: the readers' grid, without the notice or the daily maximum. */
+/**
+ * The times the owner may move a call to: the readers' grid, without the notice or the daily
+ * maximum; `busy`, those of them that meet a busy time of the owner's own calendar.
+ */
 export const moveTimesResponseSchema = z.object({
   ownerZone: z.string(),
   starts: z.array(timestampSchema),
+  busy: z.array(timestampSchema),
 });
 
 export const feedResponseSchema = z.object({ url: z.string() });

@@ -21,6 +21,17 @@ export type Taken = { start: number; end: number };
 export const earliestStart = (availability: Pick<Availability, "noticeHours">, now: number) =>
   now + availability.noticeHours * 3_600_000;
 
+/** Whether a call at `start` meets one of `others` (calls or busy times), with the buffer either side. */
+export function meetsAny(
+  availability: Pick<Availability, "callMinutes" | "bufferMinutes">,
+  start: number,
+  others: readonly Taken[],
+): boolean {
+  const call = availability.callMinutes * 60_000;
+  const buffer = availability.bufferMinutes * 60_000;
+  return others.some((other) => other.start - buffer < start + call && other.end + buffer > start);
+}
+
 /** The free starts from `now` to the horizon, in order, as UTC instants. */
 export function freeStarts({
   availability,
@@ -85,10 +96,8 @@ export function freeStarts({
       if (start < gridFree) continue;
       gridFree = start + call + buffer;
       if (start < earliest || start > latest) continue;
-      const clashes = (booked: Taken) =>
-        booked.start - buffer < start + call && booked.end + buffer > start;
-      const clash = taken.some(clashes) || busy.some(clashes);
-      if (!clash) starts.push(start);
+      if (!meetsAny(availability, start, taken) && !meetsAny(availability, start, busy))
+        starts.push(start);
     }
   }
   return starts;

@@ -2,7 +2,7 @@ import type { Availability, Booking } from "../../contract/bookings.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import { dayMs } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
-import { freeStarts } from "./availability.ts";
+import { freeStarts, meetsAny } from "./availability.ts";
 import type { Bookings } from "./service.ts";
 import type { StoredBooking } from "./stored.ts";
 
@@ -25,7 +25,7 @@ const feedUrl = (siteUrl: string, token: string) => `${siteUrl}/book/feed/${toke
 /** What the owner's actions need of the bookings: the server's service, or the command line's. */
 type BookingDesk = Pick<
   Bookings,
-  "repository" | "serviceTitle" | "ownerEmail" | "woken" | "clock" | "ownerZone"
+  "repository" | "serviceTitle" | "ownerEmail" | "woken" | "clock" | "ownerZone" | "busy"
 >;
 
 /** Why the owner may not move a call to a time. */
@@ -70,14 +70,22 @@ export function bookingActions(desk: BookingDesk, siteUrl: string) {
     return Date.parse(found.start) <= desk.clock().getTime() ? "begun" : found;
   };
   return {
-    /** The times the owner may move call `id` to, in order (ISO, UTC), with the owner's zone. */
+    /**
+     * The times the owner may move call `id` to, in order (ISO, UTC), with the owner's zone,
+     * and those of them that meet a busy time of the owner's own calendar (with the buffer):
+     * the owner may choose one still.
+     */
     async moveTimes(id: number) {
       const call = await movable(id);
       if (typeof call === "string") return call;
-      const starts = await timesFor(call, await repository.availability());
+      const hours = await repository.availability();
+      const starts = await timesFor(call, hours);
+      const busy = await desk.busy(hours);
+      const iso = (start: number) => new Date(start).toISOString();
       return {
         ownerZone: await desk.ownerZone(),
-        starts: starts.map((start) => new Date(start).toISOString()),
+        starts: starts.map(iso),
+        busy: starts.filter((start) => meetsAny(hours, start, busy)).map(iso),
       };
     },
 

@@ -98,9 +98,14 @@ export function createBookings(
           ...deps.busyCalendar,
         })
       : null;
-  /** The owner's busy times that stand against `availability`'s free times now. */
-  const busyNow = async (availability: Availability) =>
-    (await calendar?.busy(clock().getTime() + (availability.horizonDays + 1) * dayMs)) ?? [];
+  /**
+   * The owner's busy times that stand against `availability`'s free times now; `fresh` for a
+   * booking or a reader's move, which has the calendar read again when the last read is old.
+   */
+  const busyNow = async (availability: Availability, fresh = false) => {
+    const end = clock().getTime() + (availability.horizonDays + 1) * dayMs;
+    return (await (fresh ? calendar?.fresh(end) : calendar?.busy(end))) ?? [];
+  };
 
   const startsNow = (availability: Availability, taken: Taken[], busy: readonly Taken[]) =>
     freeStarts({
@@ -115,13 +120,14 @@ export function createBookings(
    * toward its day's maximum: the reader may move it to another time that day. Its own time
    * is not among them: it is not a time to move to.
    */
-  const free = async (availability: Availability, moving?: Pick<StoredBooking, "start">) => {
+  const free = async (availability: Availability, moving?: { start: string }, fresh = false) => {
     const taken = await repository.taken(new Date(clock().getTime() - dayMs));
     const own = moving ? Date.parse(moving.start) : Number.NaN;
+    const busy = await busyNow(availability, fresh);
     const starts = startsNow(
       availability,
       taken.filter((call) => call.start !== own),
-      await busyNow(availability),
+      busy,
     );
     return starts.filter((start) => start !== own);
   };
@@ -227,7 +233,7 @@ export function createBookings(
       const content = request.note ? form.content(request.note, "note") : null;
       if (content) return refuse(content);
       const start = Date.parse(request.start);
-      const freeNow = await free(availability);
+      const freeNow = await free(availability, undefined, true);
       if (!freeNow.includes(start)) {
         if (await offered(availability, start)) {
           return { outcome: "taken", slots: slotsIn(availability, request.zone, freeNow) };
@@ -325,7 +331,7 @@ export function createBookings(
       const availability = await repository.availability();
       const start = Date.parse(startIso);
       if (start === Date.parse(current.start)) return { outcome: "same" };
-      const freeNow = await free(availability, current);
+      const freeNow = await free(availability, current, true);
       if (!freeNow.includes(start)) {
         return { outcome: (await offered(availability, start)) ? "taken" : "not_offered" };
       }
@@ -385,6 +391,8 @@ export function createBookings(
     woken,
     /** The busy calendar's last reads, for the console's Health; null when none is set. */
     busyCalendar: () => calendar?.health() ?? null,
+    /** The owner's busy times as they stand now (the owner's move marks its times by them). */
+    busy: (availability: Availability) => busyNow(availability),
     stop: async () => calendar?.stop(),
   };
 }

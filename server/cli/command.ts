@@ -30,6 +30,8 @@ export type AdminIo = {
   confirm?: (question: string) => Promise<boolean>;
   /** The time the commands read as now: the real one unless a test gives its own. */
   clock?: () => Date;
+  /** The private addresses a command may read the owner's calendar from (the tests' stand-in). */
+  allowPrivate?: (address: string) => boolean;
 };
 
 /**
@@ -89,6 +91,7 @@ export type CommandContext = {
   confirm: ((question: string) => Promise<boolean>) | null;
   /** Now, for the commands whose answer depends on the day (`readers`). */
   clock: () => Date;
+  allowPrivate?: AdminIo["allowPrivate"];
 };
 
 type Options = NonNullable<ParseArgsConfig["options"]>;

@@ -369,6 +369,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       actor,
       confirm: ask ? (question) => ask(withControlsShown(question)) : null,
       clock: io.clock ?? (() => new Date()),
+      ...(io.allowPrivate ? { allowPrivate: io.allowPrivate } : {}),
     });
     return exitCodes.ok;
   } catch (error) {

@@ -12,6 +12,8 @@ import {
 } from "../../../contract/bookings.ts";
 import { plural } from "../../../contract/plural.ts";
 import { instantOf, momentLabel, wallTime } from "../../../contract/time-zones.ts";
+import { meetsAny } from "../../bookings/availability.ts";
+import { calendarReader } from "../../bookings/busy-calendar.ts";
 import { bookingActions, moveRefusals, toBooking } from "../../bookings/owner-actions.ts";
 import { createBookingsRepository } from "../../bookings/repository.ts";
 import { ownerZoneIn } from "../../bookings/settings-repository.ts";
@@ -33,19 +35,41 @@ import { listed, printedJson } from "../table.ts";
  * and the owner's actions. A cancellation queued here is sent by the
  * server's outbox worker, which looks for new mail every second.
  */
-async function bookingsOf({ store, config }: CommandContext) {
+async function bookingsOf({ store, config, allowPrivate }: CommandContext) {
   const repository = createBookingsRepository(await store());
   const ownerZone = async () =>
     ownerZoneIn(await repository.availability(), config.bookingTimeZone);
+  const url = config.BOOKING_BUSY_CALENDAR_URL;
+  const clock = () => new Date();
+  const reader = url
+    ? calendarReader({
+        url,
+        siteUrl: config.siteUrl,
+        clock,
+        hours: async () => ({
+          zone: await ownerZone(),
+          horizonDays: (await repository.availability()).horizonDays,
+        }),
+        ...(allowPrivate ? { allowPrivate } : {}),
+      })
+    : null;
+  /** The owner's calendar, read once by the command that asks for it; null when none is set. */
+  let calendar: ReturnType<ReturnType<typeof calendarReader>["read"]> | undefined;
+  const busyCalendar = async () => (reader ? await (calendar ??= reader.read()) : null);
   const desk = {
     repository,
     serviceTitle: enquiryReader(loadServiceTitles()).serviceTitle,
     ownerEmail: config.OWNER_EMAIL ?? config.contactEmail,
     woken: () => {},
-    clock: () => new Date(),
+    clock,
     ownerZone,
+    busy: async () => {
+      const read = await busyCalendar();
+      return read && "busy" in read ? read.busy : [];
+    },
   };
-  return { repository, desk, ownerZone, actions: bookingActions(desk, config.siteUrl) };
+  const actions = bookingActions(desk, config.siteUrl);
+  return { repository, desk, ownerZone, actions, busyCalendar };
 }
 
 const bookingId = ({ positionals }: CommandContext) => parseId(positionals[0], "ID");
@@ -155,7 +179,7 @@ export async function bookingsMove(context: CommandContext) {
   const id = bookingId(context);
   const { values } = context;
   if (typeof values.to !== "string") throw usageError("Say when with --to 2026-12-09T10:00.");
-  const { actions, ownerZone } = await bookingsOf(context);
+  const { actions, ownerZone, busyCalendar, repository, desk } = await bookingsOf(context);
   const zone = await ownerZone();
   const start = moveTarget(values.to, zone);
   if (!start) {
@@ -169,6 +193,11 @@ export async function bookingsMove(context: CommandContext) {
   }
   const moved = await actions.move(context.actor, id, start, request.data.reason);
   if (moved === "not_found") throw new AdminError(noBooking(id), exitCodes.notFound);
+  /** What the owner's calendar says of the times, and that it could not be read. */
+  const calendarSays = async () => {
+    const read = await busyCalendar();
+    return read && "why" in read ? `\nYour calendar could not be read (${read.why}).` : "";
+  };
   if (moved === "not_free" || moved === "same") {
     const times = await actions.moveTimes(id);
     const near =
@@ -177,14 +206,21 @@ export async function bookingsMove(context: CommandContext) {
         : times.starts
             .filter((free) => Math.abs(Date.parse(free) - Date.parse(start)) < 2 * 86_400_000)
             .slice(0, 6)
-            .map((free) => `  ${momentLabel(Date.parse(free), zone)}`);
+            .map(
+              (free) =>
+                `  ${momentLabel(Date.parse(free), zone)}${times.busy.includes(free) ? "  busy in your calendar" : ""}`,
+            );
     const list = near.length > 0 ? `\nFree times near it:\n${near.join("\n")}` : "";
-    throw usageError(`${moveRefusals[moved]}${list}`);
+    throw usageError(`${moveRefusals[moved]}${list}${await calendarSays()}`);
   }
   if (typeof moved === "string") throw new AdminError(moveRefusals[moved]);
   if (!printedJson(context, moved)) {
+    const hours = await repository.availability();
+    const busy = meetsAny(hours, Date.parse(moved.start), await desk.busy())
+      ? "\nIt meets a busy time in your own calendar."
+      : await calendarSays();
     context.stdout.write(
-      `Moved call ${id} to ${momentLabel(Date.parse(moved.start), zone)}; ${moved.name} and you are sent the new invitation.\n`,
+      `Moved call ${id} to ${momentLabel(Date.parse(moved.start), zone)}; ${moved.name} and you are sent the new invitation.${busy}\n`,
     );
   }
 }

@@ -27,7 +27,7 @@ export function admin(env: Record<string, string>, ...argv: string[]): Promise<A
  * `clock`, a test app's, is the time it reads.
  */
 export async function adminAt(
-  io: Pick<AdminIo, "env" | "confirm" | "clock">,
+  io: Pick<AdminIo, "env" | "confirm" | "clock" | "allowPrivate">,
   argv: string[],
 ): Promise<AdminRun> {
   let stdout = "";

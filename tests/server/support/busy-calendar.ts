@@ -63,6 +63,10 @@ export function calendarStandIn() {
     reads: 0,
     port: 0,
     url: (path: string) => `http://127.0.0.1:${stand.port}/${path}`,
+    /** Drops the requests kept open: their reads fail at once. */
+    release: () => {
+      for (const response of hanging.splice(0)) response.destroy();
+    },
   };
   const hanging: ServerResponse[] = [];
   const server = createServer((_request, response) => {
@@ -77,7 +81,7 @@ export function calendarStandIn() {
     stand.port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
-    for (const response of hanging) response.destroy();
+    stand.release();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
