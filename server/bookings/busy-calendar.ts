@@ -27,8 +27,8 @@ const waitMs = 3000;
 const freshMs = 60_000;
 
 export type BusyCalendarOptions = {
-  /** The private addresses it may be read from (the tests' stand-in); none unless given. */
-  allowPrivate?: (address: string) => boolean;
+  /** The private addresses it may be read from (the tests' stand-in), or all; none unless given. */
+  allowPrivate?: boolean | ((address: string) => boolean);
   /** How often it is read: every 5 minutes unless given. */
   everyMs?: number;
 };

@@ -54,6 +54,7 @@ export function createBookings(
       | "BOOKING_PENDING_MAX"
       | "BOOKING_RETENTION_DAYS"
       | "BOOKING_BUSY_CALENDAR_URL"
+      | "FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS"
     >;
     /** Where the busy calendar's failures are said, and its tests' options. */
     log?: Log;
@@ -95,6 +96,8 @@ export function createBookings(
             const availability = await repository.availability();
             return { zone: ownerZoneOf(availability), horizonDays: availability.horizonDays };
           },
+          // Two sites' tests on one machine serve the owner's calendar from loopback too.
+          allowPrivate: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
           ...deps.busyCalendar,
         })
       : null;
@@ -123,12 +126,8 @@ export function createBookings(
   const free = async (availability: Availability, moving?: { start: string }, fresh = false) => {
     const taken = await repository.taken(new Date(clock().getTime() - dayMs));
     const own = moving ? Date.parse(moving.start) : Number.NaN;
-    const busy = await busyNow(availability, fresh);
-    const starts = startsNow(
-      availability,
-      taken.filter((call) => call.start !== own),
-      busy,
-    );
+    const others = taken.filter((call) => call.start !== own);
+    const starts = startsNow(availability, others, await busyNow(availability, fresh));
     return starts.filter((start) => start !== own);
   };
   /** Whether `start` is on the owner's grid of calls at all, booked or not, and the owner free then. */

@@ -32,7 +32,7 @@ function TimesToMoveTo({
   }, [starts, value, onChange]);
   return (
     <Loading loaded={loaded}>
-      {({ starts }) => {
+      {({ starts, busy }) => {
         if (starts.length === 0) {
           return <p className="mt-4 text-sm text-slate-300">No free time to move it to.</p>;
         }
@@ -40,6 +40,11 @@ function TimesToMoveTo({
         const allDays = slotsByDay(starts, ownerZone, shownDays);
         return (
           <div className="mt-4 max-h-[45vh] overflow-y-auto pr-1">
+            {busy.length > 0 ? (
+              <p className="mb-2 text-sm text-slate-300">
+                A time marked busy meets an event in your own calendar; you may still choose it.
+              </p>
+            ) : null}
             <FreeTimes
               id={`move-${id}`}
               zone={ownerZone}
@@ -50,6 +55,7 @@ function TimesToMoveTo({
               start={value}
               choose={onChange}
               showMore={() => setShownDays((shown) => shown + daysAtOnce)}
+              busy={new Set(busy)}
             />
           </div>
         );

@@ -6,7 +6,8 @@ export const look = { label: "booking-label", control: "field", problem: "text-s
 
 /**
  * The free times of the booking form (booking-form.tsx), day by day in the zone chosen; the
- * console's Move dialog lists the times a call may move to with it (`legend`).
+ * console's Move dialog lists the times a call may move to with it (`legend`), the word
+ * "busy" beside those that meet the owner's own calendar (`busy`).
  */
 export function FreeTimes({
   id,
@@ -18,6 +19,7 @@ export function FreeTimes({
   start,
   choose,
   showMore,
+  busy,
 }: {
   id: string;
   zone: string;
@@ -29,6 +31,7 @@ export function FreeTimes({
   start: string;
   choose: (start: string) => void;
   showMore: () => void;
+  busy?: ReadonlySet<string>;
 }) {
   const list = useRef<HTMLFieldSetElement>(null);
   /** After "Show more days": the first day it adds, whose first time takes the focus. */
@@ -65,6 +68,7 @@ export function FreeTimes({
                   onChange={() => choose(slot.start)}
                 />
                 <span>{slot.label}</span>
+                {busy?.has(slot.start) ? <span className="booking-slot-busy"> busy</span> : null}
               </label>
             ))}
           </div>

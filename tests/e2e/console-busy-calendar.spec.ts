@@ -1,0 +1,127 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
+import { dayLabel, timeLabel, wallTime } from "../../contract/time-zones.ts";
+import { seriousViolations } from "./support/axe.ts";
+import { expect, test } from "./support/fixtures.ts";
+import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
+
+/*
+ * The owner's move beside their own calendar (docs/console.md, "Bookings"): a site of its
+ * own reads the owner's calendar from a stand-in on loopback, with one meeting; the Move
+ * dialog says "busy" beside the times that meet it, in words and not in colour alone, and
+ * the owner may still choose one.
+ */
+
+test.describe.configure({ mode: "serial" });
+
+let own: OwnSite;
+let calendar: Server;
+const day = 86_400_000;
+
+/** 14:00 UTC on the first weekday at least two days ahead: the meeting, an hour long. */
+function meetingStart(): number {
+  for (let ahead = 2; ; ahead += 1) {
+    const date = wallTime(Date.now() + ahead * day, "UTC");
+    if (date.weekday >= 1 && date.weekday <= 5) {
+      return Date.UTC(date.year, date.month - 1, date.day, 14);
+    }
+  }
+}
+const meeting = meetingStart();
+const icsUtc = (instant: number) => new Date(instant).toISOString().replace(/[-:]|\.\d+/g, "");
+
+test.beforeAll(async () => {
+  const file = [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    "BEGIN:VEVENT",
+    "UID:meeting",
+    `DTSTART:${icsUtc(meeting)}`,
+    `DTEND:${icsUtc(meeting + 3_600_000)}`,
+    "SUMMARY:Board review",
+    "END:VEVENT",
+    "END:VCALENDAR",
+  ].join("\r\n");
+  calendar = createServer((_request, response) =>
+    response.writeHead(200, { "content-type": "text/calendar" }).end(file),
+  );
+  await new Promise<void>((resolve) => calendar.listen(0, "127.0.0.1", resolve));
+  const { port } = calendar.address() as AddressInfo;
+  own = await startOwnSite("busy-calendar", {
+    host: "localhost",
+    env: {
+      BOOKING_TIMEZONE: "UTC",
+      BOOKING_BUSY_CALENDAR_URL: `http://127.0.0.1:${port}/secret/basic.ics`,
+      // The calendar on loopback, which only a test may read.
+      NODE_ENV: "test",
+      FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
+    },
+  });
+});
+
+test.afterAll(async () => {
+  await own?.stop();
+  calendar?.closeAllConnections();
+  await new Promise<void>((resolve) => calendar?.close(() => resolve()));
+});
+
+test("the Move dialog says which times meet the owner's own calendar, and the owner may choose one", async ({
+  visitor,
+}) => {
+  const site = own.siteUrl;
+  const slots = async () =>
+    slotsResponseSchema.parse(await (await fetch(`${site}/api/bookings/slots`)).json()).starts;
+  // The readers are not offered the meeting's hour, once the calendar is read.
+  const busyStarts = [meeting, meeting + 1_800_000].map((at) => new Date(at).toISOString());
+  await expect.poll(async () => (await slots()).includes(busyStarts[0] ?? "")).toBe(false);
+  const [start = ""] = await slots();
+  const booked = await fetch(`${site}/api/bookings`, {
+    method: "POST",
+    headers: { origin: site, "content-type": "application/json" },
+    body: JSON.stringify({
+      start,
+      name: "Kavya Menon",
+      email: "kavya@example.org",
+      service: "dfmea",
+      zone: "Asia/Kolkata",
+    }),
+  });
+  expect(booked.status).toBe(201);
+
+  const page = await ownerPage(visitor, own, "/admin/bookings");
+  const card = page.getByRole("article", { name: "Call with Kavya Menon" });
+  await card.getByRole("button", { name: "Move the call with Kavya Menon" }).press("Enter");
+  const dialog = page.getByRole("alertdialog", { name: "Move the call with Kavya Menon" });
+  await expect(dialog).toContainText(
+    "A time marked busy meets an event in your own calendar; you may still choose it.",
+  );
+  const meetingDay = dialog.getByRole("group", { name: dayLabel(meeting, "UTC") });
+  // The word is part of each time's name, so a screen reader says it too.
+  for (const at of [meeting, meeting + 1_800_000]) {
+    await expect(
+      meetingDay.getByRole("radio", { name: `${timeLabel(at, "UTC")} busy`, exact: true }),
+    ).toBeVisible();
+  }
+  const after = meeting + 3_600_000;
+  await expect(
+    meetingDay.getByRole("radio", { name: timeLabel(after, "UTC"), exact: true }),
+  ).toBeVisible();
+  // Beside the time, in the dialog's own small text, and not a colour alone.
+  const word = meetingDay.locator(".booking-slot-busy").first();
+  await expect(word).toHaveText(" busy");
+  expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
+
+  const chosen = meetingDay.getByRole("radio", { name: `${timeLabel(meeting, "UTC")} busy` });
+  await chosen.focus();
+  await page.keyboard.press("Space");
+  await expect(chosen).toBeChecked();
+  await dialog.getByRole("button", { name: "Move the call" }).press("Enter");
+  await expect(page.getByText("Moved the call with Kavya Menon")).toBeVisible();
+  const list = bookingsResponseSchema.parse(
+    await (await page.request.get(`${site}/api/admin/bookings`)).json(),
+  );
+  expect(list.bookings.find((call) => call.name === "Kavya Menon")?.start).toBe(busyStarts[0]);
+  // Nothing of the meeting but its time reaches the console.
+  await expect(page.getByText("Board review")).toHaveCount(0);
+});
