@@ -18,6 +18,7 @@ import { bookingActions, moveRefusals, toBooking } from "../../bookings/owner-ac
 import { createBookingsRepository } from "../../bookings/repository.ts";
 import { ownerZoneIn } from "../../bookings/settings-repository.ts";
 import { enquiryReader } from "../../enquiries/owner-actions.ts";
+import { onFirstUse } from "../../lib/on-first-use.ts";
 import {
   AdminError,
   agreed,
@@ -54,8 +55,7 @@ async function bookingsOf({ store, config, allowPrivate }: CommandContext) {
       })
     : null;
   /** The owner's calendar, read once by the command that asks for it; null when none is set. */
-  let calendar: ReturnType<ReturnType<typeof calendarReader>["read"]> | undefined;
-  const busyCalendar = async () => (reader ? await (calendar ??= reader.read()) : null);
+  const busyCalendar = onFirstUse(async () => (reader ? await reader.read() : null));
   const desk = {
     repository,
     serviceTitle: enquiryReader(loadServiceTitles()).serviceTitle,
