@@ -98,6 +98,35 @@ describe("busy times from a calendar file", () => {
     expect(weekly).toContainEqual(["2026-12-26T10:00:00.000Z", "2026-12-26T13:00:00.000Z"]);
     // Four Mondays and five Wednesdays, less the two, with the Thursday and both dates.
     expect(starts).toHaveLength(4 + 5 - 2 + 1 + 2);
+    // A counted rule skips its instances before the window, and keeps its end: 40 days from
+    // 1 November are 10 in December.
+    const counted = read(
+      calendar(...event("DTSTART:20261101T100000Z", "RRULE:FREQ=DAILY;COUNT=40")),
+    );
+    expect(counted.map(([start]) => start.slice(0, 10))).toEqual(
+      Array.from({ length: 10 }, (_, index) => `2026-12-${String(index + 1).padStart(2, "0")}`),
+    );
+    // Daily at 09:00 in London since 1990, across the clocks' change in March: on the wall.
+    const spring = busyIntervals(
+      ICAL,
+      calendar(
+        ...event(
+          "DTSTART;TZID=Europe/London:19900101T090000",
+          "DTEND;TZID=Europe/London:19900101T093000",
+          "RRULE:FREQ=DAILY",
+        ),
+      ),
+      {
+        from: Date.parse("2027-03-27T00:00:00Z"),
+        to: Date.parse("2027-03-30T00:00:00Z"),
+        zone: "UTC",
+      },
+    ).map(({ start }) => new Date(start).toISOString());
+    expect(spring).toEqual([
+      "2027-03-27T09:00:00.000Z",
+      "2027-03-28T08:00:00.000Z",
+      "2027-03-29T08:00:00.000Z",
+    ]);
     // A yearly all-day event since 1972 on 31 December, and a monthly one on the 31st.
     const yearly = read(
       calendar(

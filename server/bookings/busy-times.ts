@@ -123,7 +123,8 @@ function rebased(
     periods -= 1;
     anchor = moved(periods);
   }
-  if (periods <= 0) return unchanged;
+  // A zone whose offsets would not let it settle: from the first start, as before.
+  if (periods <= 0 || at(anchor) > before - periodMs) return unchanged;
   if (!rule.count) return { rule, start: anchor };
   if (rule.count <= periods) return null;
   const counted = rule.clone();
