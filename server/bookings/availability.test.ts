@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { type Availability, defaultAvailability } from "../../contract/bookings.ts";
 import { instantOf, slotsByDay, timeLabel, wallTime } from "../../contract/time-zones.ts";
-import { freeStarts } from "./availability.ts";
+import { freeStarts, meetsAny } from "./availability.ts";
 
 const hour = 3_600_000;
 const day = 24 * hour;
@@ -126,6 +126,35 @@ describe("free times", () => {
       "15:15",
       "16:00",
     ]);
+  });
+
+  it("find what a start meets among many busy times, overlapping, touching or apart, as one by one does", () => {
+    // A made-up generator with a seed, so a failure can be replayed.
+    let seed = 57;
+    const next = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    const minute = 60_000;
+    const busy = Array.from({ length: 400 }, () => {
+      const start = next(20_000) * minute;
+      return { start, end: start + (1 + next(90)) * minute };
+    });
+    for (const [callMinutes, bufferMinutes] of [
+      [30, 0],
+      [30, 10],
+      [45, 15],
+    ] as const) {
+      const meets = meetsAny({ callMinutes, bufferMinutes }, busy);
+      const call = callMinutes * minute;
+      const buffer = bufferMinutes * minute;
+      const oneByOne = (start: number) =>
+        busy.some((other) => other.start - buffer < start + call && other.end + buffer > start);
+      const starts = Array.from({ length: 2_000 }, () => next(21_000) * minute);
+      expect(starts.map(meets)).toEqual(starts.map(oneByOne));
+      expect(starts.filter(meets).length).toBeGreaterThan(0);
+      expect(starts.filter((start) => !meets(start)).length).toBeGreaterThan(0);
+    }
   });
 
   it("follow the owner's own weekly hours", () => {

@@ -85,7 +85,7 @@ export function bookingActions(desk: BookingDesk, siteUrl: string) {
       return {
         ownerZone: await desk.ownerZone(),
         starts: starts.map(iso),
-        busy: starts.filter((start) => meetsAny(hours, start, busy)).map(iso),
+        busy: starts.filter(meetsAny(hours, busy)).map(iso),
       };
     },
 

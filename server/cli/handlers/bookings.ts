@@ -216,7 +216,7 @@ export async function bookingsMove(context: CommandContext) {
   if (typeof moved === "string") throw new AdminError(moveRefusals[moved]);
   if (!printedJson(context, moved)) {
     const hours = await repository.availability();
-    const busy = meetsAny(hours, Date.parse(moved.start), await desk.busy())
+    const busy = meetsAny(hours, await desk.busy())(Date.parse(moved.start))
       ? "\nIt meets a busy time in your own calendar."
       : await calendarSays();
     context.stdout.write(
