@@ -167,7 +167,7 @@ const envSchema = z
       /^[a-z0-9_]{1,30}$/i,
       "must be 1 to 30 letters, digits or underscores",
     ),
-    FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: onOff("off"),
+    ALLOW_PRIVATE_ADDRESSES_IN_TESTS: onOff("off"),
     ANALYTICS: onOff("on"),
     ANALYTICS_RAW_DAYS: int(30, 1, 3650),
     ANALYTICS_VIEWS_PER_MINUTE_PER_IP: int(120),
@@ -229,9 +229,9 @@ const envSchema = z
     for (const [given, needed, why] of requiredWith) {
       if (env[given] && !env[needed]) issue(needed, `is required with ${given} (${why})`);
     }
-    if (env.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS && env.NODE_ENV !== "test")
+    if (env.ALLOW_PRIVATE_ADDRESSES_IN_TESTS && env.NODE_ENV !== "test")
       issue(
-        "FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS",
+        "ALLOW_PRIVATE_ADDRESSES_IN_TESTS",
         "is for tests only (NODE_ENV=test): it would let anyone make the site fetch addresses on its own network",
       );
     if (env.NODE_ENV !== "production") return;

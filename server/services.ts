@@ -249,7 +249,7 @@ export async function startServices({
     clientRoot,
     handle: config.fediverseHandle,
     profile: profileOf(config.owner, contentRoot),
-    allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
+    allowPrivateAddresses: config.ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
     ...(privateInboxesAllowed ? { privateInboxesAllowed } : {}),
     ...fediverseOptions,
     softwareVersion: "1.0.0",

@@ -54,7 +54,7 @@ export function createBookings(
       | "BOOKING_PENDING_MAX"
       | "BOOKING_RETENTION_DAYS"
       | "BOOKING_BUSY_CALENDAR_URL"
-      | "FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS"
+      | "ALLOW_PRIVATE_ADDRESSES_IN_TESTS"
     >;
     /** Where the busy calendar's failures are said, and its tests' options. */
     log?: Log;
@@ -97,7 +97,7 @@ export function createBookings(
             return { zone: ownerZoneOf(availability), horizonDays: availability.horizonDays };
           },
           // Two sites' tests on one machine serve the owner's calendar from loopback too.
-          allowPrivate: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
+          allowPrivate: config.ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
           ...deps.busyCalendar,
         })
       : null;

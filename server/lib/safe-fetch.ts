@@ -14,7 +14,7 @@ import ipaddr from "ipaddr.js";
  * site knock on another's mail or database port; a time limit for the whole
  * exchange, a size limit on the body and few redirects, each checked again.
  * `allowPrivate` lifts the address check: only the tests set it
- * (FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS). The inboxes handed to Fedify
+ * (ALLOW_PRIVATE_ADDRESSES_IN_TESTS). The inboxes handed to Fedify
  * are also checked before (`createInboxCheck`), so that a follower on a
  * private address is dropped rather than tried for three days.
  */

@@ -55,7 +55,7 @@ test.beforeAll(async () => {
       BOOKING_BUSY_CALENDAR_URL: `http://127.0.0.1:${port}/secret/basic.ics`,
       // The calendar on loopback, which only a test may read.
       NODE_ENV: "test",
-      FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
+      ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
     },
   });
 });

@@ -1183,7 +1183,7 @@ describe("the settings the Health view shows", () => {
     // On-off settings read as the docs write them, on or off, not true or false.
     expect(settings.get("HOLD_LINKS_FROM_NEW")).toBe("on");
     expect(settings.get("ANALYTICS")).toBe("on");
-    expect(settings.get("FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS")).toBe("off");
+    expect(settings.get("ALLOW_PRIVATE_ADDRESSES_IN_TESTS")).toBe("off");
     expect(settings.get("TRUST_PROXY")).toBe("false");
   });
 

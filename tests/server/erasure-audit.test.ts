@@ -253,7 +253,7 @@ describe.each([
           OWNER_EMAIL: ownerEmail,
           NOTIFY_COMMENTS: "each",
           FEDIVERSE_HANDLE: "arjun",
-          FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
+          ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
           ENQUIRIES_PER_HOUR: "100",
           BOOKINGS_PER_HOUR: "100",
         },

@@ -35,7 +35,7 @@ import {
 const soap = `${siteUrl}/fediverse/items/science/soap`;
 const options: TestAppOptions = {
   // The other servers are on loopback: the tests' setting lets the site reach them.
-  env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+  env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
   clientFiles: {
     "feed.json": JSON.stringify(soapFeed),
     "science/soap/index.html": "<!doctype html><title>Soap</title>",

@@ -87,7 +87,7 @@ describe.each(backends)("inboxes that are gone, on %s", (backend) => {
   beforeAll(async () => {
     remote = await goneServer({ lee: 410, may: 404 });
     t = await startTestApp(backend, {
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
     });
   });
   afterAll(async () => {
@@ -149,7 +149,7 @@ describe.each(backends)("a server that fails every delivery, on %s", (backend) =
   beforeAll(async () => {
     remote = await goneServer({ kim: 503 });
     t = await startTestApp(backend, {
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       importFederation: async () => {
         const federation = await import("../../server/fediverse/federation.ts");
         return {
@@ -214,7 +214,7 @@ describe.each(backends)("a server that never answers, on %s", (backend) => {
     // A server of its own: its failures would make Fedify's circuit breaker hold the other.
     looping = await goneServer({ sam: 307 });
     t = await startTestApp(backend, {
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       fediverseAnswerMs: 3000,
     });
   });
@@ -323,7 +323,7 @@ describe.each(backends)("a shared inbox that answers 410, on %s", (backend) => {
     await new Promise<void>((resolve) => remote.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
     t = await startTestApp(backend, {
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       clientFiles: {
         "feed.json": JSON.stringify(soapFeed),
       },

@@ -56,7 +56,7 @@ describe.each(backends)("hostile activities, correctly signed, on %s", (backend)
       // The other servers are on loopback: the tests' setting lets the site reach them.
       env: {
         FEDIVERSE_HANDLE: "arjun",
-        FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
+        ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
         MODERATION: "off",
       },
       clientFiles: {

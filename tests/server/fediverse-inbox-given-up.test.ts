@@ -74,7 +74,7 @@ describe.each(backends)("an activity received whose processing always fails, on 
   beforeAll(async () => {
     remote = await failingServer();
     t = await startTestApp(backend, {
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       clock: clock.now,
     });
   });

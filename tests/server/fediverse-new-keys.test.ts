@@ -174,7 +174,7 @@ describe.each(backends)("new keys for the site's account, on %s", (backend) => {
       env: {
         SITE_URL: siteUrl,
         FEDIVERSE_HANDLE: "arjun",
-        FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
+        ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
         ...patient,
       },
     });

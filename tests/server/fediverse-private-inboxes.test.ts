@@ -122,7 +122,7 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
       ...(databaseUrl ? { databaseUrl } : {}),
       logger: logs.logger,
       // The writers' accounts are fetched on loopback; deliveries go only to 127.0.0.1.
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       privateInboxesAllowed: (address) => address === "127.0.0.1" || address === "::1",
       ...(importFederation ? { importFederation } : {}),
       clientFiles: {
@@ -517,7 +517,7 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     const logs = capturedLogs("info");
     const t = await startTestApp(backend, {
       logger: logs.logger,
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       privateInboxesAllowed: (address) => address === "127.0.0.1",
     });
     closing.push(() => t.close());

@@ -52,7 +52,7 @@ describe.each(backends)(
         dataDir,
         ...(databaseUrl ? { databaseUrl } : {}),
         clientFiles,
-        env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+        env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       });
       if (listen) await site.app.listen({ host: "127.0.0.1", port: 0 });
       return site;

@@ -37,7 +37,7 @@ describe.each(backends)("the inbox's signature check, on %s", (backend) => {
     remote = await misskeyServer();
     t = await startTestApp(backend, {
       // The other server is on loopback: the tests' setting lets the site reach it.
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       clientFiles: {
         "feed.json": JSON.stringify(soapFeed),
         "science/soap/index.html": "<!doctype html><title>Soap</title>",

@@ -76,7 +76,7 @@ describe("two sites on the Fediverse", () => {
   const bEnv = () => ({
     SITE_URL: bUrl,
     FEDIVERSE_HANDLE: "bee",
-    FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
+    ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
     MODERATION: "all",
     ...patient,
   });
@@ -98,7 +98,7 @@ describe("two sites on the Fediverse", () => {
   const aEnv = () => ({
     SITE_URL: aUrl,
     FEDIVERSE_HANDLE: "ay",
-    FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
+    ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
     ...patient,
   });
   const ironing = () =>

@@ -281,7 +281,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     t = await startTestApp(backend, {
       logger: logs.logger,
       // The other server is on loopback: the tests' setting lets the site reach it.
-      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      env: { FEDIVERSE_HANDLE: "arjun", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       clientFiles: {
         "feed.json": JSON.stringify(soapFeed),
         "about/index.html": "<!doctype html><title>About</title>",
@@ -2299,13 +2299,13 @@ describe.each(backends)("the owner's picture as the actor's icon, on %s", (backe
 describe("the setting that lets the Fediverse reach private addresses", () => {
   it("is refused outside tests", () => {
     for (const NODE_ENV of ["production", "development"]) {
-      expect(() =>
-        loadConfig({ NODE_ENV, FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" }),
-      ).toThrow(/FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: is for tests only/);
+      expect(() => loadConfig({ NODE_ENV, ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" })).toThrow(
+        /ALLOW_PRIVATE_ADDRESSES_IN_TESTS: is for tests only/,
+      );
     }
     expect(
-      loadConfig({ NODE_ENV: "test", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" })
-        .FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
+      loadConfig({ NODE_ENV: "test", ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" })
+        .ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
     ).toBe(true);
   });
 

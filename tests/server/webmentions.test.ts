@@ -548,7 +548,7 @@ describe.each(backends)("webmentions at the site's endpoint, on %s", (backend) =
   });
   beforeAll(async () => {
     t = await startTestApp(backend, {
-      env: { FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on", SITE_OWNER_NAME: "Ravi Kumar" },
+      env: { ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on", SITE_OWNER_NAME: "Ravi Kumar" },
       clientFiles: { "feed.json": JSON.stringify(soapFeed) },
     });
     await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
