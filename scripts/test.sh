@@ -73,14 +73,19 @@ finish_jobs() {
 
 bash scripts/ensure-system-deps.sh
 
-# The browser tests are the longest job by far, and they need the site built
-# with their settings: the build comes first, with the checks that need no
-# build (lint, types, the component and unit tests) beside it. The checks are
-# only CPU, with nothing that waits on a clock of its own, so they run at a
-# lower priority (nice): they take the CPU the build, and then the browser
-# tests, leave idle, instead of slowing them.
-phase "building the site for the browser tests, beside lint, types and unit tests"
+# The browser tests and the server tests are the two long jobs, as long as
+# each other. The browser tests need the site built with their settings: the
+# build comes first. The server tests need no build (they run the sources,
+# with a PostgreSQL, server processes, ports and temporary folders of their
+# own, and mostly wait on them): they start at once, beside the build
+# (docs/decisions/078-the-server-tests-beside-the-build.md). So do the checks
+# that need no build (lint, types, the component and unit tests). The checks
+# are only CPU, with nothing that waits on a clock of its own, so they run at
+# a lower priority (nice): they take the CPU the other jobs leave idle,
+# instead of slowing them.
+phase "building the site for the browser tests, beside the server tests, lint, types and unit tests"
 start_job build node tests/e2e/support/build-site.ts
+start_job server vitest run --project server
 start_job checks nice -n 10 bash -c 'biome check . && npm run --silent typecheck:ts &&
   vitest run --project components --project node'
 # typecheck:ts is TypeScript 7, the compiler in native code, on one thread:
@@ -89,9 +94,8 @@ start_job checks nice -n 10 bash -c 'biome check . && npm run --silent typecheck
 
 finish_jobs build
 # Then everything else beside the browser tests, as soon as the site is built:
-# the checks above if still running; the server tests, which use a PostgreSQL,
-# server processes, ports and temporary folders of their own and mostly wait
-# on them; and the built pages' HTML with html-validate
+# the checks and the server tests above, still running; and the built pages'
+# HTML with html-validate
 # (docs/decisions/034-valid-html.md). The first-load JavaScript budget
 # (`npm run size`) and the W3C Nu checker (`npm run lint:nu`) are not tests:
 # CI runs them after this, on this build (.ci/run, docs/decisions/051-two-suites.md).
@@ -100,7 +104,6 @@ finish_jobs build
 # import (.astro/), so the check does not sync them again (--noSync).
 phase "browser tests, beside the server tests, the built pages' HTML and the templates' types"
 start_job browser playwright test
-start_job server vitest run --project server
 start_job html node scripts/validate-html.ts
 start_job astro nice -n 10 npm run --silent typecheck:astro -- --noSync
 finish_jobs html astro checks server browser
