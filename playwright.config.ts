@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { baseURL, port, postgresPort, siteEnv, siteServer } from "./tests/e2e/support/site.ts";
+import { baseURL, port, siteEnv, siteServer } from "./tests/e2e/support/site.ts";
 import { compileCacheDir } from "./tests/support/compile-cache.ts";
 
 // Node's compile cache for the processes the browser tests start from here:
@@ -89,28 +89,6 @@ export default defineConfig({
         HOST: "127.0.0.1",
         PORT: String(port),
         DATA_DIR: mkdtempSync(path.join(tmpdir(), "ewe-e2e-")),
-        LOG_LEVEL: "warn",
-      },
-    },
-    {
-      // The site on PostgreSQL, for what only a browser sees of it: live
-      // events, which PostgreSQL delivers through LISTEN even to one instance
-      // (engagement.spec.ts, "live deltas on PostgreSQL"). Everything else the
-      // API does on PostgreSQL is the server tests' (they run on both databases).
-      command:
-        "node scripts/ensure-build.ts --browser-tests && node tests/e2e/support/serve-on-postgres.ts",
-      // Lets the script stop the server and its PostgreSQL cluster.
-      gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
-      stdout: "pipe",
-      url: `http://127.0.0.1:${postgresPort}/readyz`,
-      reuseExistingServer: false,
-      timeout: 420_000,
-      env: {
-        ...siteEnv,
-        HOST: "127.0.0.1",
-        PORT: String(postgresPort),
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), "ewe-e2e-pg-")),
-        COOKIE_SECRET: "e2e-postgres-cookie-secret-0123456789abcdef",
         LOG_LEVEL: "warn",
       },
     },

@@ -6,6 +6,7 @@ import { holdRead } from "./support/held-read.ts";
 import { newsletterHydrated } from "./support/islands.ts";
 import { openDiscussion, openItem } from "./support/items.ts";
 import { postgresPort } from "./support/site.ts";
+import { startSiteOnPostgres } from "./support/site-on-postgres.ts";
 
 // The site on SQLite and the one on PostgreSQL each have a server and database
 // of their own; other specs on the shared server leave these items alone, so
@@ -252,13 +253,24 @@ test.describe("reactions", () => {
 
 // Live events take another path on PostgreSQL (LISTEN/NOTIFY): these run on the
 // site on PostgreSQL too, in the same project and workers as every other test
-// (a project of their own cost two more workers and browsers at the run's end).
+// (a project of their own cost two more workers and browsers at the run's end),
+// in one worker, which starts that site for them while the other runs other
+// tests (before, every test waited for it to start).
 for (const site of [
   { on: "", baseURL: undefined },
   { on: " on PostgreSQL", baseURL: `http://127.0.0.1:${postgresPort}` },
 ]) {
   test.describe(`live deltas${site.on}`, () => {
-    if (site.baseURL) test.use({ baseURL: site.baseURL });
+    if (site.baseURL) {
+      test.use({ baseURL: site.baseURL });
+      test.describe.configure({ mode: "default" });
+      let onPostgres: Awaited<ReturnType<typeof startSiteOnPostgres>> | undefined;
+      test.beforeAll(async () => {
+        test.setTimeout(240_000); // a PostgreSQL cluster made, and the server migrating it
+        onPostgres = await startSiteOnPostgres();
+      });
+      test.afterAll(() => onPostgres?.stop());
+    }
     const itemReads = /\/api\/items\/science\/[^/]+\/(comments|reactions)$/;
 
     test("another reader's comment and reaction arrive without a request", async ({
