@@ -9,7 +9,11 @@ import type { Log } from "./lib/log.ts";
 
 type StoreConfig = Pick<
   Config,
-  "DATABASE_URL" | "DATA_DIR" | "DATABASE_STATEMENT_TIMEOUT_SECONDS" | "COOKIE_SECRET"
+  | "DATABASE_URL"
+  | "DATA_DIR"
+  | "DATABASE_STATEMENT_TIMEOUT_SECONDS"
+  | "COOKIE_SECRET"
+  | "MAIL_CONNECTIONS"
 >;
 
 /**
@@ -43,7 +47,12 @@ export async function openStoreAndBus(
   if (options.kind === "sqlite") refuseLostDatabase(options.file, cookieSecretFileOf(config));
   const store = await openStore(
     options.kind === "postgres"
-      ? { ...options, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000 }
+      ? {
+          ...options,
+          statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000,
+          // The outbox's sends in flight, each on a connection of its own (server/outbox/service.ts).
+          senders: config.MAIL_CONNECTIONS,
+        }
       : options,
     log,
   );

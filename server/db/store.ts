@@ -29,6 +29,7 @@ export type StoreOptions =
       connectionString: string;
       /** How long a query waits for a free connection before failing (503); 5 s by default. */
       connectionWaitMs?: number;
+      senders?: number;
       /**
        * How long one statement may run, and a transaction sit idle, before
        * PostgreSQL ends it (503); the driver gives up on an answer one second
@@ -172,7 +173,7 @@ function watchQueries(client: pg.PoolClient, failed: (error: unknown) => void): 
   } as typeof client.query;
 }
 
-/** The PostgreSQL connections one store opens at most, shared by all its requests. */
+/** The PostgreSQL connections one store opens for its requests; `senders` more for mails in flight. */
 export const poolSize = 10;
 
 /** Opens the database; the PostgreSQL driver is loaded only when it is used. */
@@ -256,7 +257,7 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
           };
     const pool = new pg.Pool({
       connectionString: options.connectionString,
-      max: poolSize,
+      max: poolSize + (options.senders ?? 0),
       // Fail fast while the database is down, so requests answer 503 instead of hanging.
       connectionTimeoutMillis: options.connectionWaitMs ?? 5000,
       application_name: "ewe",

@@ -7,7 +7,7 @@ import { confirmStateResponseSchema } from "../../contract/newsletter.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { mailingApp } from "./support/mailing-app.ts";
 import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
-import { header, type SmtpSink } from "./support/smtp.ts";
+import { header, holdMail, type SmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, freshItem, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
@@ -611,19 +611,10 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     await seedConfirmed(t, list);
     const last = list.at(-1)!;
     // The SMTP server holds every message: the first few are in flight, the rest wait their turn.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let arrived = 0;
-    smtp.answer = async () => {
-      arrived += 1;
-      await held;
-      return undefined;
-    };
+    const { arrived, release } = holdMail(smtp);
     const file = editionFile("2026-08-while-sending", "While sending");
     expect((await admin(adminEnv(t), "newsletter", "send", file, "--yes")).code).toBe(0);
-    await expect.poll(() => arrived).toBeGreaterThan(0);
+    await expect.poll(arrived).toBeGreaterThan(0);
     expect((await unsubscribeByLink(last)).statusCode).toBe(200);
     release();
 

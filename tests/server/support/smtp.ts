@@ -102,6 +102,24 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   return sink;
 }
 
+/**
+ * Makes `sink` hold every message it is sent, as a slow server does, until `release`:
+ * `arrived()` counts those held so far.
+ */
+export function holdMail(sink: SmtpSink) {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let arrived = 0;
+  sink.answer = async () => {
+    arrived += 1;
+    await held;
+    return undefined;
+  };
+  return { arrived: () => arrived, release: () => release() };
+}
+
 /** A header of a mail as it came on the wire (unfolded), or "" when absent. */
 export function header(mail: ReceivedMail, name: string): string {
   const line = mail.parsed.headerLines.find((h) => h.key === name.toLowerCase())?.line ?? "";
