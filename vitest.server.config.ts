@@ -19,12 +19,12 @@ export const serverTestOptions = {
   // runs a command line or reads a database on a loaded machine.
   expect: { poll: { timeout: 15_000 } },
   hookTimeout: 60_000,
-  // Two files at a time, where Vitest's default on two cores is one: these
+  // Three files at a time, where Vitest's default on two cores is one: these
   // tests mostly wait (on child servers, PostgreSQL, timeouts), and `npm
   // test` runs them beside the browser tests, which they must not outlast
-  // (docs/decisions/028-how-the-suite-stays-fast.md). Each file has its own
-  // database, data folder and ports.
-  maxWorkers: 2,
+  // (docs/decisions/028-how-the-suite-stays-fast.md, 078: two made them the
+  // long pole). Each file has its own database, data folder and ports.
+  maxWorkers: 3,
   // Each file used to start a worker of its own and import the server into
   // it again: about a second of CPU per file, a fifth of the project's CPU.
   // The files share no mutable module state (each builds its own apps,
