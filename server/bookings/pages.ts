@@ -195,15 +195,16 @@ export async function bookingPages(
         service: field("service"),
         note: field("note"),
         start: field("start"),
+        kept: keptAddressOf(form),
       };
+      const { kept: _kept, ...sent } = filled;
       const parsed = bookingRequestSchema.safeParse({
-        ...filled,
+        ...sent,
         start: filled.start || "",
         zone: field("zone") || zone,
         formToken: field("formToken") || undefined,
         website: field("website"),
       });
-      filled.kept = keptAddressOf(form);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((issue) =>
           issue.path[0] === "start" ? "Choose one of the free times." : issue.message,

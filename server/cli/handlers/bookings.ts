@@ -38,8 +38,8 @@ import { listed, printedJson } from "../table.ts";
  */
 async function bookingsOf({ store, config, allowPrivate }: CommandContext) {
   const repository = createBookingsRepository(await store());
-  const ownerZone = async () =>
-    ownerZoneIn(await repository.availability(), config.bookingTimeZone);
+  const zoneOf = (availability: Availability) => ownerZoneIn(availability, config.bookingTimeZone);
+  const ownerZone = async () => zoneOf(await repository.availability());
   const url = config.BOOKING_BUSY_CALENDAR_URL;
   const clock = () => new Date();
   const reader = url
@@ -47,10 +47,10 @@ async function bookingsOf({ store, config, allowPrivate }: CommandContext) {
         url,
         siteUrl: config.siteUrl,
         clock,
-        hours: async () => ({
-          zone: await ownerZone(),
-          horizonDays: (await repository.availability()).horizonDays,
-        }),
+        hours: async () => {
+          const availability = await repository.availability();
+          return { zone: zoneOf(availability), horizonDays: availability.horizonDays };
+        },
         ...(allowPrivate ? { allowPrivate } : {}),
       })
     : null;
