@@ -419,12 +419,18 @@ describe.each(backends)("blocked senders at the inbox, on %s", (backend) => {
       await mention(`${base}/users/bo/statuses/1`);
       await mention(`${base}/@cy/1`);
       // Checked in the order they came: once Cy's shows, Bo's was dropped.
-      await waitFor(async () => (await shown()).length > 0, { what: "Cy's mention shown" });
+      // Two fetches of a page, one after the other (one of a site's at a time): as
+      // the waits above, 20 s: 10 s once ran out on a loaded machine with PostgreSQL.
+      await waitFor(async () => (await shown()).length > 0, {
+        timeoutMs: 20_000,
+        what: "Cy's mention shown",
+      });
       expect(await shown()).toEqual([`${base}/@cy/1`]);
       // The server blocked, Cy's page sent again takes its mention away.
       expect((await block(new URL(base).host)).statusCode).toBe(204);
       await mention(`${base}/@cy/1`);
       await waitFor(async () => (await runSql(t, "select 1 from webmentions")).length === 0, {
+        timeoutMs: 20_000,
         what: "the blocked server's mention removed",
       });
     } finally {
