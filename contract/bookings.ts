@@ -309,7 +309,8 @@ export type BookingEndpoints = {
 /**
  * The owner's busy calendar (BOOKING_BUSY_CALENDAR_URL) on the console's Health, as this
  * instance read it; null when none is set. `inForce`: read within a day, so its busy times
- * stand against the free times; else they come from the hours alone.
+ * stand against the free times; else they come from the hours alone. `skipped`: the events of
+ * the last good read whose repeats could not be expanded (each holds its first time busy).
  */
 export const busyCalendarHealthSchema = z
   .object({
@@ -317,5 +318,6 @@ export const busyCalendarHealthSchema = z
     failedAt: timestampSchema.nullable(),
     why: z.string().nullable(),
     inForce: z.boolean(),
+    skipped: z.number().int().nonnegative(),
   })
   .nullable();

@@ -1,9 +1,10 @@
 import { setTimeout as delay } from "node:timers/promises";
+import type { Availability } from "../../contract/bookings.ts";
 import type { Log } from "../lib/log.ts";
 import { AddressRefused, createRemoteFetch, RemoteFetchError } from "../lib/safe-fetch.ts";
 import { dayMs } from "../lib/time.ts";
-import type { Taken } from "./availability.ts";
-import { NotACalendar, readBusyTimes } from "./busy-times.ts";
+import { meetsAny, type Taken } from "./availability.ts";
+import { HeldBy, NotACalendar, readBusyTimes, type Skipped } from "./busy-times.ts";
 
 /*
  * The owner's calendar, read from its secret iCalendar address
@@ -25,6 +26,12 @@ const keptMs = dayMs;
  */
 const waitMs = 3000;
 const freshMs = 60_000;
+/**
+ * How often one read starts its thread again, each time past one more event that held it
+ * (each try costs the thread's 5 seconds), and how many such events are remembered.
+ */
+const heldTries = 3;
+const heldMax = 100;
 
 export type BusyCalendarOptions = {
   /** The private addresses it may be read from (the tests' stand-in), or all; none unless given. */
@@ -41,6 +48,8 @@ export type BusyCalendarHealth = {
   why: string | null;
   /** Whether its busy times are held against the free times: read within a day. */
   inForce: boolean;
+  /** How many events of the last good read were skipped: their rules could not be expanded. */
+  skipped: number;
 };
 
 class Unreadable extends Error {}
@@ -73,8 +82,11 @@ type Reading = {
 };
 
 /**
- * Reads the calendar at `url` once: its busy intervals from a day ago to two days past the
- * horizon (`until`), or why not in a few words (`why`). The command line's move reads it so.
+ * Reads the calendar at `url`: its busy intervals from a day ago to two days past the
+ * horizon (`until`) and the events whose rules it skipped, or why not in a few words (`why`).
+ * An event that held the thread past its time is remembered and the file read again past it
+ * at once, up to `heldTries` threads a read; the next reads skip it while the file holds it
+ * as it was. The command line's move reads it so, once.
  */
 export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate }: Reading) {
   const fetch = createRemoteFetch({
@@ -83,9 +95,37 @@ export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate
   });
   // iCloud's addresses are webcal://: the same address over https.
   const url = given.replace(/^webcal:/i, "https:");
+  /** The events that held a read, by their key: their rules are not expanded again. */
+  const held = new Map<string, Skipped>();
+  /** The file read past the events that held it, each remembered (`held`). */
+  async function readPast(
+    text: string,
+    window: Parameters<typeof readBusyTimes>[1],
+    signal?: AbortSignal,
+  ) {
+    for (let tries = 1; ; tries += 1) {
+      try {
+        const read = await readBusyTimes(text, window, {
+          skip: [...held.keys()],
+          ...(signal ? { signal } : {}),
+        });
+        // An event the file no longer holds as it was is forgotten.
+        const kept = new Set(read.skipped.map((event) => event.key));
+        for (const key of held.keys()) if (!kept.has(key)) held.delete(key);
+        return read;
+      } catch (error) {
+        if (!(error instanceof HeldBy) || held.has(error.event.key)) throw error;
+        held.set(error.event.key, error.event);
+        if (held.size > heldMax) held.delete(held.keys().next().value as string);
+        if (tries >= heldTries) throw error;
+      }
+    }
+  }
   return {
     origin: new URL(url).origin,
-    async read(signal?: AbortSignal): Promise<{ busy: Taken[]; until: number } | { why: string }> {
+    async read(
+      signal?: AbortSignal,
+    ): Promise<{ busy: Taken[]; until: number; skipped: Skipped[] } | { why: string }> {
       try {
         const now = clock().getTime();
         const { zone, horizonDays } = await hours();
@@ -99,7 +139,7 @@ export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate
         if (answer.status !== 200) throw new Unreadable(`it answered ${answer.status}`);
         const text = answer.body.toString("utf8");
         const window = { from: now - dayMs, to, zone };
-        return { busy: await readBusyTimes(text, window, signal ? { signal } : {}), until: to };
+        return { ...(await readPast(text, window, signal)), until: to };
       } catch (error) {
         return { why: reasonOf(error) };
       }
@@ -123,6 +163,8 @@ export function startBusyCalendar({
   let failedAt: number | null = null;
   let why: string | null = null;
   let staleSaid = false;
+  /** The events the last good read skipped, each said once in the log while it stays so. */
+  let skipped: Skipped[] = [];
   let reading: Promise<void> | undefined;
   /** When the last read began, whatever came of it. */
   let triedAt = Number.NEGATIVE_INFINITY;
@@ -133,6 +175,16 @@ export function startBusyCalendar({
     const got = await reader.read(stopping.signal);
     if (stopping.signal.aborted) return;
     if ("busy" in got) {
+      const said = new Set(skipped.map((event) => event.key));
+      for (const { key, uid, start } of got.skipped) {
+        if (said.has(key)) continue;
+        // Its UID and first start find it; its title is the owner's own and is never logged.
+        log.warn(
+          { calendar: origin, uid, start },
+          "an event of the busy calendar could not be expanded: its first time is held busy, its repeats are not",
+        );
+      }
+      skipped = got.skipped;
       intervals = got.busy;
       until = got.until;
       readAt = now;
@@ -167,27 +219,38 @@ export function startBusyCalendar({
     Promise.race([promise, delay(waitMs, undefined, { ref: false })]);
 
   /**
-   * The busy intervals to hold against free times up to `horizonEnd`: none when the
-   * calendar has not been read within a day; past the span read (the owner's horizon
-   * grew), everything until it is read again, which this asks for.
+   * The busy intervals that stand against free times up to `horizonEnd` now: none when the
+   * calendar has not been read within a day; past the span read (the owner's horizon grew),
+   * everything until it is read again.
+   */
+  function held(horizonEnd: number): readonly Taken[] {
+    if (!inForce(clock().getTime())) return [];
+    if (horizonEnd <= until) return intervals;
+    return [...intervals, { start: until, end: Number.POSITIVE_INFINITY }];
+  }
+
+  /**
+   * `held`, once the first read after a start is in or 3 seconds have passed; said once in the
+   * log when the last good read is over a day old, and read again past the span read.
    */
   async function busy(horizonEnd: number): Promise<readonly Taken[]> {
     if (readAt === null && reading) await upTo(reading);
-    const now = clock().getTime();
-    if (!inForce(now)) {
-      if (readAt !== null && !staleSaid) {
-        staleSaid = true;
-        log.warn({ calendar: origin }, "the busy calendar was last read over a day ago");
-      }
-      return [];
+    if (readAt !== null && !inForce(clock().getTime()) && !staleSaid) {
+      staleSaid = true;
+      log.warn({ calendar: origin }, "the busy calendar was last read over a day ago");
     }
-    if (horizonEnd <= until) return intervals;
-    void refresh();
-    return [...intervals, { start: until, end: Number.POSITIVE_INFINITY }];
+    if (horizonEnd > until && inForce(clock().getTime())) void refresh();
+    return held(horizonEnd);
   }
 
   return {
     busy,
+
+    /**
+     * Whether a call at `start` is clear of the busy times as last read, asked again as its
+     * booking or move commits: a read that came in since its time was checked is not missed.
+     */
+    clear: (hours: Availability, start: number) => !meetsAny(hours, held(start + dayMs))(start),
 
     /**
      * `busy` for a booking or a reader's move: when the last good read is older than a
@@ -210,6 +273,7 @@ export function startBusyCalendar({
         failedAt: iso(failedAt),
         why,
         inForce: inForce(clock().getTime()),
+        skipped: skipped.length,
       };
     },
 

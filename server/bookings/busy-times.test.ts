@@ -1,6 +1,7 @@
 import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
-import { busyIntervals, instancesMax, NotACalendar, readBusyTimes } from "./busy-times.ts";
+import { namesNoDay } from "./busy-rules.ts";
+import { busyIntervals, HeldBy, instancesMax, NotACalendar, readBusyTimes } from "./busy-times.ts";
 
 const calendar = (...lines: string[]) =>
   ["BEGIN:VCALENDAR", "VERSION:2.0", ...lines, "END:VCALENDAR"].join("\r\n");
@@ -11,7 +12,7 @@ const window = {
   zone: "Asia/Kolkata",
 };
 const read = (text: string) =>
-  busyIntervals(ICAL, text, window).map(({ start, end }) => [
+  busyIntervals(ICAL, text, window).busy.map(({ start, end }) => [
     new Date(start).toISOString(),
     new Date(end).toISOString(),
   ]);
@@ -28,22 +29,44 @@ describe("busy times from a calendar file", () => {
     ]);
   });
 
-  it("read a zone the file defines alone by its definition (Outlook's names)", () => {
+  it("read a zone the file defines alone by its definition (Outlook's names), an IANA one by Intl's", () => {
     const text = calendar(
       "BEGIN:VTIMEZONE",
-      "TZID:India Standard Time",
+      "TZID:W. Europe Standard Time",
       "BEGIN:STANDARD",
       "DTSTART:16010101T000000",
-      "TZOFFSETFROM:+0530",
-      "TZOFFSETTO:+0530",
+      "TZOFFSETFROM:+0100",
+      "TZOFFSETTO:+0100",
+      "END:STANDARD",
+      "END:VTIMEZONE",
+      // Google's files define each zone they name, IANA's too: Intl's rules read those.
+      "BEGIN:VTIMEZONE",
+      "TZID:America/New_York",
+      "BEGIN:STANDARD",
+      "DTSTART:19700101T000000",
+      "TZOFFSETFROM:-0500",
+      "TZOFFSETTO:-0500",
       "END:STANDARD",
       "END:VTIMEZONE",
       ...event(
-        "DTSTART;TZID=India Standard Time:20261214T150000",
-        "DTEND;TZID=India Standard Time:20261214T160000",
+        "DTSTART;TZID=W. Europe Standard Time:20261214T150000",
+        "DTEND;TZID=W. Europe Standard Time:20261214T160000",
+      ),
+      ...event(
+        "DTSTART;TZID=America/New_York:20260714T090000",
+        "DTEND;TZID=America/New_York:20260714T100000",
+        "RRULE:FREQ=WEEKLY;COUNT=30",
       ),
     );
-    expect(read(text)).toEqual([["2026-12-14T09:30:00.000Z", "2026-12-14T10:30:00.000Z"]]);
+    const read = busyIntervals(ICAL, text, { ...window, zone: "Asia/Tokyo" }).busy.map(
+      ({ start, end }) => [new Date(start).toISOString(), new Date(end).toISOString()],
+    );
+    // Tuesdays at 09:00 in New York, and Monday the 14th at 15:00 an hour east of London.
+    expect(read.slice(0, 3)).toEqual([
+      ["2026-12-01T14:00:00.000Z", "2026-12-01T15:00:00.000Z"],
+      ["2026-12-08T14:00:00.000Z", "2026-12-08T15:00:00.000Z"],
+      ["2026-12-14T14:00:00.000Z", "2026-12-14T15:00:00.000Z"],
+    ]);
   });
 
   it("refuse what is not a calendar, and a rule that makes too many instances", () => {
@@ -121,7 +144,7 @@ describe("busy times from a calendar file", () => {
         to: Date.parse("2027-03-30T00:00:00Z"),
         zone: "UTC",
       },
-    ).map(({ start }) => new Date(start).toISOString());
+    ).busy.map(({ start }) => new Date(start).toISOString());
     expect(spring).toEqual([
       "2027-03-27T09:00:00.000Z",
       "2027-03-28T08:00:00.000Z",
@@ -141,8 +164,9 @@ describe("busy times from a calendar file", () => {
   });
 
   it("are read in a thread of their own that a rule which never ends cannot hold", async () => {
+    // By the second on 29 February: ical.js looks for the next one, in 2028, second by second.
     const never = calendar(
-      ...event("DTSTART:20261201T000000Z", "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"),
+      ...event("DTSTART:20261201T000000Z", "RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29"),
     );
     let ticks = 0;
     const ticking = setInterval(() => (ticks += 1), 10);
@@ -164,12 +188,105 @@ describe("busy times from a calendar file", () => {
       ]).flat(),
     );
     expect(many.length).toBeLessThan(2_000_000);
-    expect(await readBusyTimes(many, window)).toHaveLength(20_000);
+    expect((await readBusyTimes(many, window)).busy).toHaveLength(20_000);
     // The server's thread kept its timers meanwhile (a thread that held it would give none).
     expect(ticks).toBeGreaterThan(20);
-    const read = await readBusyTimes(calendar(...event("DTSTART:20261211T100000Z")), window);
-    expect(read).toEqual([
+    const { busy } = await readBusyTimes(calendar(...event("DTSTART:20261211T100000Z")), window);
+    expect(busy).toEqual([
       { start: Date.parse("2026-12-11T10:00:00Z"), end: Date.parse("2026-12-11T10:00:00Z") },
     ]);
+  });
+
+  it("hold the first time of an event whose rule names no day, and read the rest", () => {
+    // ical.js looks for ever for 30 February by the day (and for a zone's such rule, each time
+    // it is asked for an instant in it), and refuses day 1 of the year in February outright.
+    const text = calendar(
+      "BEGIN:VTIMEZONE",
+      "TZID:Nowhere Standard Time",
+      "BEGIN:STANDARD",
+      "DTSTART:16010101T000000",
+      "TZOFFSETFROM:+0100",
+      "TZOFFSETTO:+0100",
+      "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
+      "END:STANDARD",
+      "END:VTIMEZONE",
+      ...event("DTSTART:20261211T100000Z", "DTEND:20261211T110000Z"),
+      "BEGIN:VEVENT",
+      "UID:thirtieth",
+      "SUMMARY:Board dinner",
+      "DTSTART;TZID=Nowhere Standard Time:20261214T090000",
+      "DTEND;TZID=Nowhere Standard Time:20261214T100000",
+      "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
+      "END:VEVENT",
+      "BEGIN:VEVENT",
+      "UID:first-of-february",
+      "DTSTART:20261215T090000Z",
+      "RRULE:FREQ=YEARLY;BYYEARDAY=1;BYMONTH=2",
+      "END:VEVENT",
+      ...event("DTSTART:20261216T090000Z", "DTEND:20261216T093000Z", "RRULE:FREQ=DAILY;COUNT=2"),
+    );
+    const { busy, skipped } = busyIntervals(ICAL, text, window);
+    expect(busy.map(({ start }) => new Date(start).toISOString())).toEqual([
+      "2026-12-11T10:00:00.000Z",
+      "2026-12-14T08:00:00.000Z",
+      "2026-12-15T09:00:00.000Z",
+      "2026-12-16T09:00:00.000Z",
+      "2026-12-17T09:00:00.000Z",
+    ]);
+    expect(skipped.map(({ uid, start }) => [uid, start])).toEqual([
+      ["thirtieth", "2026-12-14T08:00:00.000Z"],
+      ["first-of-february", "2026-12-15T09:00:00.000Z"],
+    ]);
+    expect(JSON.stringify(skipped)).not.toContain("Board dinner");
+  });
+
+  it("know a rule that names no day from one that names a rare one", () => {
+    const names = (rule: string) => !namesNoDay(ICAL.Recur.fromString(rule));
+    expect(names("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30")).toBe(false);
+    expect(names("FREQ=MONTHLY;BYMONTH=4,6,9,11;BYMONTHDAY=31,-31")).toBe(false);
+    expect(names("FREQ=YEARLY;BYMONTH=2;BYYEARDAY=1,-1,61")).toBe(false);
+    expect(names("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29")).toBe(true);
+    expect(names("FREQ=DAILY;BYMONTH=2,3;BYMONTHDAY=31")).toBe(true);
+    expect(names("FREQ=YEARLY;BYMONTH=3;BYYEARDAY=60")).toBe(true);
+    expect(names("FREQ=YEARLY;BYMONTH=12;BYYEARDAY=-1")).toBe(true);
+    expect(names("FREQ=DAILY;BYMONTHDAY=31")).toBe(true);
+  });
+
+  it("name the event that held the thread, pass it by when told, and try it again once edited", async () => {
+    const text = (end: string) =>
+      calendar(
+        ...event("DTSTART:20261211T100000Z", "DTEND:20261211T110000Z"),
+        "BEGIN:VEVENT",
+        "UID:leap-seconds",
+        "SUMMARY:Board dinner",
+        "DTSTART:20261212T100000Z",
+        `DTEND:${end}`,
+        "RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29",
+        "END:VEVENT",
+        ...event("DTSTART:20261213T100000Z", "DTEND:20261213T110000Z", "RRULE:FREQ=DAILY"),
+      );
+    const held = async (file: string, skip: string[] = []) => {
+      const stopped = await readBusyTimes(file, window, { limitMs: 1000, skip }).catch((e) => e);
+      expect(stopped).toBeInstanceOf(HeldBy);
+      return (stopped as HeldBy).event;
+    };
+    const holder = await held(text("20261212T110000Z"));
+    expect(holder).toMatchObject({ uid: "leap-seconds", start: "2026-12-12T10:00:00.000Z" });
+    expect(JSON.stringify(holder)).not.toContain("Board dinner");
+    // Passed by, within the thread's own time: the rest is read, and its first time held.
+    const { busy, skipped } = await readBusyTimes(text("20261212T110000Z"), window, {
+      skip: [holder.key],
+    });
+    expect(skipped).toEqual([holder]);
+    expect(busy.slice(0, 3)).toEqual([
+      { start: Date.parse("2026-12-11T10:00Z"), end: Date.parse("2026-12-11T11:00Z") },
+      { start: Date.parse("2026-12-12T10:00Z"), end: Date.parse("2026-12-12T11:00Z") },
+      { start: Date.parse("2026-12-13T10:00Z"), end: Date.parse("2026-12-13T11:00Z") },
+    ]);
+    expect(busy).toHaveLength(3 + 18);
+    // Edited, it is another event: tried again, and named again.
+    const edited = await held(text("20261212T113000Z"), [holder.key]);
+    expect(edited.uid).toBe("leap-seconds");
+    expect(edited.key).not.toBe(holder.key);
   });
 });

@@ -1,7 +1,9 @@
+import { createHash } from "node:crypto";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type ICAL from "ical.js";
 import { instantOf, isTimeZone } from "../../contract/time-zones.ts";
 import type { Taken } from "./availability.ts";
+import { namesNoDay, rebased } from "./busy-rules.ts";
 
 /*
  * The owner's busy times from their calendar's iCalendar file (docs/product.md,
@@ -56,84 +58,66 @@ function instantIn(
   return instant + seconds;
 }
 
-/** The TZID a time was written with, which ical.js keeps when it knows no such zone. */
-const zoneOf = (time: ICAL.Time | undefined) =>
-  (time as (ICAL.Time & { timezone?: string }) | undefined)?.timezone;
+/**
+ * The TZID a time was written with: ical.js keeps it as a name when the file defines no such
+ * zone, and gives the file's definition when it does (Google's files define each zone used).
+ */
+const zoneOf = (time: ICAL.Time | undefined) => {
+  const named = (time as (ICAL.Time & { timezone?: string }) | undefined)?.timezone;
+  const tzid = time?.zone?.tzid;
+  return named ?? (tzid && tzid !== "UTC" && tzid !== "floating" ? tzid : undefined);
+};
 
 /** Whether an event (or an instance's override) keeps its time busy. */
 const isBusy = (event: ICAL.Component) =>
   String(event.getFirstPropertyValue("transp") ?? "").toUpperCase() !== "TRANSPARENT" &&
   String(event.getFirstPropertyValue("status") ?? "").toUpperCase() !== "CANCELLED";
 
-/** The length in seconds of the periods of a rule whose periods are all alike. */
-const periodSeconds: Record<string, number> = {
-  SECONDLY: 1,
-  MINUTELY: 60,
-  HOURLY: 3600,
-  DAILY: 86_400,
-  WEEKLY: 604_800,
-};
+/**
+ * An event whose rule was not expanded (`namesNoDay`, ical.js refused it, or it held a read
+ * past the thread's time): its UID, at most 100 characters, and its first start; `key` a digest
+ * of its text, so an edited event is tried again. Nothing of its title or description.
+ */
+export type Skipped = { key: string; uid: string; start: string };
 
 /**
- * Where `rule` may be expanded from so as to miss no instance at or after `before`: its first
- * instance `start` moved on by whole periods of the rule (wall time, as the rule counts) to
- * one period before `before` or earlier, where the rule's sequence goes on as it would have.
- * The instance it starts at may not be one of the rule's, but it lies before `before`. A rule
- * with a count moves on only where each period holds one instance (no BY parts, by the week or
- * more often), its count less the periods skipped; null when that count ends before.
+ * How a read goes on past an event that cannot be expanded: the events to skip (`skip`, by
+ * `key`), and `mark`, told which event's rule is being expanded and then null, so what stops
+ * a thread held by one knows which it was.
  */
-function rebased(
-  rule: ICAL.Recur,
-  start: ICAL.Time,
-  before: number,
-  at: (time: ICAL.Time) => number,
-): { rule: ICAL.Recur; start: ICAL.Time } | null {
-  const unchanged = { rule, start };
-  const from = at(start);
-  if (from >= before) return unchanged;
-  const fixed = periodSeconds[rule.freq];
-  const parts = Object.keys(rule.parts).length > 0;
-  if (rule.count && (fixed === undefined || parts)) return unchanged;
-  const interval = Math.max(1, rule.interval || 1);
-  const moved = (periods: number) => {
-    const anchor = start.clone();
-    if (fixed !== undefined) {
-      const seconds = periods * fixed * interval;
-      return anchor.adjust(Math.floor(seconds / 86_400), 0, 0, seconds % 86_400);
+export type Skipping = { skip?: ReadonlySet<string>; mark?: (event: Skipped | null) => void };
+
+/**
+ * Each zone's observances with a rule only when it is yearly and names a day: ical.js
+ * follows a zone's rules from their start, each time it is asked for an instant in it, and
+ * never comes back from one that names no day (as `namesNoDay`) or runs by the second.
+ */
+function zonesOf(ical: Ical, root: ICAL.Component) {
+  const defined = new Map<string, ICAL.Timezone>();
+  for (const vtimezone of root.getAllSubcomponents("vtimezone")) {
+    for (const observance of vtimezone.getAllSubcomponents()) {
+      for (const property of observance.getAllProperties("rrule")) {
+        const rule = property.getFirstValue() as ICAL.Recur;
+        if (rule.freq !== "YEARLY" || namesNoDay(rule)) observance.removeProperty(property);
+      }
     }
-    const months = (rule.freq === "YEARLY" ? 12 : 1) * interval * periods;
-    const month = start.year * 12 + start.month - 1 + months;
-    anchor.year = Math.floor(month / 12);
-    anchor.month = (month % 12) + 1;
-    return anchor;
-  };
-  const periodMs = (fixed ?? 31 * 86_400 * (rule.freq === "YEARLY" ? 12 : 1)) * interval * 1000;
-  let periods = Math.floor((before - from) / periodMs) - 1;
-  let anchor = moved(Math.max(0, periods));
-  // The zone's offsets may differ by hours between the two: step back until it is early enough.
-  for (let tries = 0; periods > 0 && tries < 8 && at(anchor) > before - periodMs; tries += 1) {
-    periods -= Math.ceil((at(anchor) - (before - periodMs)) / periodMs);
-    anchor = moved(Math.max(0, periods));
+    const timezone = new ical.Timezone(vtimezone);
+    if (timezone.tzid) defined.set(timezone.tzid, timezone);
   }
-  // By the month or year, a day the month lacks (the 31st, 29 February) is not a start.
-  while (
-    periods > 0 &&
-    anchor.day > new Date(Date.UTC(anchor.year, anchor.month, 0)).getUTCDate()
-  ) {
-    periods -= 1;
-    anchor = moved(periods);
-  }
-  // A zone whose offsets would not let it settle: from the first start, as before.
-  if (periods <= 0 || at(anchor) > before - periodMs) return unchanged;
-  if (!rule.count) return { rule, start: anchor };
-  if (rule.count <= periods) return null;
-  const counted = rule.clone();
-  counted.count = rule.count - periods;
-  return { rule: counted, start: anchor };
+  return defined;
 }
 
-/** The busy intervals of calendar file `text` that meet [from, to), in order. */
-export function busyIntervals(ical: Ical, text: string, { from, to, zone }: Window): Taken[] {
+/**
+ * The busy intervals of calendar file `text` that meet [from, to), in order, and the events
+ * whose rules were not expanded (`Skipped`): each of those keeps its first start and its
+ * dates busy, the times it names for certain, but not its repeats.
+ */
+export function busyIntervals(
+  ical: Ical,
+  text: string,
+  { from, to, zone }: Window,
+  { skip = new Set(), mark }: Skipping = {},
+): { busy: Taken[]; skipped: Skipped[] } {
   let root: ICAL.Component;
   try {
     const parsed: unknown = ical.parse(text);
@@ -142,12 +126,9 @@ export function busyIntervals(ical: Ical, text: string, { from, to, zone }: Wind
     throw new NotACalendar("not an iCalendar file");
   }
   if (root.name !== "vcalendar") throw new NotACalendar("not an iCalendar file");
-  const defined = new Map<string, ICAL.Timezone>();
-  for (const vtimezone of root.getAllSubcomponents("vtimezone")) {
-    const timezone = new ical.Timezone(vtimezone);
-    if (timezone.tzid) defined.set(timezone.tzid, timezone);
-  }
+  const defined = zonesOf(ical, root);
   const busy: Taken[] = [];
+  const skipped: Skipped[] = [];
   let instances = 0;
   const count = () => {
     instances += 1;
@@ -214,50 +195,125 @@ export function busyIntervals(ical: Ical, text: string, { from, to, zone }: Wind
         instance(start, startsAt, "start" in value ? at(value.getEnd()) : ends(start));
       }
     }
-    // Each rule from the window's start; the first start is an instance of every rule.
-    const before = from - (length.toSeconds() + 86_400) * 1000;
-    for (const property of vevent.getAllProperties("rrule")) {
-      const expansion = rebased(
-        property.getFirstValue() as ICAL.Recur,
-        event.startDate,
-        before,
-        at,
-      );
-      if (!expansion) continue;
-      const iterator = expansion.rule.iterator(expansion.start);
-      for (let next = iterator.next(); next; next = iterator.next()) {
-        const startsAt = at(next);
-        if (startsAt >= to) break;
-        count();
-        instance(next, startsAt, ends(next));
-      }
-    }
     const first = at(event.startDate);
     instance(event.startDate, first, ends(event.startDate));
+    const rules = vevent
+      .getAllProperties("rrule")
+      .map((rule) => rule.getFirstValue() as ICAL.Recur);
+    if (rules.length === 0) continue;
+    const skipping: Skipped = {
+      key: createHash("sha256").update(vevent.toString()).digest("base64url").slice(0, 22),
+      uid: event.uid.slice(0, 100),
+      start: new Date(first).toISOString(),
+    };
+    if (skip.has(skipping.key) || rules.some(namesNoDay)) {
+      skipped.push(skipping);
+      continue;
+    }
+    // Each rule from the window's start; the first start is an instance of every rule.
+    const before = from - (length.toSeconds() + 86_400) * 1000;
+    mark?.(skipping);
+    try {
+      for (const rule of rules) {
+        const expansion = rebased(rule, event.startDate, before, at);
+        if (!expansion) continue;
+        const iterator = expansion.rule.iterator(expansion.start);
+        for (let next = iterator.next(); next; next = iterator.next()) {
+          const startsAt = at(next);
+          if (startsAt >= to) break;
+          count();
+          instance(next, startsAt, ends(next));
+        }
+      }
+    } catch (error) {
+      // ical.js's own errors (a rule it cannot follow) are this event's alone.
+      if (error instanceof NotACalendar) throw error;
+      skipped.push(skipping);
+    } finally {
+      mark?.(null);
+    }
   }
-  return busy.sort((a, b) => a.start - b.start);
+  return { busy: busy.sort((a, b) => a.start - b.start), skipped };
 }
 
-type ThreadStart = { busyThread: true; text: string; window: Window };
-type ThreadReply = { busy: Float64Array } | { refused: string };
+type ThreadStart = {
+  busyThread: true;
+  text: string;
+  window: Window;
+  skip: string[];
+  /** Where the thread marks the event it is expanding (`markOf`). */
+  mark: SharedArrayBuffer;
+};
+type ThreadReply = { busy: Float64Array; skipped: Skipped[] } | { refused: string };
+export type BusyRead = { busy: Taken[]; skipped: Skipped[] };
 
 /** How long a thread may take to read a file, and the heap it has: a 2 MB file needs less than half of each. */
 const threadMs = 5000;
 const heapLimits = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 };
 
+/** A read stopped while one event's rule had held it for at least half its time. */
+export class HeldBy extends NotACalendar {
+  readonly event: Skipped;
+  constructor(message: string, event: Skipped) {
+    super(message);
+    this.event = event;
+  }
+}
+
+/**
+ * The event a thread marks as it expands its rule, in memory both threads see, so it can be
+ * read when the thread is stopped inside ical.js: the length of its JSON (0 for none), when
+ * it was marked, when the thread began to read (ical.js loaded), and the JSON itself.
+ */
+function markOf(buffer: SharedArrayBuffer) {
+  const length = new Int32Array(buffer, 0, 1);
+  const times = new Float64Array(buffer, 8, 2);
+  const bytes = new Uint8Array(buffer, 24);
+  return {
+    began: () => {
+      times[1] = Date.now();
+    },
+    set(event: Skipped | null) {
+      Atomics.store(length, 0, 0);
+      if (!event) return;
+      const json = JSON.stringify(event);
+      const { read, written } = new TextEncoder().encodeInto(json, bytes);
+      times[0] = Date.now();
+      if (read === json.length) Atomics.store(length, 0, written);
+    },
+    /**
+     * The event marked, if one is and it has held the thread for half the time it has read
+     * (a file slow all through is not put down to the event it was at when stopped).
+     */
+    holder(): Skipped | null {
+      const marked = Atomics.load(length, 0);
+      const [since = 0, began = 0] = times;
+      if (!marked || Date.now() - since < (Date.now() - began) / 2) return null;
+      return JSON.parse(new TextDecoder().decode(bytes.slice(0, marked))) as Skipped;
+    },
+  };
+}
+
 /**
  * The busy intervals of calendar file `text` (`busyIntervals`), read in a thread of its own
- * that is stopped after `threadMs` or when its heap is full: the server's thread waits for the
- * intervals, nothing else. Each read starts its thread and lets it end.
+ * that is stopped after `limitMs` or when its heap is full: the server's thread waits for the
+ * intervals, nothing else. Each read starts its thread and lets it end. Stopped for its time
+ * while one event's rule had held it for half of it, the read fails with `HeldBy` that event,
+ * which a read given its key in `skip` passes by.
  */
 export function readBusyTimes(
   text: string,
   window: Window,
-  { limitMs = threadMs, signal }: { limitMs?: number; signal?: AbortSignal } = {},
-): Promise<Taken[]> {
+  {
+    limitMs = threadMs,
+    signal,
+    skip = [],
+  }: { limitMs?: number; signal?: AbortSignal; skip?: string[] } = {},
+): Promise<BusyRead> {
   return new Promise((resolve, reject) => {
+    const mark = new SharedArrayBuffer(1024);
     const thread = new Worker(new URL("./busy-times.ts", import.meta.url), {
-      workerData: { busyThread: true, text, window } satisfies ThreadStart,
+      workerData: { busyThread: true, text, window, skip, mark } satisfies ThreadStart,
       resourceLimits: heapLimits,
     });
     const stop = (error: Error) => {
@@ -268,10 +324,11 @@ export function readBusyTimes(
     };
     const stopped = () => stop(new NotACalendar("the server is stopping"));
     signal?.addEventListener("abort", stopped, { once: true });
-    const timer = setTimeout(
-      () => stop(new NotACalendar(`it takes more than ${limitMs / 1000} seconds to read`)),
-      limitMs,
-    );
+    const timer = setTimeout(() => {
+      const why = `it takes more than ${limitMs / 1000} seconds to read`;
+      const held = markOf(mark).holder();
+      stop(held ? new HeldBy(why, held) : new NotACalendar(why));
+    }, limitMs);
     thread.once("message", (reply: ThreadReply) => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", stopped);
@@ -280,7 +337,7 @@ export function readBusyTimes(
       for (let index = 0; index < reply.busy.length; index += 2) {
         busy.push({ start: reply.busy[index] as number, end: reply.busy[index + 1] as number });
       }
-      resolve(busy);
+      resolve({ busy, skipped: reply.skipped });
     });
     thread.once("error", (error: Error & { code?: string }) =>
       stop(
@@ -295,13 +352,16 @@ export function readBusyTimes(
   });
 }
 
-async function runBusyThread({ text, window }: ThreadStart): Promise<ThreadReply> {
+async function runBusyThread({ text, window, skip, mark }: ThreadStart): Promise<ThreadReply> {
   const ical = (await import("ical.js")).default;
+  const marks = markOf(mark);
+  marks.began();
   try {
-    const busy = busyIntervals(ical, text, window);
-    return { busy: Float64Array.from(busy.flatMap(({ start, end }) => [start, end])) };
+    const read = busyIntervals(ical, text, window, { skip: new Set(skip), mark: marks.set });
+    const busy = Float64Array.from(read.busy.flatMap(({ start, end }) => [start, end]));
+    return { busy, skipped: read.skipped };
   } catch (error) {
-    // ical.js's own errors (a rule it cannot follow) say nothing of the file; ours say what.
+    // ical.js's own errors outside a rule say nothing of the file; ours say what.
     return { refused: error instanceof NotACalendar ? error.message : "an event it cannot read" };
   }
 }

@@ -151,7 +151,7 @@ describe("the server as npm start runs it, bundled", () => {
       "END:VCALENDAR",
     ].join("\r\n");
     const from = Date.parse("2026-12-01T00:00:00Z");
-    const busy = await built.readBusyTimes(file, { from, to: from + 86_400_000, zone: "UTC" });
+    const { busy } = await built.readBusyTimes(file, { from, to: from + 86_400_000, zone: "UTC" });
     expect(busy).toEqual([{ start: from + 36_000_000, end: from + 39_600_000 }]);
   });
 

@@ -32,8 +32,9 @@ function GivenUp({ total, latest }: HealthResponse["fediverseGivenUp"]) {
 }
 
 /** The owner's busy calendar (docs/product.md, "Book a call"): its last read, and whether it stands. */
-function BusyCalendar({ readAt, failedAt, why, inForce }: NonNullable<Busy>) {
+function BusyCalendar({ readAt, failedAt, why, inForce, skipped }: NonNullable<Busy>) {
   const kept = failedAt ? "; its last busy times are kept for a day after that read" : "";
+  const events = skipped === 1 ? "1 event" : `${skipped} events`;
   return (
     <>
       {readAt ? (
@@ -49,6 +50,9 @@ function BusyCalendar({ readAt, failedAt, why, inForce }: NonNullable<Busy>) {
         </>
       ) : null}
       {inForce ? kept : "; free times come from your hours alone"}
+      {skipped > 0
+        ? `; ${events} skipped: could not be expanded (each keeps its first time busy)`
+        : ""}
     </>
   );
 }

@@ -193,10 +193,14 @@ export async function bookingsMove(context: CommandContext) {
   }
   const moved = await actions.move(context.actor, id, start, request.data.reason);
   if (moved === "not_found") throw new AdminError(noBooking(id), exitCodes.notFound);
-  /** What the owner's calendar says of the times, and that it could not be read. */
+  /** That the owner's calendar could not be read, or that some of its events were skipped. */
   const calendarSays = async () => {
     const read = await busyCalendar();
-    return read && "why" in read ? `\nYour calendar could not be read (${read.why}).` : "";
+    if (!read) return "";
+    if ("why" in read) return `\nYour calendar could not be read (${read.why}).`;
+    const skipped = read.skipped.length;
+    const events = skipped === 1 ? "1 event" : `${skipped} events`;
+    return skipped ? `\nYour calendar: ${events} skipped: could not be expanded.` : "";
   };
   if (moved === "not_free" || moved === "same") {
     const times = await actions.moveTimes(id);
