@@ -41,6 +41,8 @@ type NewBooking = {
   day: DayLimit;
   /** The owner's hours the time was checked against. */
   hours: Availability;
+  /** Whether the time is still clear of the owner's busy times as last read (`orTaken`). */
+  stillFree: () => boolean;
 };
 
 /** A call's new time, checked against the owner's hours `hours`. */
@@ -143,7 +145,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     ): Promise<{ id: number } | "taken" | "mailbox" | "mailbox ahead" | ConnectionFull> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
-      return orTaken(input.hours, async (trx) => {
+      return orTaken(input, async (trx) => {
         const full = await limits.connectionFull(trx, input, input.hourAgo, input.perConnection);
         if (full) return full;
         const mailbox = await limits.mailboxFull(trx, input);
@@ -189,9 +191,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     async reschedule(
       token: string,
       seen: number,
-      move: Move & { links: LinkToken; day: DayLimit },
+      move: Move & { links: LinkToken; day: DayLimit; stillFree: () => boolean },
     ): Promise<StoredBooking | "taken" | undefined> {
-      return orTaken(move.hours, async (trx) => {
+      return orTaken(move, async (trx) => {
         const current = await trx
           .selectFrom("bookings")
           .select(["id", "uid", "sequence", "owner_moves"])
@@ -225,7 +227,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       move: Move & { reason: string | null },
       alongside: (trx: Db) => Promise<void>,
     ): Promise<StoredBooking | "taken" | "changed"> {
-      const done = await orTaken(move.hours, async (trx) => {
+      const done = await orTaken(move, async (trx) => {
         const row = await movedRow(trx, { id, sequence }, move, { sequence: sequence + 1 });
         if (!row) return "changed" as const;
         await alongside(trx);

@@ -162,7 +162,6 @@ export function createBookings(
   /** Whether a call has been moved as often as its links may move it (the owner's moves aside). */
   const movedEnough = (booking: Pick<StoredBooking, "sequence" | "ownerMoves">) =>
     booking.sequence - booking.ownerMoves >= movesMax;
-
   const refuse = (refusal: FormRefusal): BookOutcome => ({ outcome: "refused", refusal });
 
   /**
@@ -279,6 +278,7 @@ export function createBookings(
         perMailbox: config.BOOKING_PENDING_MAX,
         day: dayLimit(availability),
         hours: availability,
+        stillFree: () => calendar?.clear(availability, start) ?? true,
       });
       // Each booking mails its address: one an hour, so the form cannot flood an inbox.
       if (created === "connection" || created === "network") {
@@ -341,6 +341,7 @@ export function createBookings(
         links,
         day: dayLimit(availability),
         hours: availability,
+        stillFree: () => calendar?.clear(availability, start) ?? true,
       });
       if (moved === undefined) return { outcome: "unknown" };
       if (moved === "taken") return { outcome: "taken" };

@@ -7,8 +7,11 @@ import { isUniqueViolation } from "../db/errors.ts";
 import type { Db, Store } from "../db/store.ts";
 import { jsonOf } from "../lib/json.ts";
 
-/** Thrown to roll back a booking or a move checked against hours that are no longer the owner's. */
-const hoursChanged = new Error("the owner's hours changed");
+/**
+ * Thrown to roll back a booking or a move checked against hours that are no longer the owner's,
+ * or whose time the owner's busy calendar has since been read to hold.
+ */
+const hoursChanged = new Error("the owner's hours or busy times changed");
 
 /**
  * The owner's zone, as bookings and readers' days read it: the one set in the
@@ -63,14 +66,20 @@ export function createBookingSettings({ db, kind }: Store, clock: () => Date) {
      * `work` (a booking or a move) in a transaction; "taken" when the unique index refused
      * its start (another reader's), or when the owner's hours are no longer `hours`, those
      * its time was checked against: they are read after its write, so a change of hours
-     * either waits for it or is seen by it, and what it wrote is rolled back.
+     * either waits for it or is seen by it, and what it wrote is rolled back. So too when
+     * `stillFree` (a reader's time against the owner's busy times as last read) says no at
+     * the end: a read that came in since the time was checked is not missed.
      */
-    async orTaken<T>(hours: Availability, work: (trx: Db) => Promise<T>): Promise<T | "taken"> {
+    async orTaken<T>(
+      { hours, stillFree }: { hours: Availability; stillFree?: () => boolean },
+      work: (trx: Db) => Promise<T>,
+    ): Promise<T | "taken"> {
       try {
         return await db.transaction().execute(async (trx) => {
           const done = await work(trx);
           const kept = done === undefined || typeof done === "string";
           if (!kept && !(await unchanged(trx, hours))) throw hoursChanged;
+          if (!kept && stillFree?.() === false) throw hoursChanged;
           return done;
         });
       } catch (error) {

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { bookingsResponseSchema, moveTimesResponseSchema } from "../../contract/bookings.ts";
 import { healthResponseSchema } from "../../contract/console.ts";
@@ -13,10 +14,12 @@ import {
   ics,
   iso,
   nextMonday,
+  plus,
 } from "./support/busy-calendar.ts";
 import { movableClock } from "./support/clock.ts";
 import { Owner } from "./support/owner.ts";
 import type { SmtpSink } from "./support/smtp.ts";
+import { lockWaiters } from "./support/sql.ts";
 import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -120,6 +123,47 @@ describe.each(backends)("the owner's busy calendar, read when it matters, on %s"
       what: "the read let go",
     });
   });
+
+  // Only PostgreSQL lets the test hold the booking's write alone: SQLite's one connection would
+  // hold the booking's reads before its check too.
+  it.runIf(backend === "postgres")(
+    "refuses a booking whose time a read marked busy after the time was checked, as it commits",
+    async () => {
+      serve(11, 10, 14);
+      clock.advance(minute + 1000);
+      expect((await book(at(monday, 14, 30))).statusCode).toBe(422);
+      // The host hangs: the booking checks its time by the last read, 3 seconds on, and goes to
+      // write it, where the test holds it; meanwhile the read comes in with a meeting then.
+      stand.answer = "no answer";
+      clock.advance(minute + 1000);
+      const hold = new pg.Client(t.databaseUrl);
+      await hold.connect();
+      await hold.query("begin; lock table bookings in share mode");
+      const reads = stand.reads;
+      const tuesday = plus(monday, 1);
+      const booking = book(at(tuesday, 11));
+      try {
+        await expect.poll(() => lockWaiters(t), { timeout: 20_000 }).toBe(1);
+        expect(stand.reads).toBe(reads + 1);
+        const before = (await health())?.readAt;
+        const meetings = [11, 10, 14].map((hour) => meeting(monday, hour));
+        stand.release({
+          status: 200,
+          body: calendarFile(...meetings, ["UID:tuesday-11", ...meeting(tuesday, 11).slice(1)]),
+        });
+        await waitFor(async () => (await health())?.readAt !== before, { what: "the read in" });
+      } finally {
+        await hold.query("commit");
+        await hold.end();
+      }
+      const answer = await booking;
+      expect(answer.statusCode, answer.body).toBe(409);
+      const list = json(await ownerSide.get("/api/admin/bookings"), bookingsResponseSchema);
+      expect(list.bookings.map((call) => call.start)).not.toContain(iso(at(tuesday, 11)));
+      // The time beside it is booked as ever.
+      expect((await book(at(tuesday, 12))).statusCode).toBe(201);
+    },
+  );
 
   it("reads it again for a reader's move too", async () => {
     serve(11, 10, 14);

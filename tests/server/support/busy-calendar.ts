@@ -63,18 +63,24 @@ export function calendarStandIn() {
     reads: 0,
     port: 0,
     url: (path: string) => `http://127.0.0.1:${stand.port}/${path}`,
-    /** Drops the requests kept open: their reads fail at once. */
-    release: () => {
-      for (const response of hanging.splice(0)) response.destroy();
+    /** Drops the requests kept open: their reads fail at once; or answers them with `answer`. */
+    release: (answer?: Exclude<Answer, "no answer">) => {
+      for (const response of hanging.splice(0)) {
+        if (answer) respond(response, answer);
+        else response.destroy();
+      }
     },
   };
   const hanging: ServerResponse[] = [];
+  const respond = (response: ServerResponse, answer: Exclude<Answer, "no answer">) => {
+    if (answer.location) response.setHeader("location", answer.location);
+    response.writeHead(answer.status, { "content-type": "text/calendar" }).end(answer.body);
+  };
   const server = createServer((_request, response) => {
     stand.reads += 1;
     const { answer } = stand;
     if (answer === "no answer") return void hanging.push(response);
-    if (answer.location) response.setHeader("location", answer.location);
-    response.writeHead(answer.status, { "content-type": "text/calendar" }).end(answer.body);
+    respond(response, answer);
   });
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
