@@ -32,6 +32,8 @@ const freshMs = 60_000;
  */
 const heldTries = 3;
 const heldMax = 100;
+/** How many newly skipped events a read names in the log, one line each. */
+const skippedSaidMax = 5;
 
 export type BusyCalendarOptions = {
   /** The private addresses it may be read from (the tests' stand-in), or all; none unless given. */
@@ -176,12 +178,20 @@ export function startBusyCalendar({
     if (stopping.signal.aborted) return;
     if ("busy" in got) {
       const said = new Set(skipped.map((event) => event.key));
-      for (const { key, uid, start } of got.skipped) {
-        if (said.has(key)) continue;
-        // Its UID and first start find it; its title is the owner's own and is never logged.
+      const news = got.skipped.filter((event) => !said.has(event.key));
+      // Each by its UID and first start, which find it; its title is the owner's own and is never
+      // logged. A file of many such events is not a line each.
+      for (const { uid, start } of news.slice(0, skippedSaidMax)) {
         log.warn(
           { calendar: origin, uid, start },
           "an event of the busy calendar could not be expanded: its first time is held busy, its repeats are not",
+        );
+      }
+      if (news.length > skippedSaidMax) {
+        const more = news.length - skippedSaidMax;
+        log.warn(
+          { calendar: origin, more },
+          "more events of the busy calendar could not be expanded",
         );
       }
       skipped = got.skipped;

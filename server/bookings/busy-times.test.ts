@@ -224,6 +224,10 @@ describe("busy times from a calendar file", () => {
       "RRULE:FREQ=YEARLY;BYYEARDAY=1;BYMONTH=2",
       "END:VEVENT",
       ...event("DTSTART:20261216T090000Z", "DTEND:20261216T093000Z", "RRULE:FREQ=DAILY;COUNT=2"),
+      "BEGIN:VEVENT",
+      "DTSTART:20261218T090000Z",
+      "RRULE:FREQ=MONTHLY;BYMONTH=4;BYMONTHDAY=31",
+      "END:VEVENT",
     );
     const { busy, skipped } = busyIntervals(ICAL, text, window);
     expect(busy.map(({ start }) => new Date(start).toISOString())).toEqual([
@@ -232,10 +236,12 @@ describe("busy times from a calendar file", () => {
       "2026-12-15T09:00:00.000Z",
       "2026-12-16T09:00:00.000Z",
       "2026-12-17T09:00:00.000Z",
+      "2026-12-18T09:00:00.000Z",
     ]);
     expect(skipped.map(({ uid, start }) => [uid, start])).toEqual([
       ["thirtieth", "2026-12-14T08:00:00.000Z"],
       ["first-of-february", "2026-12-15T09:00:00.000Z"],
+      ["event 5", "2026-12-18T09:00:00.000Z"],
     ]);
     expect(JSON.stringify(skipped)).not.toContain("Board dinner");
   });

@@ -141,7 +141,7 @@ export function busyIntervals(
     const uid = String(vevent.getFirstPropertyValue("uid") ?? "");
     overrides.set(uid, [...(overrides.get(uid) ?? []), vevent]);
   }
-  for (const vevent of events) {
+  for (const [index, vevent] of events.entries()) {
     if (!vevent.hasProperty("dtstart") || !isBusy(vevent)) continue;
     // With its exceptions given (none: the overrides are read here), ical.js does not look
     // through every other event for them, which made a read of n events cost n² steps.
@@ -203,18 +203,18 @@ export function busyIntervals(
     if (rules.length === 0) continue;
     const skipping: Skipped = {
       key: createHash("sha256").update(vevent.toString()).digest("base64url").slice(0, 22),
-      uid: event.uid.slice(0, 100),
+      // An event without a UID by its place among the file's events.
+      uid: String(event.uid ?? "").slice(0, 100) || `event ${index + 1}`,
       start: new Date(first).toISOString(),
     };
-    if (skip.has(skipping.key) || rules.some(namesNoDay)) {
-      skipped.push(skipping);
-      continue;
-    }
+    const named = rules.filter((rule) => !namesNoDay(rule));
+    if (skip.has(skipping.key) || named.length < rules.length) skipped.push(skipping);
+    if (skip.has(skipping.key)) continue;
     // Each rule from the window's start; the first start is an instance of every rule.
     const before = from - (length.toSeconds() + 86_400) * 1000;
     mark?.(skipping);
     try {
-      for (const rule of rules) {
+      for (const rule of named) {
         const expansion = rebased(rule, event.startDate, before, at);
         if (!expansion) continue;
         const iterator = expansion.rule.iterator(expansion.start);
@@ -228,7 +228,7 @@ export function busyIntervals(
     } catch (error) {
       // ical.js's own errors (a rule it cannot follow) are this event's alone.
       if (error instanceof NotACalendar) throw error;
-      skipped.push(skipping);
+      if (!skipped.includes(skipping)) skipped.push(skipping);
     } finally {
       mark?.(null);
     }
@@ -289,7 +289,11 @@ function markOf(buffer: SharedArrayBuffer) {
       const marked = Atomics.load(length, 0);
       const [since = 0, began = 0] = times;
       if (!marked || Date.now() - since < (Date.now() - began) / 2) return null;
-      return JSON.parse(new TextDecoder().decode(bytes.slice(0, marked))) as Skipped;
+      try {
+        return JSON.parse(new TextDecoder().decode(bytes.slice(0, marked))) as Skipped;
+      } catch {
+        return null; // Read as the thread marked another: no event is named.
+      }
     },
   };
 }

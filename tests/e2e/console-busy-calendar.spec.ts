@@ -10,7 +10,7 @@ import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
  * The owner's move beside their own calendar (docs/console.md, "Bookings"): a site of its
  * own reads the owner's calendar from a stand-in on loopback, with one meeting; the Move
  * dialog says "busy" beside the times that meet it, in words and not in colour alone, and
- * the owner may still choose one.
+ * the owner may still choose one; Health counts an event whose repeats could not be expanded.
  */
 
 test.describe.configure({ mode: "serial" });
@@ -40,6 +40,14 @@ test.beforeAll(async () => {
     `DTSTART:${icsUtc(meeting)}`,
     `DTEND:${icsUtc(meeting + 3_600_000)}`,
     "SUMMARY:Board review",
+    "END:VEVENT",
+    // A rule that names no day (30 February): skipped, and said on Health.
+    "BEGIN:VEVENT",
+    "UID:thirtieth",
+    "DTSTART:20200101T090000Z",
+    "DTEND:20200101T100000Z",
+    "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
+    "SUMMARY:Leap-day dinner",
     "END:VEVENT",
     "END:VCALENDAR",
   ].join("\r\n");
@@ -124,4 +132,12 @@ test("the Move dialog says which times meet the owner's own calendar, and the ow
   expect(list.bookings.find((call) => call.name === "Kavya Menon")?.start).toBe(busyStarts[0]);
   // Nothing of the meeting but its time reaches the console.
   await expect(page.getByText("Board review")).toHaveCount(0);
+});
+
+test("Health says how many of the calendar's events were skipped, and nothing of them", async ({
+  visitor,
+}) => {
+  const page = await ownerPage(visitor, own, "/admin/health");
+  await expect(page.getByText(/1 event skipped: could not be expanded/)).toBeVisible();
+  await expect(page.getByText("Leap-day dinner")).toHaveCount(0);
 });
