@@ -242,5 +242,16 @@ describe.each(backends)("the owner's busy calendar, read when it matters, on %s"
     expect(unread.stdout + unread.stderr).toContain(
       "Your calendar could not be read (it answered 500).",
     );
+    // An event whose rule names no day (30 February) is skipped, and the command line says so.
+    const thirtieth = [
+      "UID:thirtieth",
+      "DTSTART:20200101T090000Z",
+      "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
+    ];
+    stand.answer = { status: 200, body: calendarFile(meeting(monday, 11), thirtieth) };
+    const skipped = await cli(at(monday, 16, 30) + 60 * minute);
+    expect(skipped.stdout + skipped.stderr).toContain(
+      "Your calendar: 1 event skipped: could not be expanded.",
+    );
   });
 });
