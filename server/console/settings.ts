@@ -33,7 +33,7 @@ const secretName = /SECRET|PASSWORD|TOKEN|_KEY$/;
  * The settings the server runs with, for the console's Health view: every
  * variable of `.env.example`, with secrets masked. Secrets (the cookie's, the
  * webhook's) are never shown; URLs that carry a password (database, mail
- * server) are shown without it, and the webhook's and the busy calendar's
+ * server, bounce mailbox) are shown without it, and the webhook's and the busy calendar's
  * addresses by their origin alone.
  */
 export function maskedSettings(config: Config): { name: string; value: string | null }[] {
@@ -62,8 +62,13 @@ export function maskedSettings(config: Config): { name: string; value: string | 
     if (secretName.test(name)) return { name, value: hidden };
     if (name === "WEBHOOK_URL" || name === "BOOKING_BUSY_CALENDAR_URL")
       return { name, value: originOnly(String(value)) };
-    if (name === "DATABASE_URL" || name === "SMTP_URL" || name === "ASSISTANT_LLM_URL") {
-      return { name, value: withoutPassword(String(value)) };
+    // Any other address with a password in it (the bounce mailbox's) is shown without it too.
+    const text = String(value);
+    if (
+      ["DATABASE_URL", "SMTP_URL", "ASSISTANT_LLM_URL"].includes(name) ||
+      URL.parse(text)?.password
+    ) {
+      return { name, value: withoutPassword(text) };
     }
     // On-off settings as the docs write them (TRUST_PROXY's false is its own word).
     if (typeof value === "boolean" && name !== "TRUST_PROXY") {

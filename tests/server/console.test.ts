@@ -1114,7 +1114,7 @@ describe("the session cookie over https", () => {
 });
 
 describe("the settings the Health view shows", () => {
-  it("masks the secrets, the passwords in the database and mail URLs, and the webhook's path", async () => {
+  it("masks the secrets, the passwords in the database, mail and bounce mailbox URLs, and the webhook's path", async () => {
     const { maskedSettings } = await import("../../server/console/settings.ts");
     const settings = new Map(
       maskedSettings(
@@ -1123,6 +1123,8 @@ describe("the settings the Health view shows", () => {
           COOKIE_SECRET: "a-cookie-secret-of-at-least-32-characters",
           DATABASE_URL: "postgres://ewe:db-pass-word@db.internal:5432/ewe",
           SMTP_URL: "smtps://mailer:smtp-pass-word@smtp.example.com:465",
+          BOUNCE_ADDRESS: "bounces@example.com",
+          BOUNCE_IMAP_URL: "imaps://bounces:imap-pass-word@imap.example.com/INBOX",
           OWNER_EMAIL: "owner@example.com",
           WEBHOOK_URL:
             "https://hook-user:hook-pass@hooks.example.com/services/T0/B0/path-token?key=query-token",
@@ -1136,6 +1138,7 @@ describe("the settings the Health view shows", () => {
       "a-cookie-secret",
       "db-pass-word",
       "smtp-pass-word",
+      "imap-pass-word",
       "a-webhook-secret",
       "hook-user",
       "hook-pass",
@@ -1147,6 +1150,7 @@ describe("the settings the Health view shows", () => {
     }
     expect(settings.get("DATABASE_URL")).toBe("postgres://ewe:******@db.internal:5432/ewe");
     expect(settings.get("SMTP_URL")).toBe("smtps://mailer:******@smtp.example.com:465");
+    expect(settings.get("BOUNCE_IMAP_URL")).toBe("imaps://bounces:******@imap.example.com/INBOX");
     expect(settings.get("COOKIE_SECRET")).toMatch(/hidden/);
     expect(settings.get("WEBHOOK_SECRET")).toMatch(/hidden/);
     expect(settings.get("WEBHOOK_URL")).toBe("https://hooks.example.com/•••••• (path hidden)");
