@@ -1,5 +1,6 @@
 import MarkdownIt from "markdown-it";
 import { limits } from "../../contract/limits.ts";
+import { hasNoControlOrDirectionCharacters } from "../../contract/text.ts";
 
 /*
  * The Markdown readers may write in comments (docs/product.md, "Comments"):
@@ -161,13 +162,24 @@ type MarkdownRefusal = {
 };
 
 /**
- * Why this comment's Markdown cannot be posted, or null. A link whose text is
- * itself the address of another site is how phishing hides where a link
- * goes; quotes and lists nested deeper than a conversation needs only break
- * the layout.
+ * Why this comment's Markdown cannot be posted, or null. A text-direction
+ * character written as a character reference would show as the character. A
+ * link whose text is itself the address of another site is how phishing hides
+ * where a link goes; quotes and lists nested deeper than a conversation needs
+ * only break the layout.
  */
 export function markdownRefusal(source: string): MarkdownRefusal | null {
   const tokens = parser.parse(source, {});
+  // A character reference ("&#x202E;") renders as the character it names: held to the
+  // rule the character typed is held to (commentContentSchema), or it reverses the page's text.
+  if (!hasNoControlOrDirectionCharacters(parser.renderer.render(tokens, parser.options, {}))) {
+    return {
+      status: 400,
+      code: "validation_failed",
+      message:
+        "Comments cannot contain control or text-direction characters, typed or written as character references such as &#x202E;.",
+    };
+  }
   if (nestingOf(tokens) > limits.commentNestingMax) {
     return {
       status: 400,

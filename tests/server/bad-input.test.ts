@@ -123,6 +123,14 @@ describe.each(backends)("bad input on %s", (backend) => {
     ["an Arabic letter mark", "Nice\u061C post", "text-direction"],
     ["a left-to-right embedding", "Nice \u202Apost", "text-direction"],
     ["a first-strong isolate", "Nice \u2068post\u2069", "text-direction"],
+    // Markdown renders a character reference as the character: the page would show it.
+    ["a right-to-left override as a reference", "Nice &#x202E;evil&#x202C; post", "text-direction"],
+    ["an isolate as a decimal reference", "Nice &#8296;post&#8297;", "text-direction"],
+    [
+      "an override as a reference in a link's title",
+      '[a](https://a.org "&#x202E;eltit")',
+      "text-direction",
+    ],
     ["only Hangul fillers", "\u3164\u3164", "visible character"],
     ["only a blank braille pattern", "\u2800", "visible character"],
     ["only zero-width spaces", "\u200B\u200B\u200B", "visible character"],
@@ -154,6 +162,7 @@ describe.each(backends)("bad input on %s", (backend) => {
     ["Tibetan stacks", "\u0F56\u0F66\u0F92\u0FB2\u0F74\u0F56\u0F66"],
     ["an emoji keycap and a flag", "1\uFE0F\u20E3 \u{1F1EE}\u{1F1F3}"],
     ["five marks on one letter", `e${"\u0301".repeat(5)}`],
+    ["a text-direction reference as code, which shows as typed", "Type `&#x202E;` to flip"],
   ])("accepts a comment and a name with %s", async (_case, text) => {
     const added = await alex.comment(postId, text, text.replaceAll("\n", " ").slice(0, 40));
     expect(added.statusCode).toBe(201);
