@@ -17,8 +17,11 @@ import {
  * each, as the comment form would take a name.
  */
 
-/** Characters that would make Markdown of plain text. */
-const markdownSpecial = /([\\`*_[\]<>#])/g;
+/**
+ * Characters that would make Markdown of plain text; "&" too, as "&rlm;" or "&lt;" written
+ * as text would be rendered as the character it names.
+ */
+const markdownSpecial = /([\\`*_[\]<>#&])/g;
 
 /**
  * A tag, an element and a link, each matched without running past the next

@@ -312,7 +312,7 @@ describe("a Fediverse post as a comment", () => {
       '<p><span class="h-card"><a href="https://ewe.example/about" class="u-url mention">@<span>arjun</span></a></span> Thanks! <script>alert(1)</script>See <a href="https://example.org/__init__" rel="nofollow"><span class="invisible">https://</span>example.org/__init__</a> and <a href="https://mastodon.example/tags/engines" class="mention hashtag">#<span>engines</span></a></p><p>Second <b>line</b><br>third &amp; *last*</p>';
     const text = noteMarkdown(html, { dropMentionsOf: [site, "https://ewe.example/about"] });
     expect(text).toBe(
-      "Thanks! See <https://example.org/__init__> and \\#engines\n\nSecond line\nthird & \\*last\\*",
+      "Thanks! See <https://example.org/__init__> and \\#engines\n\nSecond line\nthird \\& \\*last\\*",
     );
     // The link as the page shows it: its own address, linked, none of it read as emphasis.
     expect(renderComment(text)).toBe(
@@ -349,6 +349,13 @@ describe("a Fediverse post as a comment", () => {
       "**Content warning: spoiler ahead\\[2J**\n\nHi \\]0;owned reversed nul, but \u{1F469}\u200D\u{1F52C} and\ta tab,\nhalf an emoji",
     );
     expect(hasNoControlOrDirectionCharacters(text)).toBe(true);
+  });
+
+  it("shows a character reference the post shows as text as that text, not as its character", () => {
+    const html = "<p>Write &amp;rlm; or &amp;lt;b&amp;gt; &amp;amp; see</p>";
+    const page = renderComment(noteMarkdown(html, { dropMentionsOf: [] }));
+    expect(page).toBe("<p>Write &amp;rlm; or &amp;lt;b&amp;gt; &amp;amp; see</p>");
+    expect(hasNoControlOrDirectionCharacters(page)).toBe(true);
   });
 
   it("gives a name a comment can carry", () => {
