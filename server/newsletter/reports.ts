@@ -72,21 +72,20 @@ export async function readReport(source: Buffer | string): Promise<MailReport | 
     ...addressIn(headers.get("delivered-to")),
     ...addressIn(headers.get("to")),
   ];
-  // The copy of our own mail a report carries: its Return-Path is ours.
+  // The copy of our own mail a report carries: its Return-Path is ours. Added one by one,
+  // not as arguments of one call: a field may name more addresses than a call takes.
   for (const original of parts(/^(message\/rfc822|text\/rfc822-headers|message\/global-headers)/)) {
-    returnPaths.push(
-      ...addressIn(fields(original.split(/\r?\n\r?\n/)[0] ?? "").get("return-path")),
-    );
+    const copied = fields(original.split(/\r?\n\r?\n/)[0] ?? "").get("return-path");
+    for (const address of addressIn(copied)) returnPaths.push(address);
   }
 
   const [feedback] = parts(/^message\/feedback-report/);
   if (feedback !== undefined) {
     const report = fields(feedback);
-    returnPaths.unshift(...addressIn(report.get("original-mail-from")));
     const type = (report.get("feedback-type") ?? "").toLowerCase();
     return {
       kind: ["abuse", "fraud", "other"].includes(type) ? "complaint" : null,
-      returnPaths,
+      returnPaths: [...addressIn(report.get("original-mail-from")), ...returnPaths],
       detail: `feedback report: ${type || "no type"}${report.get("user-agent") ? ` from ${report.get("user-agent")}` : ""}`,
     };
   }

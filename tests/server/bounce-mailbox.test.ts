@@ -419,7 +419,7 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
     ]);
   });
 
-  it("deletes a mail its parser refuses, which anyone can send, rather than keep it for every round", async () => {
+  it("deletes a mail its parser refuses, or that names addresses without end, which anyone can send, rather than keep it for every round", async () => {
     const before = await runSql(t, "select email_hash, reason from suppressions order by 1");
     const head = "From: someone@example.org\r\nTo: bounces@ewe.test\r\nSubject: Undelivered\r\n";
     // More parts than mailparser takes (1,000), and more header lines than it takes (1 MB of them, each at least 64 bytes).
@@ -427,6 +427,23 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
       `${head}MIME-Version: 1.0\r\nContent-Type: multipart/report; boundary=b\r\n\r\n${"--b\r\nContent-Type: text/plain\r\n\r\nx\r\n".repeat(1_100)}--b--\r\n`,
     );
     await imap.deliver(`${head}${"X-A: b\r\n".repeat(17_000)}\r\nHello.\r\n`);
+    // Reports that name 200,000 addresses where the mail's return path would be: too many
+    // to pass to a function at once, which threw, and the mail was kept for every round.
+    const many = "a@b ".repeat(200_000);
+    const report = (type: string, part: string) =>
+      `${head}MIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=${type}; boundary=b\r\n\r\n--b\r\n${part}\r\n--b--\r\n`;
+    await imap.deliver(
+      report(
+        "delivery-status",
+        `Content-Type: message/delivery-status\r\n\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n--b\r\nContent-Type: text/rfc822-headers\r\n\r\nReturn-Path: ${many}\r\n`,
+      ),
+    );
+    await imap.deliver(
+      report(
+        "feedback-report",
+        `Content-Type: message/feedback-report\r\n\r\nFeedback-Type: abuse\r\nOriginal-Mail-From: ${many}\r\n`,
+      ),
+    );
     expect(await readMailbox()).not.toMatch(/kept/);
     expect(await runSql(t, "select email_hash, reason from suppressions order by 1")).toEqual(
       before,
