@@ -81,7 +81,8 @@ export function tooLongAddress(document: unknown): boolean {
       const written = node.length > indexedBytes.link ? node : URL.parse(node)?.href;
       if (written && Buffer.byteLength(written) > indexedBytes.link) return true;
     } else if (node !== null && typeof node === "object") {
-      pending.push(...Object.values(node));
+      // One by one: an array may hold more values than a call takes as arguments.
+      for (const value of Object.values(node)) pending.push(value);
     }
   }
   return false;

@@ -104,6 +104,20 @@ describe.each(backends)("the inbox's signature check, on %s", (backend) => {
     expect(contextsAsked()).toBeGreaterThan(0);
   });
 
+  it("answers a post of one array of 130,000 values, within the size taken, with a 4xx, never a 500", async () => {
+    // More values than one call of a function takes as arguments, which the checks before
+    // the signature's passed so: it threw.
+    const payload = `[${"0,".repeat(130_000)}0]`;
+    expect(payload.length).toBeLessThan(256 * 1024);
+    const answer = await t.app.inject({
+      method: "POST",
+      url: "/fediverse/inbox",
+      headers: { "content-type": activityJson },
+      payload,
+    });
+    expect(answer.statusCode).toBe(400);
+  });
+
   it("takes a post signed with an account's new key, fetching the account once more, and no more for forgeries", async () => {
     const bo = "bo";
     await remote.newKey(bo);
