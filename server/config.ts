@@ -257,7 +257,8 @@ const envSchema = z
       );
   });
 
-function isLoopback(url: string): boolean {
+/** Whether `url` names this machine itself: a connection to it never leaves it. */
+export function isLoopback(url: string): boolean {
   const { hostname } = new URL(url);
   return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }

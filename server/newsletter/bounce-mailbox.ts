@@ -1,3 +1,4 @@
+import { isLoopback } from "../config.ts";
 import type { Log } from "../lib/log.ts";
 import type { ListHealth } from "./list-health.ts";
 import { repeatRounds } from "./schedules.ts";
@@ -79,11 +80,20 @@ export function mailsOf(
  * mailbox alike: say which, and what in BOUNCE_IMAP_URL to change.
  */
 function refusal(error: unknown, mailbox?: string): unknown {
-  const failed = error as { authenticationFailed?: boolean; mailboxMissing?: boolean };
+  const failed = error as {
+    authenticationFailed?: boolean;
+    mailboxMissing?: boolean;
+    tlsFailed?: boolean;
+  };
   const because = (text: string) => new Error(text, { cause: error });
   if (failed.authenticationFailed) {
     return because(
       "the IMAP server refused the user name or password in BOUNCE_IMAP_URL (imap://user:password@host/Mailbox; percent-encode @, : and / in them)",
+    );
+  }
+  if (failed.tlsFailed) {
+    return because(
+      "the IMAP server in BOUNCE_IMAP_URL offers no STARTTLS, so its password was not sent: use imaps://, or a server that offers STARTTLS",
     );
   }
   if (failed.mailboxMissing) {
@@ -105,6 +115,9 @@ export async function readBounceMailbox(
     host: address.hostname.replace(/^\[|\]$/g, ""),
     port: Number(address.port) || (address.protocol === "imaps:" ? 993 : 143),
     secure: address.protocol === "imaps:",
+    // Over imap://, TLS by STARTTLS or no password: a server off this machine that does
+    // not offer it may be an attacker on the way who took the offer out.
+    ...(address.protocol === "imap:" && !isLoopback(url) ? { doSTARTTLS: true } : {}),
     auth: {
       user: decodeURIComponent(address.username),
       pass: decodeURIComponent(address.password),

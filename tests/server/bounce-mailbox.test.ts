@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -158,6 +159,54 @@ describe("a bounce mailbox that cannot be opened", () => {
     ).rejects.toThrow(
       'the IMAP server has no mailbox "Bounces": name an existing one at the end of BOUNCE_IMAP_URL',
     );
+  });
+});
+
+describe("a bounce mailbox off this machine that offers no STARTTLS", () => {
+  /** Every line the stand-in server was sent, and the connections it took. */
+  const heard: string[] = [];
+  let connections = 0;
+  let server: Server;
+  let url = "";
+  beforeAll(async () => {
+    // An address of this machine's that is not loopback: a connection to it is one to another host.
+    const address = Object.values(os.networkInterfaces())
+      .flat()
+      .find((one) => one?.family === "IPv4" && !one.internal)?.address;
+    if (!address) throw new Error("this test needs an IPv4 address besides loopback");
+    // An IMAP server as a network attacker answers in its place: no STARTTLS among its capabilities.
+    server = createServer((socket) => {
+      connections += 1;
+      socket.write("* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN AUTH=LOGIN] ready\r\n");
+      socket.on("data", (data) => {
+        for (const line of data.toString().split("\r\n").filter(Boolean)) {
+          heard.push(line);
+          const [tag, command = ""] = line.split(" ");
+          if (/^capability$/i.test(command)) {
+            socket.write(`* CAPABILITY IMAP4rev1 AUTH=PLAIN AUTH=LOGIN\r\n${tag} OK done\r\n`);
+          } else if (/^logout$/i.test(command)) socket.end(`* BYE\r\n${tag} OK bye\r\n`);
+          else socket.write(`${tag} NO not here\r\n`);
+        }
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((done) => server.listen(0, address, done));
+    url = `imap://bounces:the-mailbox-password@${address}:${(server.address() as AddressInfo).port}/INBOX`;
+  });
+  afterAll(() => new Promise<void>((done) => server?.close(() => done())));
+
+  it("is sent no password, in any form, and says why it was not read", async () => {
+    const health = { handleMailboxReport: async () => "ignored" as const };
+    await expect(readBounceMailbox(url, health)).rejects.toThrow(/STARTTLS/);
+    expect(connections).toBe(1);
+    const base64 = (text: string) => Buffer.from(text).toString("base64");
+    for (const form of [
+      "the-mailbox-password",
+      base64("\0bounces\0the-mailbox-password"),
+      base64("the-mailbox-password"),
+    ]) {
+      expect(heard.join("\n")).not.toContain(form);
+    }
   });
 });
 
