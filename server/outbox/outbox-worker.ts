@@ -329,13 +329,13 @@ export function startMailWorker({
       );
       return { outcome: "sent" };
     } catch (error) {
-      const { permanent, bounce, reason } = classifyFailure(error);
+      const { permanent, bounce, aboutRecipient, reason } = classifyFailure(error);
       loop.log.warn(
         { outbox: row.id, permanent, reason: withoutAddresses(reason) },
         "mail not accepted",
       );
       const givenUp = !permanent && row.attempts + 1 >= retryPolicy.maxAttempts;
-      const counted = bounce ?? (givenUp ? "soft" : null);
+      const counted = bounce ?? (givenUp && aboutRecipient ? "soft" : null);
       if (counted) {
         const hard = counted === "hard";
         await health?.refused(row, { hard, reason }, db).catch((failure: unknown) => {

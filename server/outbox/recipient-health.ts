@@ -78,7 +78,19 @@ export function bounceOf(status: string): Bounce | null {
  * server, a relay that wants a login, too large), which any recipient would
  * meet, so nobody is suppressed for it.
  */
-type DeliveryFailure = { permanent: boolean; bounce: Bounce | null; reason: string };
+type DeliveryFailure = {
+  permanent: boolean;
+  bounce: Bounce | null;
+  /**
+   * Whether a temporary refusal was said of the recipient's address (a full
+   * mailbox, an unknown user for now), so that a mail given up on counts as its
+   * soft bounce: not when the mail server could not be reached or took no
+   * login, nor when it refused the sender or the message (4.7.x: slow down;
+   * 4.3.x: its own system), which it would for any recipient.
+   */
+  aboutRecipient: boolean;
+  reason: string;
+};
 
 /**
  * A 5xx answer to the envelope or the message is the recipient's server
@@ -107,5 +119,11 @@ export function classifyFailure(error: unknown): DeliveryFailure {
       : code === "EENVELOPE" && command === "RCPT TO"
         ? "hard"
         : null;
-  return { permanent, bounce, reason };
+  const answered = code === "EENVELOPE" || code === "EMESSAGE";
+  const aboutRecipient =
+    answered &&
+    (status
+      ? bounceOf(status.replace(/^4/, "5")) !== null
+      : code === "EENVELOPE" && command === "RCPT TO");
+  return { permanent, bounce, aboutRecipient, reason };
 }
