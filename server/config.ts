@@ -11,6 +11,7 @@ import {
 import { personName } from "../content/schema.ts";
 import type { PublicConfig } from "../contract/site-config.ts";
 import { isTimeZone } from "../contract/time-zones.ts";
+import { isLoopback } from "./lib/loopback.ts";
 
 /**
  * The whole configuration of the site, read once from environment variables.
@@ -256,12 +257,6 @@ const envSchema = z
         "is required in production with DATABASE_URL: every instance must share it",
       );
   });
-
-/** Whether `url` names this machine itself: a connection to it never leaves it. */
-export function isLoopback(url: string): boolean {
-  const { hostname } = new URL(url);
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-}
 
 export type Env = z.output<typeof envSchema>;
 

@@ -1,5 +1,5 @@
-import { isLoopback } from "../config.ts";
 import type { Log } from "../lib/log.ts";
+import { isLoopback } from "../lib/loopback.ts";
 import type { ListHealth } from "./list-health.ts";
 import { repeatRounds } from "./schedules.ts";
 

@@ -9,6 +9,7 @@ import {
   workerData,
 } from "node:worker_threads";
 import type { Log } from "../lib/log.ts";
+import { isLoopback } from "../lib/loopback.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
 
 /** One message as the outbox hands it to the transport. */
@@ -145,6 +146,9 @@ export function createMailer(
 export function smtpTransportOptions(smtpUrl: string, connections: number) {
   return {
     url: smtpUrl,
+    // Over smtp://, TLS by STARTTLS or nothing sent: a server off this machine that does not
+    // offer it may be an attacker on the way who took the offer out (docs/configuration.md).
+    requireTLS: smtpUrl.startsWith("smtp:") && !isLoopback(smtpUrl),
     pool: true,
     maxConnections: connections,
     // An SMTP server that stops answering must not hold a message for

@@ -7,6 +7,7 @@ import { mailsOf, planBatches, readBounceMailbox } from "../../server/newsletter
 import { admin, adminEnv } from "./support/admin.ts";
 import { type ImapServer, startImapServer } from "./support/imap.ts";
 import { editionFile } from "./support/newsletter.ts";
+import { offLoopbackAddress } from "./support/off-loopback.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -169,11 +170,7 @@ describe("a bounce mailbox off this machine that offers no STARTTLS", () => {
   let server: Server;
   let url = "";
   beforeAll(async () => {
-    // An address of this machine's that is not loopback: a connection to it is one to another host.
-    const address = Object.values(os.networkInterfaces())
-      .flat()
-      .find((one) => one?.family === "IPv4" && !one.internal)?.address;
-    if (!address) throw new Error("this test needs an IPv4 address besides loopback");
+    const address = offLoopbackAddress();
     // An IMAP server as a network attacker answers in its place: no STARTTLS among its capabilities.
     server = createServer((socket) => {
       connections += 1;

@@ -383,6 +383,7 @@ mailer.close();
     // Each file the thread loads is stripped of its types and compiled in its small heap, at every start.
     expect(loaded.filter((file) => !file.includes("node_modules/"))).toEqual([
       "server/outbox/mailer.ts",
+      "server/lib/loopback.ts",
       "server/lib/on-first-use.ts",
     ]);
     const packages = loaded.map((file) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1]);
