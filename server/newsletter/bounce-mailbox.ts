@@ -1,5 +1,5 @@
 import type { Log } from "../lib/log.ts";
-import { isLoopback } from "../lib/loopback.ts";
+import { onOwnNetwork } from "../lib/loopback.ts";
 import type { ListHealth } from "./list-health.ts";
 import { repeatRounds } from "./schedules.ts";
 
@@ -115,9 +115,9 @@ export async function readBounceMailbox(
     host: address.hostname.replace(/^\[|\]$/g, ""),
     port: Number(address.port) || (address.protocol === "imaps:" ? 993 : 143),
     secure: address.protocol === "imaps:",
-    // Over imap://, TLS by STARTTLS or no password: a server off this machine that does
-    // not offer it may be an attacker on the way who took the offer out.
-    ...(address.protocol === "imap:" && !isLoopback(url) ? { doSTARTTLS: true } : {}),
+    // Over imap://, TLS by STARTTLS or no password: a server off this machine and its own
+    // network that does not offer it may be an attacker on the way who took the offer out.
+    ...(address.protocol === "imap:" && !onOwnNetwork(url) ? { doSTARTTLS: true } : {}),
     auth: {
       user: decodeURIComponent(address.username),
       pass: decodeURIComponent(address.password),

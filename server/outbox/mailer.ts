@@ -9,7 +9,7 @@ import {
   workerData,
 } from "node:worker_threads";
 import type { Log } from "../lib/log.ts";
-import { isLoopback } from "../lib/loopback.ts";
+import { onOwnNetwork } from "../lib/loopback.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
 
 /** One message as the outbox hands it to the transport. */
@@ -146,9 +146,11 @@ export function createMailer(
 export function smtpTransportOptions(smtpUrl: string, connections: number) {
   return {
     url: smtpUrl,
-    // Over smtp://, TLS by STARTTLS or nothing sent: a server off this machine that does not
-    // offer it may be an attacker on the way who took the offer out (docs/configuration.md).
-    requireTLS: smtpUrl.startsWith("smtp:") && !isLoopback(smtpUrl),
+    // Over smtp://, TLS by STARTTLS or nothing sent: a server off this machine and its own
+    // network that does not offer it may be an attacker on the way who took the offer out.
+    // SMTP_URL's `?requireTLS=false` lifts it, for a relay known to take no TLS
+    // (nodemailer's parameters in the URL win; docs/configuration.md).
+    requireTLS: smtpUrl.startsWith("smtp:") && !onOwnNetwork(smtpUrl),
     pool: true,
     maxConnections: connections,
     // An SMTP server that stops answering must not hold a message for

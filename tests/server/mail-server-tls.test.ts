@@ -1,14 +1,15 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSmtpThreadMailer } from "../../server/outbox/mailer.ts";
+import { createSmtpThreadMailer, smtpTransportOptions } from "../../server/outbox/mailer.ts";
 import { offLoopbackAddress } from "./support/off-loopback.ts";
 
 /*
  * The mail server of SMTP_URL (docs/configuration.md): over smtp://, a server
- * that is not this machine must offer STARTTLS, or nothing is sent to it: its
- * offer comes unencrypted, and an attacker on the way who took it out would
- * read the login and every mail (readers' addresses, enquiries, calls).
+ * that is not this machine, nor one of its network by a short name, must offer
+ * STARTTLS, or nothing is sent to it: its offer comes unencrypted, and an
+ * attacker on the way who took it out would read the login and every mail
+ * (readers' addresses, enquiries, calls), unless SMTP_URL says it takes none.
  */
 
 describe("a mail server off this machine that offers no STARTTLS", () => {
@@ -59,5 +60,46 @@ describe("a mail server off this machine that offers no STARTTLS", () => {
     }
     expect(logins).toEqual([]);
     expect(mails).toEqual([]);
+  });
+
+  it("is sent to when SMTP_URL says the relay takes no TLS", async () => {
+    const mailer = createSmtpThreadMailer({
+      smtpUrl: `${url}/?requireTLS=false`,
+      from: "news@ewe.test",
+      connections: 1,
+    });
+    try {
+      await mailer.send({
+        to: "reader@example.org",
+        subject: "Hello",
+        text: "Hi.",
+        html: "<p>Hi.</p>",
+      });
+    } finally {
+      mailer.close();
+    }
+    expect(logins).toEqual(["mailer:the-smtp-password"]);
+    expect(mails).toHaveLength(1);
+  });
+});
+
+describe("a mail server on this machine or its own network", () => {
+  it("needs no STARTTLS: by loopback or by a short name, as a container's", () => {
+    for (const url of [
+      "smtp://127.0.0.1:25",
+      "smtp://localhost:25",
+      "smtp://[::1]:25",
+      "smtp://mailserver:25",
+    ]) {
+      expect(smtpTransportOptions(url, 1).requireTLS, url).toBe(false);
+    }
+    for (const url of [
+      "smtp://smtp.example.com:587",
+      "smtp://192.0.2.7:25",
+      "smtp://[2001:db8::1]:25",
+    ]) {
+      expect(smtpTransportOptions(url, 1).requireTLS, url).toBe(true);
+    }
+    expect(smtpTransportOptions("smtps://smtp.example.com:465", 1).requireTLS).toBe(false);
   });
 });
