@@ -5,6 +5,13 @@ import { redactUrl } from "../logging.ts";
 
 type Header = readonly [name: string, value: string];
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Answered without a body (a 204) unless refused: `securityHeaders` leaves out the body's. */
+    emptyAnswer?: boolean;
+  }
+}
+
 /**
  * The headers a Helmet middleware sets, read by running it once against a
  * response that only records them. It is synchronous and, with no directive
@@ -173,25 +180,39 @@ const bodyOnly = new Set([
 export const emptyAnswerHeaders = (apiHeaders: Record<string, string>) =>
   Object.fromEntries(Object.entries(apiHeaders).filter(([name]) => !bodyOnly.has(name)));
 
-/** Takes the headers an answer without a body has no use for off one the API hook set them on. */
-export function withoutBodyHeaders(response: ServerResponse) {
-  for (const name of bodyOnly) response.removeHeader(name);
-}
-
-/** Sends `headerSets`' headers with every answer; returns them by lower-case name. */
+/**
+ * Sends `headerSets`' headers with every answer; returns them by lower-case name.
+ * A route whose answer has no body (`config.emptyAnswer`, the beacon's 204) is
+ * given the API's headers less the body's, and those only if it answers an error
+ * after all (a refusal has a body).
+ */
 export async function securityHeaders(app: FastifyInstance, options: HeaderOptions) {
   const { pageHeaders, apiHeaders } = headerSets(options);
+  const ofBody = ([name]: Header) => bodyOnly.has(name.toLowerCase());
+  const apiEmptyAnswer = apiHeaders.filter((header) => !ofBody(header));
+  const apiBodyOnly = apiHeaders.filter(ofBody);
   app.addHook("onRequest", (request, reply, done) => {
     const raw = reply.raw;
     const { url } = request;
     const isApi = url.startsWith("/api/");
-    for (const [name, value] of isApi ? apiHeaders : pageHeaders) raw.setHeader(name, value);
+    const headers = !isApi
+      ? pageHeaders
+      : request.routeOptions.config.emptyAnswer
+        ? apiEmptyAnswer
+        : apiHeaders;
+    for (const [name, value] of headers) raw.setHeader(name, value);
     // A page opened by a mail's link holds its token in its address (what the logs redact):
     // the requests it makes and the pages it leads to, the site's own, name its origin alone,
     // so no proxy's log or other reader of Referer learns the token. Not `no-referrer`,
     // which would send its button's POST with `Origin: null` (see above).
     if (!isApi && url.includes("?") && redactUrl(url) !== url) {
       raw.setHeader("referrer-policy", "strict-origin");
+    }
+    done();
+  });
+  app.addHook("onError", (request, reply, _error, done) => {
+    if (request.routeOptions.config.emptyAnswer) {
+      for (const [name, value] of apiBodyOnly) reply.raw.setHeader(name, value);
     }
     done();
   });

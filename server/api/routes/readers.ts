@@ -6,7 +6,7 @@ import { readBeaconSchema, viewBeaconSchema } from "../../../contract/readers.ts
 import { fromSite } from "../../lib/action-page.ts";
 import type { AccessLog } from "../../logging.ts";
 import type { ReaderRequest, Readers } from "../../readers/service.ts";
-import { emptyAnswerHeaders, withoutBodyHeaders } from "../../web/security-headers.ts";
+import { emptyAnswerHeaders } from "../../web/security-headers.ts";
 import { routesTagged } from "../errors.ts";
 
 declare module "fastify" {
@@ -62,7 +62,7 @@ export const readerRoutes: FastifyPluginAsyncZod<{
   readers: Readers;
   isPage(path: string): boolean;
 }> = async (app, { readers, isPage }) => {
-  const config = { beacon: true };
+  const config = { beacon: true, emptyAnswer: true };
   const route = routesTagged("readers");
   const counted = { 204: z.null() };
 
@@ -82,7 +82,6 @@ export const readerRoutes: FastifyPluginAsyncZod<{
     },
     async (request, reply) => {
       await count(readers, isPage, request, { kind: "view", query: request.query });
-      withoutBodyHeaders(reply.raw);
       return reply.code(204).send(null);
     },
   );
@@ -97,7 +96,6 @@ export const readerRoutes: FastifyPluginAsyncZod<{
     },
     async (request, reply) => {
       await count(readers, isPage, request, { kind: "read", query: request.query });
-      withoutBodyHeaders(reply.raw);
       return reply.code(204).send(null);
     },
   );
