@@ -99,6 +99,7 @@ const envSchema = z
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     HOST: z.string().min(1).default("0.0.0.0"),
     PORT: number().int().min(0).max(65535).default(3000),
+    SHARE_PORT: onOff("off"),
     DATA_DIR: z.string().min(1).default("./data"),
     // Relative to the project's folder; the tests build into a folder of their own.
     BUILD_DIR: optionalText.transform((value) => value ?? "build"),
@@ -220,12 +221,9 @@ const envSchema = z
       );
     const requiredWith = [
       ["WEBHOOK_URL", "WEBHOOK_SECRET", "every call is signed with it"],
-      [
-        "ASSISTANT_LLM_URL",
-        "ASSISTANT_LLM_MODEL",
-        "the model the endpoint runs, such as llama3.1:8b",
-      ],
+      ["ASSISTANT_LLM_URL", "ASSISTANT_LLM_MODEL", "the model it runs, such as llama3.1:8b"],
       ["ASSISTANT_LLM_MODEL", "ASSISTANT_LLM_URL", "the chat-completions endpoint that runs it"],
+      ["SHARE_PORT", "DATABASE_URL", "several processes on one port: SQLite is for one process"],
     ] as const;
     for (const [given, needed, why] of requiredWith) {
       if (env[given] && !env[needed]) issue(needed, `is required with ${given} (${why})`);
@@ -313,9 +311,8 @@ export function loadConfig(
   if (production && profile && !runsAsSample(profile, env)) {
     lines.push(...sampleVoiceRefusal(writing ?? writingFolders(env.EDITIONS_DIR)));
   }
-  if (!parsed.success || profile === undefined || lines.length > 0) {
+  if (!parsed.success || profile === undefined || lines.length > 0)
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
-  }
   const values = parsed.data;
   const owner = resolveOwner(profile, values);
   const buildDir = path.resolve(projectRoot, values.BUILD_DIR);

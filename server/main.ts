@@ -77,7 +77,10 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 }
 
 try {
-  await app.listen({ host: config.HOST, port: config.PORT });
+  // SHARE_PORT: several processes listen on one port, and the kernel spreads the
+  // connections over them (docs/decisions/082-several-processes-on-one-port.md).
+  const listening = { host: config.HOST, port: config.PORT, reusePort: config.SHARE_PORT };
+  await app.listen(listening);
   if (config.LOG_LEVEL !== "silent") console.error(startupLines(config).join("\n"));
   // Memory the start and busy spells grew is given back when the server goes quiet.
   compactWhenIdle();
@@ -85,7 +88,7 @@ try {
   app.log.fatal({ err: error }, "could not listen");
   if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
     console.error(
-      `Port ${config.PORT} on ${config.HOST} is in use: another server, or an earlier start of this one, listens there. Stop it, or set PORT.`,
+      `Port ${config.PORT} on ${config.HOST} is in use: another server, or an earlier start of this one, listens there. Stop it, or set PORT${config.SHARE_PORT ? " (processes sharing a port must each set SHARE_PORT=on, and run as the same user)" : ""}.`,
     );
   }
   await app.close().catch(() => {});

@@ -237,6 +237,16 @@ describe("configuration", () => {
     expect(config.ASSISTANT_LLM_TIMEOUT_MS).toBe(10_000);
   });
 
+  it("shares the port between processes on PostgreSQL only: SQLite is for one process", () => {
+    expect(refusal({ SHARE_PORT: "on" })).toContain(
+      "DATABASE_URL: is required with SHARE_PORT (several processes on one port: SQLite is for one process)",
+    );
+    expect(loadConfig({}).SHARE_PORT).toBe(false);
+    expect(
+      loadConfig({ SHARE_PORT: "on", DATABASE_URL: "postgres://localhost/ewe" }).SHARE_PORT,
+    ).toBe(true);
+  });
+
   it("reports every problem at once", () => {
     const message = refusal({ PORT: "x", LOG_LEVEL: "loud", CONTACT_EMAIL: "nope" });
     expect(message.split("\n")).toHaveLength(4);
