@@ -30,3 +30,13 @@ export async function settledRssMb(pid: number): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/** The whole machine's busy CPU time so far (every core, every process), in ms. */
+export function machineBusyMs(): number {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/) ?? [];
+  // user nice system idle iowait irq softirq steal: all but idle and iowait.
+  const busy = ticks
+    .slice(0, 8)
+    .reduce((sum, tick, i) => (i === 3 || i === 4 ? sum : sum + Number(tick)), 0);
+  return (busy * 1000) / 100;
+}

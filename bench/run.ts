@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -7,10 +8,10 @@ import autocannon, { type Request, type Result } from "autocannon";
 import { answerable } from "../scripts/assistant-questions.ts";
 import { clientDir, projectRoot } from "../scripts/build-inputs.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
-import { freePort } from "../tests/support/postgres.ts";
+import { createDatabase, freePort, startPostgres } from "../tests/support/postgres.ts";
 import { httpVisitor, type Visitor } from "../tests/support/visitor.ts";
 import { benchNewsletter } from "./newsletter.ts";
-import { rssMb, settledRssMb } from "./process-stats.ts";
+import { cpuMs, machineBusyMs, rssMb, settledRssMb } from "./process-stats.ts";
 import { benchReaderScreen } from "./readers.ts";
 import { recordRun } from "./record.ts";
 import {
@@ -54,7 +55,11 @@ import { wrk } from "./wrk.ts";
  * (default 50) scale the rest;
  * BENCH_ONLY=reads stops after the reads (pages and item reads), for a short
  * run on a shared machine; BENCH_ONLY=readers runs hello world, the start and
- * the readers' part alone. Every target is a row held to its bound
+ * the readers' part alone. With BENCH_PROCESSES=N besides, that part runs on a
+ * throwaway PostgreSQL, by one server process and then by N on one port
+ * (SHARE_PORT, docs/decisions/082-several-processes-on-one-port.md), each
+ * against hello world by one process and by N, all in the same run, without
+ * the Readers screen. Every target is a row held to its bound
  * (bench/verdict.ts), and the run ends with one table of them all. With
  * --record, the run's lines and that table are appended to docs/benchmarks.md
  * (bench/record.ts). Other arguments run something else than `npm start`'s
@@ -71,6 +76,8 @@ const streamCount = Number(process.env.BENCH_STREAMS ?? 10_000);
 const viralSeconds = Number(process.env.BENCH_VIRAL_SECONDS ?? 30);
 const readsOnly = process.env.BENCH_ONLY === "reads";
 const readersOnly = process.env.BENCH_ONLY === "readers";
+const processes = Number(process.env.BENCH_PROCESSES ?? 0);
+if (processes && !readersOnly) throw new Error("BENCH_PROCESSES goes with BENCH_ONLY=readers");
 class ReadsDone extends Error {}
 
 /** Every kind of page a reader loads: static ones, and those the server fills in. */
@@ -123,6 +130,8 @@ const smtpUrl = smtp.url;
 
 let server: ChildProcess | undefined;
 let hello: ChildProcess | undefined;
+/** The processes sharing a port (BENCH_PROCESSES), stopped with the run. */
+const sharing: ChildProcess[] = [];
 /** The server's log, as an operator's log collector would keep it. */
 const serverLog = path.join(scratch, "server.log");
 
@@ -152,13 +161,21 @@ const serverPort = await freePort();
  * (bench/server-under-test.ts), timed from the spawn to the first connection
  * it accepts.
  */
-async function startServer(): Promise<{ url: string; startMs: number; startCpuMs: number }> {
+async function startServer({
+  port = serverPort,
+  logFile = serverLog,
+  env = {},
+}: {
+  port?: number;
+  logFile?: string;
+  env?: Record<string, string>;
+} = {}) {
   const started = await startServerUnderTest({
-    port: serverPort,
+    port,
     clientRoot,
     dataDir: path.join(scratch, "data"),
     smtpUrl,
-    logFile: serverLog,
+    logFile,
     env: {
       EVENT_STREAMS_MAX: String(streamCount + 100),
       // Every simulated reader comes from 127.0.0.1.
@@ -167,11 +184,72 @@ async function startServer(): Promise<{ url: string; startMs: number; startCpuMs
       ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: "100000",
       ASSISTANT_QUESTIONS_PER_DAY_PER_IP: "10000000",
       ...viewsUnlimited,
+      ...env,
     },
     ...(serverArgs ? { args: serverArgs } : {}),
   });
-  server = started.child;
-  return { url: started.url, startMs: started.startMs, startCpuMs: started.startCpuMs };
+  server ??= started.child;
+  return started;
+}
+
+/** Resolves once `file` has `count` lines that match `pattern`. */
+async function linesIn(file: string, pattern: RegExp, count: number) {
+  while ((readFileSync(file, "utf8").match(pattern) ?? []).length < count) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * `count` hello worlds on one port (SO_REUSEPORT), or one on a port of its own;
+ * resolves with the address.
+ */
+async function startHellos(count: number): Promise<string> {
+  const env = { ...process.env, HELLO_PORT: String(count > 1 ? await freePort() : 0) };
+  const hellos = Array.from({ length: count }, () =>
+    spawn(process.execPath, [path.join(import.meta.dirname, "hello.ts")], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
+  );
+  sharing.push(...hellos);
+  return (await Promise.all(hellos.map(listening)))[0] as string;
+}
+
+/**
+ * `count` server processes on one port and one PostgreSQL database of their
+ * own (SHARE_PORT, one COOKIE_SECRET); resolves with their address once all
+ * of them listen.
+ */
+async function startSharing(count: number, postgresUrl: string): Promise<string> {
+  const env = {
+    DATABASE_URL: await createDatabase(postgresUrl, "ewe_bench"),
+    SHARE_PORT: "on",
+    COOKIE_SECRET: randomBytes(32).toString("hex"),
+  };
+  const port = await freePort();
+  const logFile = path.join(scratch, `sharing-${count}.log`);
+  for (let i = 1; i <= count; i += 1) {
+    sharing.push((await startServer({ port, logFile, env })).child);
+    // The port accepted the first one's connections already: the log says when the next listens.
+    await linesIn(logFile, /Server listening/g, i);
+  }
+  return `http://127.0.0.1:${port}`;
+}
+
+const sharingPids = () => sharing.map((child) => child.pid ?? 0);
+
+/** Stops the processes sharing a port. */
+async function stopSharing() {
+  await Promise.all(
+    sharing.splice(0).map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null) return resolve(null);
+          child.once("exit", resolve);
+          child.kill("SIGTERM");
+        }),
+    ),
+  );
 }
 
 let baseUrl = "";
@@ -307,12 +385,19 @@ const viewsPromised = 10_000;
  * them, are printed as they were, not held to a bound. Then the Readers
  * screen over 1,000,000 views.
  */
-async function readersPart() {
-  const pageUrl = new URL("/science/soap", baseUrl).toString();
-  const viewUrl = new URL(viewPath, baseUrl).toString();
-  const views = { method: "POST" as const, headers: viewHeaders(baseUrl) };
+async function readersPart(
+  url = baseUrl,
+  /** With BENCH_PROCESSES: how many processes answer, and hello world's rate by as many. */
+  sharing?: { count: number; hello: number },
+) {
+  const pageUrl = new URL("/science/soap", url).toString();
+  const viewUrl = new URL(viewPath, url).toString();
+  const views = { method: "POST" as const, headers: viewHeaders(url) };
   // Both as a browser asks, every header of its own (bench/views.ts).
-  const page = { headers: pageHeaders(new URL(baseUrl).origin) };
+  const page = { headers: pageHeaders(new URL(url).origin) };
+  const by = sharing
+    ? ` (${sharing.count} process${sharing.count > 1 ? "es" : ""}, PostgreSQL)`
+    : "";
   // A warm-up that is not counted, as for every other wrk figure, long
   // enough for the server's first write of views (every 5 s), which makes
   // the table of time zones' countries once per process (0.3-1.3 s of CPU).
@@ -333,50 +418,69 @@ async function readersPart() {
     return { viewed, pageRead: await pageRead };
   };
   const line = (run: Awaited<ReturnType<typeof wrk>>) =>
-    `${Math.round(run.reqPerSec).toLocaleString("en")} req/s${ratio(run.reqPerSec, ceiling.wrk)}   p50 ${run.p50.toFixed(1)} ms   p99 ${run.p99.toFixed(1)} ms${run.failed ? `   FAILURES ${run.stdout}` : ""}`;
+    `${Math.round(run.reqPerSec).toLocaleString("en")} req/s${ratio(run.reqPerSec, ceiling.wrk)}${sharing ? `,${ratio(run.reqPerSec, sharing.hello)} by as many` : ""}   p50 ${run.p50.toFixed(1)} ms   p99 ${run.p99.toFixed(1)} ms${run.failed ? `   FAILURES ${run.stdout}` : ""}`;
   const full = await both();
-  report("readers, both at full speed: page views (information)", line(full.viewed));
+  report(`readers${by}, both at full speed: page views (information)`, line(full.viewed));
   report("  page /science/soap meanwhile (wrk, a browser's headers)", line(full.pageRead));
   // A paced client can only take in what it offers, less what is in flight
   // as it stops: it offers 1 % over the promise.
   const offered = viewsPromised * 1.01;
+  const cpu = () => sharingPids().reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const [cpuBefore, busyBefore, before] = [cpu(), machineBusyMs(), performance.now()];
   const paced = await both(offered);
+  const elapsed = performance.now() - before;
+  const cores = (cpu() - cpuBefore) / elapsed;
+  const busy = (machineBusyMs() - busyBefore) / elapsed;
   report(
-    `readers: page views offered at ${offered.toLocaleString("en")}/s, taken in (wrk, paced)`,
+    `readers${by}: page views offered at ${offered.toLocaleString("en")}/s, taken in (wrk, paced)`,
     line(paced.viewed),
   );
   report("  page /science/soap meanwhile (wrk, a browser's headers)", line(paced.pageRead));
+  if (sharing) {
+    report(
+      "  the server processes' CPU meanwhile",
+      `${cores.toFixed(2)} cores (the machine's, every process: ${busy.toFixed(2)} of ${os.cpus().length})`,
+    );
+  }
   if (full.viewed.failed || full.pageRead.failed || paced.viewed.failed || paced.pageRead.failed)
     process.exitCode = 1;
   verdicts.push(
     atLeast(
-      "page views taken in, per second (paced, none failed)",
+      `page views taken in, per second (paced, none failed)${by}`,
       paced.viewed.failed ? 0 : Math.round(paced.viewed.reqPerSec),
       viewsPromised,
       "/s",
     ),
     atLeast(
-      "page read while views are taken in, × hello world (wrk)",
+      `page read while views are taken in, × hello world (wrk)${by}`,
       paced.pageRead.reqPerSec / ceiling.wrk,
       targets.read,
       "×",
     ),
-    ...(await benchReaderScreen({ report })),
   );
+  if (sharing) {
+    verdicts.push(
+      atLeast(
+        `the same, × hello world by as many processes${by}`,
+        paced.pageRead.reqPerSec / sharing.hello,
+        targets.read,
+        "×",
+      ),
+    );
+  } else verdicts.push(...(await benchReaderScreen({ report })));
 }
 
 // Stopped from outside (Ctrl-C, a timeout): the servers it started stop with it.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
-    hello?.kill("SIGTERM");
-    server?.kill("SIGTERM");
+    for (const child of [hello, server, ...sharing]) child?.kill("SIGTERM");
     process.exit(signal === "SIGINT" ? 130 : 143);
   });
 }
 
 try {
   console.info(
-    `Engagement API benchmark: SQLite, ${connections} connections, ${duration} s per run, ${os.cpus().length} CPUs, Node ${process.version}\n`,
+    `Engagement API benchmark: ${processes ? `PostgreSQL, by 1 and ${processes} processes` : "SQLite"}, ${connections} connections, ${duration} s per run, ${os.cpus().length} CPUs, Node ${process.version}\n`,
   );
   hello = spawn(process.execPath, [path.join(import.meta.dirname, "hello.ts")], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -392,6 +496,26 @@ try {
   );
   ceiling.autocannon = helloByAutocannon.requests.average;
   hello.kill("SIGTERM");
+
+  if (processes) {
+    const helloByAll = await wrkLoad(
+      `Fastify hello world by ${processes} processes on one port, wrk`,
+      "/",
+      { url: await startHellos(processes) },
+    );
+    await stopSharing();
+    const postgres = await startPostgres();
+    try {
+      for (const count of new Set([1, processes])) {
+        const helloRate = count === 1 ? ceiling.wrk : helloByAll.reqPerSec;
+        await readersPart(await startSharing(count, postgres.url), { count, hello: helloRate });
+        await stopSharing();
+      }
+    } finally {
+      await postgres.stop();
+    }
+    throw new ReadsDone();
+  }
 
   const { url, startMs, startCpuMs } = await startServer();
   baseUrl = url;
@@ -567,6 +691,7 @@ try {
 } finally {
   hello?.kill("SIGTERM");
   server?.kill("SIGTERM");
+  await stopSharing();
   await new Promise((resolve) =>
     server?.exitCode === null ? server.once("exit", resolve) : resolve(null),
   );
