@@ -57,7 +57,7 @@ import { wrk } from "./wrk.ts";
  * run on a shared machine; BENCH_ONLY=readers runs hello world, the start and
  * the readers' part alone. With BENCH_PROCESSES=N besides, that part runs on a
  * throwaway PostgreSQL, by one server process and then by N on one port
- * (SHARE_PORT, docs/decisions/082-several-processes-on-one-port.md), each
+ * (SHARE_PORT, docs/decisions/083-several-processes-on-one-port.md), each
  * against hello world by one process and by N, all in the same run, without
  * the Readers screen. Every target is a row held to its bound
  * (bench/verdict.ts), and the run ends with one table of them all. With

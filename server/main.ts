@@ -78,7 +78,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 
 try {
   // SHARE_PORT: several processes listen on one port, and the kernel spreads the
-  // connections over them (docs/decisions/082-several-processes-on-one-port.md).
+  // connections over them (docs/decisions/083-several-processes-on-one-port.md).
   const listening = { host: config.HOST, port: config.PORT, reusePort: config.SHARE_PORT };
   await app.listen(listening);
   if (config.LOG_LEVEL !== "silent") console.error(startupLines(config).join("\n"));

@@ -18,7 +18,7 @@ import { runSql, seedConfirmed } from "./support/sql.ts";
  * docs/postgresql.md, "Several processes on one port": two `node server/main.ts`
  * processes with SHARE_PORT on one port, one PostgreSQL and one DATA_DIR, as
  * an operator runs them on one machine; the kernel hands each connection to
- * one of them (docs/decisions/082-several-processes-on-one-port.md).
+ * one of them (docs/decisions/083-several-processes-on-one-port.md).
  */
 const siteUrl = "http://localhost:8080";
 const cookieSecret = randomBytes(32).toString("hex");
