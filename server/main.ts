@@ -15,12 +15,14 @@ const [
   { loadConfigOrExit, startupLines },
   { compactWhenIdle },
   { newDatabaseName },
+  { holdForOneServer },
 ] = await Promise.all([
   import("./app.ts"),
   import("./logging.ts"),
   import("./startup-line.ts"),
   import("./lib/idle-compaction.ts"),
   import("./db/new-database.ts"),
+  import("./db/one-server.ts"),
 ]);
 
 /** A process manager waits about this long after SIGTERM before it kills; finish first. */
@@ -29,7 +31,11 @@ const shutdownDeadlineMs = 10_000;
 const config: Config = loadConfigOrExit();
 
 let app: Awaited<ReturnType<typeof buildApp>>;
+// Held while the process lives; the system lets go of it when the process ends.
+let sqliteHeld: { close(): void } | undefined;
 try {
+  // SQLite is for one process: a second server on its folder is refused before it touches the data.
+  if (config.databaseKind === "sqlite") sqliteHeld = holdForOneServer(config.DATA_DIR);
   app = await buildApp({
     config,
     logger: loggerOptions(config.LOG_LEVEL),
@@ -67,6 +73,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     deadline.unref();
     try {
       await app.close();
+      sqliteHeld?.close();
       app.log.info("shut down cleanly");
       process.exit(0);
     } catch (error) {

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +9,7 @@ import { fakeBuiltSite } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import {
   generousLimits,
+  projectRoot,
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
@@ -35,7 +37,8 @@ describe("the owner's commands beside a running SQLite server", () => {
 
   it("says so in words when a second start finds the port taken", async () => {
     const port = new URL(server.url).port;
-    await expect(startServerProcess({ env: { ...env, PORT: port } })).rejects.toThrow(
+    const elsewhere = { ...env, DATA_DIR: path.join(scratch, "another-site"), PORT: port };
+    await expect(startServerProcess({ env: elsewhere })).rejects.toThrow(
       `Port ${port} on 127.0.0.1 is in use: another server, or an earlier start of this one, listens there. Stop it, or set PORT.`,
     );
   });
@@ -156,5 +159,46 @@ describe("the owner's commands beside a running SQLite server", () => {
     expect(json(read, commentsResponseSchema).comments.map((c) => c.content)).toEqual([
       "in the backup",
     ]);
+  });
+});
+
+/**
+ * Starts `server/main.ts` to its end: its exit code and what it wrote to
+ * stderr. One that listens is killed at once (its code is then null).
+ */
+function startToEnd(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(projectRoot, "server/main.ts")], {
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    if (chunk.includes("Server listening")) child.kill("SIGKILL");
+  });
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stderr })));
+}
+
+describe("one server on a SQLite folder", () => {
+  const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-one-server-")), "data");
+  const env = { CLIENT_ROOT: fakeBuiltSite(), DATA_DIR: dataDir, ...generousLimits };
+  let first: ServerProcess | undefined;
+  afterAll(() => first?.stop("SIGKILL"));
+
+  it("refuses a second on another port, and starts again once the first is killed with kill -9", async () => {
+    first = await startServerProcess({ env });
+    const second = await startToEnd(env);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(
+      `another server is running on the SQLite database in DATA_DIR ${dataDir}: stop it first, or give this one a DATA_DIR of its own (several servers need PostgreSQL, docs/postgresql.md)`,
+    );
+    // The owner's command line still works beside the first.
+    expect((await admin({ DATA_DIR: dataDir }, "subscribers", "list")).code).toBe(0);
+    expect(await first.stop("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
+
+    first = await startServerProcess({ env });
+    expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
   });
 });
