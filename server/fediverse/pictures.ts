@@ -5,6 +5,7 @@ import type { Actor } from "@fedify/fedify/vocab";
 import type { FastifyInstance } from "fastify";
 import { rowIdParamSchema } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
+import { clientHolds, strongEtag } from "../lib/representation.ts";
 import type { RemoteFetch } from "../lib/safe-fetch.ts";
 import type { Profile } from "./federation.ts";
 import type { Logger } from "./logging.ts";
@@ -216,15 +217,16 @@ export function servePictures(
     if (imageTypeOf(bytes) !== type || !isSmallImage(bytes)) {
       return reply.code(404).send({ error: { code: "not_found", message: "No such picture." } });
     }
-    return (
-      reply
-        .type(type)
-        // An hour: the picture goes with its comment, and a browser's copy soon after.
-        .header("cache-control", "public, max-age=3600")
-        .header("content-security-policy", "default-src 'none'")
-        .header("x-content-type-options", "nosniff")
-        .send(bytes)
-    );
+    // Every cache asks again before showing it (304 while it stands), so one
+    // erased with its comment answers 404 at once (docs/fediverse.md).
+    const etag = strongEtag(bytes);
+    reply.header("cache-control", "no-cache").header("etag", etag);
+    if (clientHolds(request, etag)) return reply.code(304).send();
+    return reply
+      .type(type)
+      .header("content-security-policy", "default-src 'none'")
+      .header("x-content-type-options", "nosniff")
+      .send(bytes);
   });
 
   if (picture) {

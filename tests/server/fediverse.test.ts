@@ -690,6 +690,14 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect(picture.headers["content-type"]).toBe("image/png");
     expect(picture.headers["x-content-type-options"]).toBe("nosniff");
     expect(picture.rawPayload.equals(png)).toBe(true);
+    // Every cache asks again before it shows it, so an erased picture is gone at once.
+    expect(picture.headers["cache-control"]).toBe("no-cache");
+    const held = { "if-none-match": String(picture.headers.etag) };
+    const again = () =>
+      t.app.inject({ method: "GET", url: asha?.remote?.avatar ?? "", headers: held });
+    const unchanged = await again();
+    expect(unchanged.statusCode).toBe(304);
+    expect(unchanged.rawPayload.length).toBe(0);
     // Too large, or not a picture: the comment stands, with the drawn avatar.
     const bo = await byName("bo");
     expect(bo?.remote).toEqual({ handle: `@bo@${new URL(remote.base).host}`, url: boNote });
@@ -736,6 +744,8 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       { timeoutMs: 120_000, what: "Asha's reply and her cached account gone with her account" },
     );
     expect((await get(asha?.remote?.avatar ?? "")).statusCode).toBe(404);
+    // A cache holding her picture, asking again, is told it is gone.
+    expect((await again()).statusCode).toBe(404);
     expect(
       await runSql(t, "select comment_id from fediverse_replies where actor_id = ?", [
         remote.actor("asha"),
