@@ -290,6 +290,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "060-bookings-made.ts",
     "bd68538f35a09027e667e4a456279bcdff52ee03fd39020c194a4a984119937b",
   ],
+  [
+    "061_comment_directions",
+    "061-comment-directions.ts",
+    "420177a17d1ec86b72322b4ce7a1734d782be7fec29694176460a9d9dabd799d",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -54,6 +54,7 @@ import { readerDayZones } from "./migrations/057-reader-day-zones.ts";
 import { notMadeByDigest } from "./migrations/058-not-made-by-digest.ts";
 import { ownerMoves } from "./migrations/059-owner-moves.ts";
 import { bookingsMade } from "./migrations/060-bookings-made.ts";
+import { commentDirections } from "./migrations/061-comment-directions.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -130,5 +131,6 @@ export function migrations(
     "058_not_made_by_digest": notMadeByDigest(),
     "059_owner_moves": ownerMoves(),
     "060_bookings_made": bookingsMade(kind),
+    "061_comment_directions": commentDirections(),
   };
 }
