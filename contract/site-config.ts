@@ -8,6 +8,15 @@
 export const ownerNameCookie = "ewe_owner_name";
 
 /**
+ * The visitor cookie's name (server/api/guards.ts). Over https `__Host-` binds it to
+ * this exact origin: no other host (a sibling subdomain) and no page over plain http
+ * can set it, so nobody can plant their own identity in a reader's browser
+ * (docs/decisions/084-the-visitor-cookie-bound-to-the-site.md).
+ */
+export const visitorCookieNameOf = (siteUrl: string) =>
+  siteUrl.startsWith("https:") ? "__Host-ewe_visitor" : "ewe_visitor";
+
+/**
  * What the browser may know of the server's settings: the server derives it
  * from the environment (server/config.ts) and the build bakes it into the pages
  * and the client bundle (app/lib/site-config.ts).

@@ -238,6 +238,7 @@ export async function buildApp({
       catalog,
       siteUrl: config.siteUrl,
       cookieSecret,
+      clock,
       newsletter: newsletter.routeDeps(mailOut.wake),
       moderation,
       defences,

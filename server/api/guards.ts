@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { isVisitorId, newVisitorId, visitorCookieName } from "../engagement/visitor.ts";
+import { visitorCookieNameOf } from "../../contract/site-config.ts";
+import { isVisitorId, legacyVisitorCookie, newVisitorId } from "../engagement/visitor.ts";
 import { fromSite } from "../lib/action-page.ts";
 import {
   type AddressCount,
@@ -28,12 +29,15 @@ export function isWrite(request: FastifyRequest): boolean {
  * part of a returning reader's read from memory, so the identity each valid
  * cookie carries is kept, up to `kept` cookies (then all are forgotten and
  * checked again); one app's reader, since the signature is the app's.
+ * Over https, a cookie still under its old name (`legacyVisitorCookie`) is read
+ * until that name's date, and the answer moves it to the new one.
  */
-export function createVisitorReader() {
+export function createVisitorReader(siteUrl: string, clock: () => Date) {
+  const name = visitorCookieNameOf(siteUrl);
+  const legacy = name === legacyVisitorCookie.name ? null : legacyVisitorCookie;
   const known = new Map<string, string>();
   const kept = 10_000;
-  return (request: FastifyRequest): string | null => {
-    const raw = request.cookies[visitorCookieName];
+  const read = (raw: string | undefined, request: FastifyRequest): string | null => {
     if (!raw) return null;
     const seen = known.get(raw);
     if (seen !== undefined) return seen;
@@ -43,6 +47,38 @@ export function createVisitorReader() {
     known.set(raw, value);
     return value;
   };
+  return (request: FastifyRequest, reply: FastifyReply): string | null => {
+    const current = request.cookies[name];
+    if (current !== undefined || legacy === null) return read(current, request);
+    const old = request.cookies[legacy.name];
+    if (old === undefined || clock().getTime() >= legacy.until) return null;
+    const visitorId = read(old, request);
+    if (visitorId !== null) {
+      setVisitorCookie(request, reply, siteUrl, visitorId);
+      reply.clearCookie(legacy.name, { ...visitorCookieOptions(request, siteUrl), maxAge: 0 });
+    }
+    return visitorId;
+  };
+}
+
+const visitorCookieOptions = (request: FastifyRequest, siteUrl: string) => ({
+  httpOnly: true,
+  sameSite: "lax" as const,
+  secure: request.protocol === "https" || siteUrl.startsWith("https:"),
+  path: "/",
+});
+
+function setVisitorCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  siteUrl: string,
+  visitorId: string,
+) {
+  reply.setCookie(visitorCookieNameOf(siteUrl), visitorId, {
+    ...visitorCookieOptions(request, siteUrl),
+    signed: true,
+    maxAge: 400 * 24 * 60 * 60,
+  });
 }
 
 /** Gives a visitor without an identity one, in a cookie the browser keeps for 400 days (its cap). */
@@ -52,14 +88,7 @@ export function issueVisitor(
   siteUrl: string,
 ): string {
   const visitorId = newVisitorId();
-  reply.setCookie(visitorCookieName, visitorId, {
-    signed: true,
-    httpOnly: true,
-    sameSite: "lax",
-    secure: request.protocol === "https" || siteUrl.startsWith("https:"),
-    path: "/",
-    maxAge: 400 * 24 * 60 * 60,
-  });
+  setVisitorCookie(request, reply, siteUrl, visitorId);
   return visitorId;
 }
 

@@ -39,6 +39,8 @@ type ApiOptions = RouteDeps & {
   /** The canonical origin of the site; writes must come from it. */
   siteUrl: string;
   cookieSecret: string;
+  /** The server's clock: the visitor cookie's old name is read until its date. */
+  clock: () => Date;
   rateLimits: RateLimits;
   streams: { slots: StreamSlots; heartbeatMs: number };
   enquiries: Enquiries;
@@ -93,11 +95,11 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   });
 
   const limitWrites = createWriteLimiter(app, rateLimits);
-  const readVisitor = createVisitorReader();
+  const readVisitor = createVisitorReader(siteUrl, options.clock);
   app.decorateRequest("visitorId", null);
   // A callback rather than a promise: reads, most requests, finish at once.
-  app.addHook("onRequest", (request, _reply, done) => {
-    request.visitorId = readVisitor(request);
+  app.addHook("onRequest", (request, reply, done) => {
+    request.visitorId = readVisitor(request, reply);
     if (!isWrite(request)) return done();
     try {
       if (request.routeOptions.config.crossSite !== true) assertSameOrigin(request, siteOrigin);

@@ -8,7 +8,15 @@ import { type AddressKey, suppressionKey } from "../lib/mailbox.ts";
  * set on its first write. It is what makes a comment or reaction "mine"; it is
  * never sent back in a response body.
  */
-export const visitorCookieName = "ewe_visitor";
+/**
+ * The cookie's name over https before it was bound to the site: still read, and
+ * moved to the new name, until this date; a reader who returns by then keeps
+ * what is theirs (docs/decisions/084-the-visitor-cookie-bound-to-the-site.md).
+ */
+export const legacyVisitorCookie = {
+  name: "ewe_visitor",
+  until: Date.parse("2027-06-01T00:00:00Z"),
+};
 
 export function newVisitorId(): string {
   return randomBytes(16).toString("base64url");

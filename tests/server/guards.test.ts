@@ -7,6 +7,7 @@ import {
   errorResponseSchema,
   reactionsResponseSchema,
 } from "../../contract/api.ts";
+import { legacyVisitorCookie } from "../../server/engagement/visitor.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import {
@@ -275,6 +276,81 @@ describe.each(backends)("guards on %s", (backend) => {
       });
     });
   }
+});
+
+// Once, on SQLite: the cookie's name is read before any statement, and what it
+// owns is read as the tests above read it on both databases.
+describe("the visitor cookie over https", () => {
+  let t: TestApp;
+  let now = new Date();
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", { env: { SITE_URL: "https://ewe.test" }, clock: () => now });
+  });
+  afterAll(() => t?.close());
+  const mine = async (cookie: string, id: string) => {
+    const reader = t.visitor();
+    reader.cookie = cookie;
+    const response = await reader.get(`/api/items/science/${id}/reactions`);
+    return {
+      mine: json(response, reactionsResponseSchema).mine,
+      setCookies: ([] as string[]).concat(response.headers["set-cookie"] ?? []),
+      reader,
+    };
+  };
+
+  it("is bound to the site (__Host-): Secure, site-wide, no Domain", async () => {
+    const response = await t.visitor().react("science", freshItem("science"), "like");
+    expect(response.cookies.map((cookie) => cookie.name)).toEqual(["__Host-ewe_visitor"]);
+    const [cookie] = response.cookies;
+    expect(cookie).toMatchObject({ secure: true, httpOnly: true, sameSite: "Lax", path: "/" });
+    expect(cookie?.domain).toBeUndefined();
+  });
+
+  it("moves a reader's cookie from its old name, and keeps what is theirs", async () => {
+    now = new Date();
+    const id = freshItem("science");
+    const alex = t.visitor();
+    await alex.react("science", id, "love");
+    const signed = (alex.cookie ?? "").split("=")[1] as string;
+    // The same signed identity as a browser set before the name changed.
+    const before = await mine(`ewe_visitor=${signed}`, id);
+    expect(before.mine).toEqual(["love"]);
+    expect(before.setCookies.find((c) => c.startsWith("__Host-ewe_visitor="))).toMatch(
+      new RegExp(`^__Host-ewe_visitor=${signed.replace(/[.+/]/g, "\\$&")}; .*Secure`),
+    );
+    expect(before.setCookies.find((c) => c.startsWith("ewe_visitor="))).toMatch(
+      /^ewe_visitor=; .*(Max-Age=0|Expires=Thu, 01 Jan 1970)/,
+    );
+    // Moved: the new name alone owns it.
+    expect((await before.reader.delete(`/api/items/science/${id}/reactions/love`)).statusCode).toBe(
+      200,
+    );
+  });
+
+  it("prefers the site's own cookie to one planted under the old name", async () => {
+    now = new Date();
+    const id = freshItem("science");
+    const reader = t.visitor();
+    await reader.react("science", id, "like");
+    const planter = t.visitor();
+    await planter.react("science", freshItem("science"), "like");
+    const planted = (planter.cookie ?? "").split("=")[1] as string;
+    const both = await mine(`ewe_visitor=${planted}; ${reader.cookie}`, id);
+    expect(both.mine).toEqual(["like"]);
+    expect(both.setCookies).toEqual([]);
+  });
+
+  it("no longer reads the old name after its date", async () => {
+    const id = freshItem("science");
+    const alex = t.visitor();
+    now = new Date();
+    await alex.react("science", id, "idea");
+    const signed = (alex.cookie ?? "").split("=")[1] as string;
+    now = new Date(legacyVisitorCookie.until);
+    const after = await mine(`ewe_visitor=${signed}`, id);
+    expect(after.mine).toEqual([]);
+    expect(after.setCookies).toEqual([]);
+  });
 });
 
 describe.each(backends)("rate limits on %s", (backend) => {

@@ -69,7 +69,8 @@ export class Visitor<R extends VisitorResponse = VisitorResponse> {
       },
       body,
     });
-    const visitorCookie = setCookies.find((cookie) => cookie.startsWith("ewe_visitor="));
+    // Its name over http, or over https (`__Host-`); not the old name's removal (empty).
+    const visitorCookie = setCookies.find((cookie) => /^(__Host-)?ewe_visitor=[^;]/.test(cookie));
     if (visitorCookie) this.cookie = visitorCookie;
     return response;
   }

@@ -10,8 +10,8 @@ import {
   rowIdParamsSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
+import { visitorCookieNameOf } from "../../../contract/site-config.ts";
 import type { CommentRefusal } from "../../comments/repository.ts";
-import { visitorCookieName } from "../../engagement/visitor.ts";
 import type { Representation } from "../../lib/representation.ts";
 import { offerSent } from "../../web/etag.ts";
 import { ApiError, notFound, routesTagged } from "../errors.ts";
@@ -41,6 +41,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
   { engagement, reads, catalog, siteUrl, defences, ownerVoice, fast, bus, readers },
 ) => {
+  const visitorCookie = visitorCookieNameOf(siteUrl);
   /**
    * The opening everyone sees as kept before a read, with what the reader owns
    * of it as kept then (`reader`), and what the read sent.
@@ -58,9 +59,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     if (fast === undefined || request.method !== "GET") return false;
     if (cookie === undefined) return true;
     return (
-      request.visitorId !== null &&
-      cookie.startsWith(`${visitorCookieName}=`) &&
-      !cookie.includes(";")
+      request.visitorId !== null && cookie.startsWith(`${visitorCookie}=`) && !cookie.includes(";")
     );
   };
 

@@ -248,7 +248,7 @@ export async function startTestApp(
     clientRoot,
     visitor: (options) =>
       injectVisitor(app, {
-        origin: siteUrl,
+        origin: new URL(config.siteUrl).origin,
         commentToken,
         ...(options?.ip ? { ip: options.ip } : {}),
       }),
