@@ -1,8 +1,9 @@
-import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
+import { commentContentSchema, multiLineSchema, userNameSchema } from "../../contract/api.ts";
 import { plural } from "../../contract/plural.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { emptiedPlace } from "../comments/rows.ts";
 import { misplacedReply } from "../comments/threads.ts";
+import { withoutDirections } from "../db/migrations/text-directions.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { inFuture } from "./plan.ts";
@@ -46,13 +47,19 @@ export function settleOwnerMarks(comments: ExportRows, signature: unknown): stri
  * rules of a new comment (contract/api.ts) and its Markdown the renderer's,
  * its HTML is rendered again from its text, and a reply answers a comment
  * that starts a thread on the same post, written by now. A deleted comment
- * keeps only its place, as the site keeps one.
+ * keeps only its place, as the site keeps one. A comment of an export taken
+ * before text-direction character references were refused (`&#x202E;`)
+ * loses them as the upgrade's migration 061 took them out of the stored
+ * ones; one left with no text comes in empty, as that migration left it.
+ * Returns what to tell the owner.
  */
 export function checkComments(
   { table, rows, at }: ExportRows,
   now: Date,
   problem: (where: string, message: string) => void,
-) {
+): string[] {
+  let cleaned = 0;
+  let empty = 0;
   const byId = new Map(rows.map((row, index) => [row.id, index]));
   rows.forEach((row, index) => {
     const where = `tables.${table.name}[${at[index]}]`;
@@ -79,7 +86,22 @@ export function checkComments(
     for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {
       problem(refused.where, refused.message);
     }
-    const content = commentContentSchema.safeParse(row.content);
+    // As stored before the upgrade: cleaned as migration 061 cleaned the stored ones, from the
+    // HTML the file kept (or, with none, its text).
+    const stored = withoutDirections({
+      content: String(row.content),
+      content_html: row.content_html === null ? null : String(row.content_html),
+    });
+    if (stored) {
+      row.content = stored.content;
+      cleaned += 1;
+    }
+    // Nothing left, as that migration leaves a comment that held nothing else: empty, not refused.
+    const blank = multiLineSchema().parse(row.content) === "";
+    if (blank) empty += 1;
+    const content = blank
+      ? { success: true as const, data: "" }
+      : commentContentSchema.safeParse(row.content);
     if (!content.success) {
       problem(`${where}.content`, content.error.issues[0]?.message ?? "is not a comment");
       return;
@@ -91,4 +113,17 @@ export function checkComments(
     // Null on comments written before the HTML was kept: rendered when read.
     if (row.content_html !== null) row.content_html = renderComment(content.data);
   });
+  const notices: string[] = [];
+  if (cleaned > 0) {
+    notices.push(
+      `${plural(cleaned, "comment")} had text-direction characters removed (written as character references such as &#x202E;, they made the text run backwards), as the upgrade of 7 December 2026 removes them from stored comments.`,
+    );
+  }
+  if (empty > 0) {
+    const one = empty === 1;
+    notices.push(
+      `${plural(empty, "comment")} ${one ? "has" : "have"} no text: ${one ? "it" : "each"} held nothing but text-direction characters and ${one ? "comes" : "come"} in empty, as the upgrade leaves such a comment. Delete any you do not want to keep (comments delete ID, or in the console).`,
+    );
+  }
+  return notices;
 }

@@ -188,7 +188,7 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   }
   skipped.push(...skipUnknownItems(tables, catalog));
   checkReferences(tables, problem);
-  if (comments) checkComments(comments, now, problem);
+  if (comments) notices.push(...checkComments(comments, now, problem));
   const named = (comments?.rows ?? []).filter((row) => row.deleted_at === null);
   const owned = ownerNamedNotice(
     signed ? [] : named.map((row) => String(row.user_name)),

@@ -190,11 +190,12 @@ describe.each(backends)("what readers see of an imported comment, on %s", (backe
     ]);
   });
 
-  it("refuses what a reader could not post: over-long text, text-direction characters, bad names", async () => {
+  it("refuses what a reader could not post: over-long text, control characters, bad names", async () => {
     const file = exportFile({
       science_comments: [
         comment(1, { content: "x".repeat(1_000_000) }),
-        comment(2, { content: "Pay \u202Eliame\u202C here, it is safe." }),
+        // (Text-direction characters are taken out, as the upgrade takes them out: import-directions.test.ts.)
+        comment(2, { content: "Pay \u0007here, it is safe." }),
         comment(3, { user_name: "A".repeat(41) }),
         comment(4, { user_name: "Asha\u200B" }),
         comment(5, { user_name: "   " }),
