@@ -295,10 +295,15 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "061-comment-directions.ts",
     "0dd3b97584f66b27c68f6f48d28dbe70d90ad34ee96a4821a010af55ce7201fc",
   ],
+  [
+    "062_event_directions",
+    "062-event-directions.ts",
+    "3f11dddd66f0d742d67c79c297ae2daee7c7adc66400b8cb7d0b683497f1f8e1",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string][] = [
   ["dialect.ts", "f1db253aa8f522d030d249a3ac8facecb3b06537950eff92d010a89c155588d7"],
-  ["text-directions.ts", "4c8b2d89d899b06b23b2dac0e5a3f14492a1eab0fdb7865796facc794188e204"],
+  ["text-directions.ts", "5136f1c98aeef38b958ed12aefc97b8f95ec59cc24bea43a2d39efc0c217e34a"],
 ];
 
 const folder = path.join(import.meta.dirname, "migrations");

@@ -55,6 +55,7 @@ import { notMadeByDigest } from "./migrations/058-not-made-by-digest.ts";
 import { ownerMoves } from "./migrations/059-owner-moves.ts";
 import { bookingsMade } from "./migrations/060-bookings-made.ts";
 import { commentDirections } from "./migrations/061-comment-directions.ts";
+import { eventDirections } from "./migrations/062-event-directions.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -132,5 +133,6 @@ export function migrations(
     "059_owner_moves": ownerMoves(),
     "060_bookings_made": bookingsMade(kind),
     "061_comment_directions": commentDirections(),
+    "062_event_directions": eventDirections(),
   };
 }

@@ -1,9 +1,10 @@
 /*
  * How a comment stored before text-direction character references were
- * refused loses them: migration 061 cleans the stored comments with it, and
- * the import (server/portability/export-comments.ts) an export taken before
- * the upgrade, so that a backup restores as the database was upgraded.
- * Migration 061 ran it: it changes only with a rewrite that leaves every
+ * refused loses them: migration 061 cleans the stored comments with it, 062
+ * the live events kept of them, and the import
+ * (server/portability/export-comments.ts) an export taken before the
+ * upgrade, so that a backup restores as the database was upgraded. Those
+ * migrations ran it: it changes only with a rewrite that leaves every
  * comment the same (server/db/migrations.test.ts pins it).
  */
 
