@@ -1,6 +1,7 @@
 import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import { plural } from "../../contract/plural.ts";
+import { markdownRefusal } from "../comments/markdown.ts";
 import type { Catalog } from "../engagement/catalog.ts";
 import { claimsBadge, claimsName } from "../moderation/fold.ts";
 import { type Problem, problemList, quoted, refusedBy, type Skipped } from "./report.ts";
@@ -150,10 +151,11 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
     problems.push({ where, message: "has an id too long to keep (a source's ids are short)" });
   }
   seen.add(comment.sourceId);
-  problems.push(
-    ...refusedBy(userNameSchema, comment.userName, `${where} name`),
-    ...refusedBy(commentContentSchema, comment.content, `${where} text`),
-  );
+  const text = refusedBy(commentContentSchema, comment.content, `${where} text`);
+  problems.push(...refusedBy(userNameSchema, comment.userName, `${where} name`), ...text);
+  // Its Markdown as a new comment's (a reference such as &#x202E; shows as the character).
+  const refusal = text.length === 0 ? markdownRefusal(comment.content) : null;
+  if (refusal) problems.push({ where: `${where} text`, message: refusal.message });
   const time = parseSourceTime(comment.createdAt)?.getTime() ?? Number.NaN;
   if (Number.isNaN(time)) {
     problems.push({ where: `${where} date`, message: "is not a date" });

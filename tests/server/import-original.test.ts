@@ -235,6 +235,7 @@ describe.each(backends)("importing the original site on %s", (backend) => {
         `305,soap,A name that is a formula,@SUM(A1),2024-01-01 10:00:00+00`,
         `306,soap,Not a time,Odd Oscar,yesterday`,
         `307,soap,Before the calendar,Ancient Anu,0000-06-01 10:00:00+00`,
+        `308,soap,Nice &#x202E;evil&#x202C; post,Rev Ravi,2024-01-01 10:00:00+00`,
       ].join("\n"),
       "science_reactions.csv": "post_id,type,user_name\nsoap,wow,Priya\n",
       "mythology_reactions.csv": "story_id,user_name\ngaruda,Priya\n",
@@ -252,6 +253,7 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     expect(said).toMatch(/line 7 \(id "305"\) user_name: starts with "@"/);
     expect(said).toMatch(/line 8 \(id "306"\) date: is not a date/);
     expect(said).toMatch(/line 9 \(id "307"\) date: is not a date/);
+    expect(said).toMatch(/line 10 \(id "308"\) text: .*text-direction characters/);
     expect(said).toMatch(
       /science_reactions\.csv line 2 type: "wow" is not one of like, love, dislike, idea/,
     );
