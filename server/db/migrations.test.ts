@@ -303,7 +303,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
 ];
 const sharedHelpers: [file: string, sha256: string][] = [
   ["dialect.ts", "f1db253aa8f522d030d249a3ac8facecb3b06537950eff92d010a89c155588d7"],
-  ["text-directions.ts", "5136f1c98aeef38b958ed12aefc97b8f95ec59cc24bea43a2d39efc0c217e34a"],
+  ["text-directions.ts", "6276154a4cb1dea91b7a4e5ec7f03ab51dbf958d6c82d18993ea0b3ca4bd03b0"],
 ];
 
 const folder = path.join(import.meta.dirname, "migrations");

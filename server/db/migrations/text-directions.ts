@@ -15,7 +15,15 @@ const directions = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
  * most six digits, decimal of at most seven, or `&lrm;` and `&rlm;`.
  */
 const references =
-  /&#[xX](?=[0-9a-fA-F]{1,6};)0*(?:61[cC]|200[eEfF]|202[a-eA-E]|206[6-9]);|&#(?=[0-9]{1,7};)0*(?:1564|8206|8207|823[4-8]|829[4-7]);|&[lr]lm;/g;
+  /&#[xX](?=[0-9a-fA-F]{1,6};)0*(?:61[cC]|200[eEfF]|202[a-eA-E]|206[6-9]);|&#(?=[0-9]{1,7};)0*(?:1564|8206|8207|823[4-8]|829[4-7]);|&(?:lrm|rlm);/g;
+
+/** Removes `pattern` until none is left: taking one out can join another (`&&rlm;#x202E;`). */
+function removedAll(text: string, pattern: RegExp): string {
+  for (let before = text; ; before = text) {
+    text = text.replace(pattern, "");
+    if (text === before) return text;
+  }
+}
 
 /** A comment's text and the HTML kept of it (null: older than Markdown, rendered when read). */
 export type StoredComment = { content: string; content_html: string | null };
@@ -35,7 +43,7 @@ export function withoutDirections(row: StoredComment): StoredComment | null {
       : row.content_html.search(directions) >= 0;
   if (!shows) return null;
   return {
-    content: row.content.replace(references, "").replace(directions, ""),
+    content: removedAll(removedAll(row.content, directions), references),
     content_html: row.content_html?.replace(directions, "") ?? null,
   };
 }
