@@ -27,6 +27,12 @@ const answerMs =
   (inbox: URL) =>
     holds(inbox) ? stuckMs : 10_000;
 
+/**
+ * The site's signing key for every federation of the file, made once: Fedify's RSA of 4096 bits
+ * took about half a CPU-second to make for each, and what the tests send is never verified.
+ */
+const siteKeys = generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
+
 /** A promise the test settles when it chooses. */
 function gate() {
   let open = () => {};
@@ -117,7 +123,7 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     });
     const ctx = federation.createContext(new URL("https://site.test/"), undefined);
     const actor = new URL("https://site.test/actor");
-    const { privateKey } = await generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
+    const { privateKey } = await siteKeys;
     return { queue, ctx, actor, keys: { privateKey, keyId: new URL("#main-key", actor) } };
   }
 
