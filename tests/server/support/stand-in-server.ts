@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { injected, remoteAccountKeys } from "./remote-keys.ts";
+import { accountKeysInTurn, injected, remoteAccountKeys } from "./remote-keys.ts";
 import { siteUrl } from "./test-app.ts";
 
 const activityJson = "application/activity+json";
@@ -78,7 +78,7 @@ export async function misskeyServer() {
     },
     /** Gives `name` a new key pair (its first, or a rotation), and `displayName`; returns it. */
     newKey: async (name: string, displayName?: string) => {
-      const keys = await remoteAccountKeys();
+      const keys = await accountKeysInTurn();
       signers.set(name, keys);
       if (displayName !== undefined) displayNames.set(name, displayName);
       return keys;
