@@ -189,8 +189,10 @@ describe("busy times from a calendar file", () => {
     );
     expect(many.length).toBeLessThan(2_000_000);
     expect((await readBusyTimes(many, window)).busy).toHaveLength(20_000);
-    // The server's thread kept its timers meanwhile (a thread that held it would give none).
-    expect(ticks).toBeGreaterThan(20);
+    // The server's thread kept its timers meanwhile: a thread that held it would give one at
+    // most, where a free one gives a hundred a second (20 once, in a second and more of
+    // reading, with the checks run at a lower priority on a loaded machine).
+    expect(ticks).toBeGreaterThan(5);
     const { busy } = await readBusyTimes(calendar(...event("DTSTART:20261211T100000Z")), window);
     expect(busy).toEqual([
       { start: Date.parse("2026-12-11T10:00:00Z"), end: Date.parse("2026-12-11T10:00:00Z") },
