@@ -278,8 +278,9 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
           `RDATE:${[icsUtc(at(monday, 14, 30)), ...dates].reverse().join(",")}`,
         ],
       );
-      const lag = monitorEventLoopDelay({ resolution: 10 });
-      lag.enable();
+      // The server's own thread's CPU while both calendars are read: the reads' work is the
+      // other thread's. Read on this one, they cost it about 0.7 s each, quiet.
+      const cpu = process.threadCpuUsage();
       stand.answer = { status: 200, body: heavy };
       // A read takes seconds of the thread's CPU: at a load of 20 and more, three times that.
       await waitFor(async () => !new Set((await slots()).starts).has(iso(at(monday, 13))), {
@@ -309,10 +310,11 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
         { what: why, timeoutMs: 60_000 },
       );
       expect(answered).toBeGreaterThan(3);
-      lag.disable();
-      // Read on the server's thread, the rule by the second held it 1.2 s; aside, the longest
-      // wait stays well under a second even on a machine busy with others.
-      expect(lag.max / 1e6).toBeLessThan(1000);
+      // Its answers meanwhile cost it about 5 ms each (0.2–0.3 s in all, quiet or beside three
+      // busy loops). CPU, not the loop's longest wait: on a loaded machine that is the
+      // machine's (1.1 s once in CI), while a read on this thread waits 0.7 s quiet.
+      const used = process.threadCpuUsage(cpu);
+      expect((used.user + used.system) / 1000).toBeLessThan(400 + answered * 15);
       stand.answer = { status: 200, body: calendar() };
       await waitFor(async () => (await health())?.failedAt === null, { what: "a good read" });
     },
@@ -350,7 +352,9 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
       );
       lag.disable();
       expect(answered).toBeGreaterThan(3);
-      expect(lag.max / 1e6).toBeLessThan(1000);
+      // On the server's thread the event would hold it 5 s and more; aside, its loop's longest
+      // wait is the machine's (1.1 s once in CI, under load).
+      expect(lag.max / 1e6).toBeLessThan(2500);
       expect(await health()).toMatchObject({ failedAt: null, why: null, inForce: true });
       // The other events' times are busy, and the one passed by keeps its first time busy.
       const starts = new Set((await slots()).starts);
