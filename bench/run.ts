@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import autocannon, { type Request, type Result } from "autocannon";
+import { plural } from "../contract/plural.ts";
 import { answerable } from "../scripts/assistant-questions.ts";
 import { clientDir, projectRoot } from "../scripts/build-inputs.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
@@ -395,9 +396,7 @@ async function readersPart(
   const views = { method: "POST" as const, headers: viewHeaders(url) };
   // Both as a browser asks, every header of its own (bench/views.ts).
   const page = { headers: pageHeaders(new URL(url).origin) };
-  const by = sharing
-    ? ` (${sharing.count} process${sharing.count > 1 ? "es" : ""}, PostgreSQL)`
-    : "";
+  const by = sharing ? ` (${plural(sharing.count, "process", "processes")}, PostgreSQL)` : "";
   // A warm-up that is not counted, as for every other wrk figure, long
   // enough for the server's first write of views (every 5 s), which makes
   // the table of time zones' countries once per process (0.3-1.3 s of CPU).

@@ -1,4 +1,5 @@
 import type { HealthResponse } from "../../../contract/console.ts";
+import { plural } from "../../../contract/plural.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Table } from "../data.tsx";
 import { Fact, Facts, Loading, Panel, When } from "../ui.tsx";
@@ -34,7 +35,6 @@ function GivenUp({ total, latest }: HealthResponse["fediverseGivenUp"]) {
 /** The owner's busy calendar (docs/product.md, "Book a call"): its last read, and whether it stands. */
 function BusyCalendar({ readAt, failedAt, why, inForce, skipped }: NonNullable<Busy>) {
   const kept = failedAt ? "; its last busy times are kept for a day after that read" : "";
-  const events = skipped === 1 ? "1 event" : `${skipped} events`;
   return (
     <>
       {readAt ? (
@@ -51,7 +51,7 @@ function BusyCalendar({ readAt, failedAt, why, inForce, skipped }: NonNullable<B
       ) : null}
       {inForce ? kept : "; free times come from your hours alone"}
       {skipped > 0
-        ? `; ${events} skipped: could not be expanded (each keeps its first time busy)`
+        ? `; ${plural(skipped, "event")} skipped: could not be expanded (each keeps its first time busy)`
         : ""}
     </>
   );

@@ -199,8 +199,9 @@ export async function bookingsMove(context: CommandContext) {
     if (!read) return "";
     if ("why" in read) return `\nYour calendar could not be read (${read.why}).`;
     const skipped = read.skipped.length;
-    const events = skipped === 1 ? "1 event" : `${skipped} events`;
-    return skipped ? `\nYour calendar: ${events} skipped: could not be expanded.` : "";
+    return skipped
+      ? `\nYour calendar: ${plural(skipped, "event")} skipped: could not be expanded.`
+      : "";
   };
   if (moved === "not_free" || moved === "same") {
     const times = await actions.moveTimes(id);
