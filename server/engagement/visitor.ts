@@ -3,11 +3,13 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type AddressKey, suppressionKey } from "../lib/mailbox.ts";
 
-/**
+/*
  * A visitor is an anonymous browser: a random 128-bit id in a signed cookie,
  * set on its first write. It is what makes a comment or reaction "mine"; it is
- * never sent back in a response body.
+ * never sent back in a response body. The cookie's name is `visitorCookieNameOf`
+ * (contract/site-config.ts).
  */
+
 /**
  * The cookie's name over https before it was bound to the site: still read, and
  * moved to the new name, until this date; a reader who returns by then keeps
