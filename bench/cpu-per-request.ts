@@ -7,7 +7,7 @@ import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { cpuMs } from "./process-stats.ts";
 import type { ServerUnderTest } from "./server-under-test.ts";
-import { pageHeaders, viewHeaders, viewPath, viewsUnlimited } from "./views.ts";
+import { apiHeaders, pageHeaders, viewHeaders, viewPath, viewsUnlimited } from "./views.ts";
 import { wrk } from "./wrk.ts";
 
 /*
@@ -76,15 +76,13 @@ async function start(root: string, index: number): Promise<Build> {
 
 /** wrk's target, method and headers for `route` on `build`. */
 function target(build: Build, route: string) {
+  const { origin } = new URL(build.server.url);
   if (route === "view") {
-    const { origin } = new URL(build.server.url);
     const url = new URL(viewPath, origin).toString();
     return { url, method: "POST" as const, headers: viewHeaders(origin) };
   }
   const api = route === "cookie" || route === "cached";
-  const headers: Record<string, string> = api
-    ? { "accept-encoding": "gzip, deflate, br, zstd" }
-    : pageHeaders(new URL(build.server.url).origin);
+  const headers: Record<string, string> = api ? apiHeaders(origin) : pageHeaders(origin);
   if (route === "cookie") headers.cookie = build.cookie;
   const pathname = api ? comments : route;
   return { url: new URL(pathname, build.server.url).toString(), method: "GET" as const, headers };

@@ -48,5 +48,17 @@ export const pageHeaders = (origin: string) => ({
   "accept-language": "en-GB,en;q=0.9",
 });
 
+/** A read of the site's API at `origin` by its own pages' script (`fetch`, same origin), as Chrome asks for it. */
+export const apiHeaders = (origin: string) => ({
+  ...chrome,
+  accept: "application/json",
+  "sec-fetch-site": "same-origin",
+  "sec-fetch-mode": "cors",
+  "sec-fetch-dest": "empty",
+  referer: `${origin}/science/ironing`,
+  "accept-encoding": "gzip, deflate, br, zstd",
+  "accept-language": "en-GB,en;q=0.9",
+});
+
 /** Every view comes from one address: counted, all of them, as views from many would be. */
 export const viewsUnlimited = { ANALYTICS_VIEWS_PER_MINUTE_PER_IP: "100000000" };

@@ -1,4 +1,5 @@
 import { atLeast, atMost, type Verdict } from "./verdict.ts";
+import { apiHeaders } from "./views.ts";
 import { wrk } from "./wrk.ts";
 
 /*
@@ -6,8 +7,8 @@ import { wrk } from "./wrk.ts";
  * the browser holds the visitor cookie (anyone who has ever reacted or
  * commented). It is one request, the shared bytes followed by what the reader
  * owns (docs/decisions/035-returning-readers-read-the-shared-bytes.md), driven
- * by wrk with the reader's `Cookie` header, as a browser asks (compression
- * accepted), and held to wrk's hello world measured in the same run.
+ * by wrk with the reader's `Cookie` header and the rest of what the item page's
+ * script sends (bench/views.ts), and held to wrk's hello world measured in the same run.
  */
 
 /** The reader's ratio to hello world must reach this, and its p99 stay under that. */
@@ -38,7 +39,7 @@ export async function visitorRead({
   report: (name: string, values: string) => void;
 }): Promise<Verdict[]> {
   const url = new URL(`/api/items/science/${postId}/comments`, baseUrl).toString();
-  const headers = { Cookie: cookie, "Accept-Encoding": "gzip, deflate, br, zstd" };
+  const headers = { ...apiHeaders(new URL(baseUrl).origin), cookie };
   // The read measured must be the reader's own: their flags in the answer.
   const check = await fetch(url, { headers: { cookie } });
   const own = ((await check.json()) as { own?: { ids: number[] } }).own;
