@@ -28,7 +28,7 @@ export const serviceSections = [
  * hours (server/bookings/pages.ts), as /book says it (contract/time-zones.ts, callTerms);
  * the assistant and the search index read the sentence without it.
  */
-export const firstCallToken = "{{first call}}";
+const firstCallToken = "{{first call}}";
 export const firstCallHole = '<ewe-fragment data-part="first-call"></ewe-fragment>';
 /** A page's HTML with the hole where its prose has the token, or (`hole` "") without the token. */
 export const withFirstCall = (html: string, hole = firstCallHole) =>

@@ -10,8 +10,7 @@ type Refusal<F extends string> = {
 };
 
 /** The sign-in page, which comes back to this screen once signed in. */
-export const signInAgainHref = () =>
-  `/admin/sign-in?then=${encodeURIComponent(window.location.pathname)}`;
+const signInAgainHref = () => `/admin/sign-in?then=${encodeURIComponent(window.location.pathname)}`;
 
 /**
  * What a console form shows of the server's refusals, in one place:

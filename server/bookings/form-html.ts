@@ -99,7 +99,7 @@ export type Filled = {
 
 /** The form's fields a refusal may concern, in order. */
 const bookingFields = ["name", "email", "service", "note"] as const;
-export type FieldProblems = Problems<(typeof bookingFields)[number]>;
+type FieldProblems = Problems<(typeof bookingFields)[number]>;
 /** The problems of the fields the form marks, the first for each, from `[field, message]` pairs. */
 export const bookingProblems = (pairs: [unknown, string][]) => fieldProblems(bookingFields, pairs);
 

@@ -5,7 +5,7 @@ import { enqueue } from "../outbox/queue.ts";
 import { dropQueued, parseBookingPayload, queueReminders } from "./queued-mails.ts";
 
 /** A call as the database a restore replaced holds it: what became of it after the backup. */
-export type CallSince = {
+type CallSince = {
   id: number;
   uid: string;
   status: "booked" | "cancelled";

@@ -4,7 +4,7 @@ import { isLostAtCommit, lostAtCommitBy } from "./errors.ts";
 import type { Database } from "./schema.ts";
 
 /** A line of the audit trail: what was done, and to what. */
-export type AuditLine = [action: string, object?: string];
+type AuditLine = [action: string, object?: string];
 
 /**
  * Who takes one of the owner's actions (docs/architecture.md, "Owner

@@ -27,7 +27,7 @@ const lateReportsOver = (now: Date) => new Date(now.getTime() - lateReportsMs).t
  * go with them. `since`: only the mails sent after then, read by their time (the
  * index outbox_by_age); all of them without it. How many rows.
  */
-export async function forgetLeft(
+async function forgetLeft(
   db: Kysely<Database>,
   addressKey: AddressKey,
   { now = new Date(), since }: { now?: Date; since?: string } = {},

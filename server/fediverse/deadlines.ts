@@ -29,7 +29,7 @@ class NoAnswer extends Error {}
  * activity received names), or (a FetchError without a cause) redirected back to itself or more
  * than 20 times; else undefined. Never the error's message: it names the address.
  */
-export const noAnswer = (error: Error) => {
+const noAnswer = (error: Error) => {
   if (error.cause instanceof NoAnswer) return error.cause.message;
   if (error.name !== "FetchError") return undefined;
   const { response } = error as { response?: Response };

@@ -45,7 +45,7 @@ export function imageTypeOf(bytes: Uint8Array): string | null {
  * PNG can say 20,000 × 20,000 (1.6 GB), and a page shows one per comment.
  * Mastodon serves avatars at 400 × 400.
  */
-export const pictureSideMax = 1024;
+const pictureSideMax = 1024;
 
 /** A picture's size as its header gives it (a GIF's frames all inside it), or null when none. */
 export function imageSizeOf(bytes: Buffer): { width: number; height: number } | null {

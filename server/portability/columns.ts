@@ -9,7 +9,7 @@ import { indexedBytes } from "../db/columns.ts";
  */
 
 /** How a column's values are written: integers, text, ISO-8601 UTC times, or reals to 4 places. */
-export type ColumnType = "int" | "text" | "time" | "real";
+type ColumnType = "int" | "text" | "time" | "real";
 
 export type Column = {
   name: string;

@@ -35,8 +35,8 @@ export const num = (value: unknown) => Number(value ?? 0);
  * good, so past these (those with the most visitors first) a day's others are
  * one row, `others`.
  */
-export const namedPerDay = 200;
-export const others = "(others)";
+const namedPerDay = 200;
+const others = "(others)";
 /** How the screen names a conversion without a counted visit that day. */
 export const unattributed = "(not counted)";
 

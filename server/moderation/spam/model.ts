@@ -36,7 +36,7 @@ export type ModelFile = {
  * of the server's heap, against under 1 MB packed. A name is found by binary
  * search, some sixteen comparisons for each of a new comment's features.
  */
-export class PackedCounts {
+class PackedCounts {
   readonly #names: string;
   readonly #starts: Uint32Array;
   readonly #counts: Float64Array;

@@ -73,7 +73,7 @@ export const odd = {
     "Sri Venkata Lakshmi Narasimha Subrahmanya Satyanarayana Murthy Chakravarthula Ramanujacharyulu Naidu",
 };
 
-export const posts = ["soap", "pressure-cooker", "tea-cooling", "wifi", "ironing"];
+const posts = ["soap", "pressure-cooker", "tea-cooling", "wifi", "ironing"];
 const services = [
   "dfmea",
   "tolerance-stackups",

@@ -7,7 +7,7 @@ import {
 
 export { expect } from "@playwright/test";
 
-export type VisitorOptions = BrowserContextOptions & {
+type VisitorOptions = BrowserContextOptions & {
   /** The display name the visitor has already chosen (as the comment form stores it). */
   name?: string;
 };
@@ -100,7 +100,7 @@ export const test = base.extend<{
 });
 
 /** A tablet's window, under the sidebar's 1024 px: the drawer and the header's controls. */
-export const narrowViewport = { width: 800, height: 900 };
+const narrowViewport = { width: 800, height: 900 };
 
 /** Whether `page`'s window shows the drawer rather than the sidebar. */
 export const isNarrow = (page: Page) => (page.viewportSize()?.width ?? 0) < 1024;
