@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { prerenderedPaths, unlistedRoutes } from "../app/navigation.ts";
+import { median } from "./timing.ts";
 
 /*
  * `npm run lighthouse`: Lighthouse (mobile preset, simulated throttling) on every
@@ -145,11 +146,6 @@ async function lighthouseOnce(url: string): Promise<Report> {
     },
   );
   return JSON.parse(readFileSync(out, "utf8")) as Report;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 const { url, child } = await startSite();

@@ -21,6 +21,7 @@ import {
   startServerUnderTest,
   succeeded,
 } from "./server-under-test.ts";
+import { percentile } from "./timing.ts";
 import { atLeast, atMost, type Verdict, verdictTable } from "./verdict.ts";
 import { apiHeaders, pageHeaders, viewHeaders, viewPath, viewsUnlimited } from "./views.ts";
 import { viralCase } from "./viral.ts";
@@ -262,12 +263,6 @@ const stranger = () => httpVisitor(baseUrl, { origin: baseUrl });
 const newVisitor = (index: number) => newBenchVisitor(baseUrl, index);
 
 const cookieOf = (visitor: Visitor | undefined) => visitor?.cookie ?? "";
-
-function percentile(sorted: number[], p: number): number {
-  return (
-    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
-  );
-}
 
 const rows: string[] = [];
 

@@ -7,6 +7,7 @@ import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { rssMb, settledRssMb } from "./process-stats.ts";
 import { seed, startServerUnderTest } from "./server-under-test.ts";
+import { median } from "./timing.ts";
 
 /*
  * `npm run bench:start`: the server's start and idle memory alone, as
@@ -62,11 +63,6 @@ async function once(name: string, compileCache: string): Promise<Sample> {
     await new Promise((resolve) => server.child.once("exit", resolve));
   }
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
 function summary(label: string, samples: Sample[]) {
   const column = (key: keyof Sample, unit: string) =>

@@ -13,3 +13,9 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
     sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
   );
 }
+
+/** The middle of `values` (the upper one of an even count), NaN when there are none. */
+export function median(values: readonly number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
