@@ -86,7 +86,7 @@ bash scripts/ensure-system-deps.sh
 phase "building the site for the browser tests, beside the server tests, lint, types and unit tests"
 start_job build node tests/e2e/support/build-site.ts
 start_job server vitest run --project server
-start_job checks nice -n 10 bash -c 'biome check . && npm run --silent typecheck:ts &&
+start_job checks nice -n 10 bash -c 'biome check . && knip && npm run --silent typecheck:ts &&
   vitest run --project components --project node'
 # typecheck:ts is TypeScript 7, the compiler in native code, on one thread:
 # the same findings as tsc 6 for a quarter of its CPU. It cannot read the
