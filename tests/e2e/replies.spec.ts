@@ -1,5 +1,5 @@
 import { seriousViolations } from "./support/axe.ts";
-import { uniqueWord } from "./support/comments.ts";
+import { replyTo, uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { openDiscussion } from "./support/items.ts";
 
@@ -31,15 +31,8 @@ test("a reply appears under its question, live, for a later reader and without J
 
   const answerer = await visitor("Meera");
   const answererComments = await openDiscussion(answerer, post);
-  const theQuestion = answererComments
-    .getByRole("listitem")
-    .filter({ hasText: `${stamp}` })
-    .first();
-  await theQuestion.getByRole("button", { name: "Reply" }).first().click();
   const answer = `Steam lifts the weight, then \`pressure\` drops and it seats again. ${stamp}`;
-  await answererComments.getByRole("textbox", { name: "Write a reply" }).fill(answer);
-  await answererComments.getByRole("button", { name: "Post reply" }).click();
-  await expect(answererComments.getByRole("textbox", { name: "Write a reply" })).toHaveCount(0);
+  await replyTo(answererComments, stamp, answer);
   // The form is gone: focus is on the reply it sent, not lost to the page.
   await expect(
     answererComments
@@ -88,17 +81,7 @@ test("Markdown links are nofollow ugc, raw HTML stays text, a reply to a reply s
 
   const answerer = await visitor("Meera");
   const answererComments = await openDiscussion(answerer, post);
-  await answererComments
-    .getByRole("listitem")
-    .filter({ hasText: question })
-    .getByRole("button", { name: "Reply" })
-    .first()
-    .click();
-  await answererComments
-    .getByRole("textbox", { name: "Write a reply" })
-    .fill(`Only if it is <b>not cracked</b>. ${stamp}`);
-  await answererComments.getByRole("button", { name: "Post reply" }).click();
-  await expect(answererComments.getByRole("textbox", { name: "Write a reply" })).toHaveCount(0);
+  await replyTo(answererComments, question, `Only if it is <b>not cracked</b>. ${stamp}`);
 
   // Raw HTML stays literal text on the asker's open page.
   const replies = asked.getByRole("list", { name: "Replies to Asha" });

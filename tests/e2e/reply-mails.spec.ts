@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { runSql } from "../server/support/sql.ts";
 import { isAddressedTo, outboxMails } from "../support/newsletter.ts";
-import { uniqueWord } from "./support/comments.ts";
+import { replyTo, uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { openDiscussion } from "./support/items.ts";
 import { linkFromOutbox } from "./support/newsletter.ts";
@@ -73,18 +73,11 @@ test("a reader asks to be mailed, confirms by the button, and gets the reply by 
 
   const answerer = await visitor("Meera");
   const answererComments = await openDiscussion(answerer, post);
-  await answererComments
-    .getByRole("listitem")
-    .filter({ hasText: stamp })
-    .first()
-    .getByRole("button", { name: "Reply" })
-    .first()
-    .click();
-  await answererComments
-    .getByRole("textbox", { name: "Write a reply" })
-    .fill(`The spring is set to the working pressure, so it lifts there. ${stamp}`);
-  await answererComments.getByRole("button", { name: "Post reply" }).click();
-  await expect(answererComments.getByRole("textbox", { name: "Write a reply" })).toHaveCount(0);
+  await replyTo(
+    answererComments,
+    stamp,
+    `The spring is set to the working pressure, so it lifts there. ${stamp}`,
+  );
 
   await expect
     .poll(
@@ -118,18 +111,7 @@ test("a reader asks to be mailed, confirms by the button, and gets the reply by 
   });
   expect(clicked.status()).toBe(200);
   expect(await clicked.text()).toContain("No more mails will be sent for replies in this thread.");
-  await answererComments
-    .getByRole("listitem")
-    .filter({ hasText: stamp })
-    .first()
-    .getByRole("button", { name: "Reply" })
-    .first()
-    .click();
-  await answererComments
-    .getByRole("textbox", { name: "Write a reply" })
-    .fill(`And the vent pipe must be clear. ${stamp}`);
-  await answererComments.getByRole("button", { name: "Post reply" }).click();
-  // In the thread's replies: until the form empties, its field holds the same words.
+  await replyTo(answererComments, stamp, `And the vent pipe must be clear. ${stamp}`);
   await expect(
     answererComments
       .getByRole("list", { name: /^Replies to / })

@@ -1,4 +1,4 @@
-import { type APIRequestContext, type APIResponse, expect } from "@playwright/test";
+import { type APIRequestContext, type APIResponse, expect, type Locator } from "@playwright/test";
 import { commentResponseSchema, formTokenResponseSchema } from "../../../contract/api.ts";
 
 /**
@@ -47,4 +47,17 @@ export function uniqueWord(): string {
   const letters = (n: number) =>
     n.toString(26).replace(/./g, (c) => "abcdefghijklmnopqrstuvwxyz"[Number.parseInt(c, 26)]!);
   return `q${letters(Date.now())}${letters(Math.floor(Math.random() * 26 ** 3))}`;
+}
+
+/**
+ * Answers the first comment in `comments` that holds `to`, as a reader does: its Reply,
+ * the text, Post reply; done once the form has closed, the reply taken.
+ */
+export async function replyTo(comments: Locator, to: string, text: string) {
+  const comment = comments.getByRole("listitem").filter({ hasText: to }).first();
+  await comment.getByRole("button", { name: "Reply" }).first().click();
+  const box = comments.getByRole("textbox", { name: "Write a reply" });
+  await box.fill(text);
+  await comments.getByRole("button", { name: "Post reply" }).click();
+  await expect(box).toHaveCount(0);
 }
