@@ -308,8 +308,7 @@ describe.each(backends)("written answers on %s", (backend) => {
   });
 });
 
-/** A site on SQLite whose answers a model stub writes, with these settings besides. */
-/** A site whose model writes answers; its day's count read on `clock`, which the test sets. */
+/** A site on SQLite whose model writes answers; its day's count read on `clock`, which the test sets. */
 async function writingSite(env: Record<string, string>, clock = movableClock()) {
   const model = await startModelStub();
   const t = await startTestApp("sqlite", {
@@ -318,6 +317,19 @@ async function writingSite(env: Record<string, string>, clock = movableClock()) 
     clock: clock.now,
   });
   return { t, model };
+}
+
+/** The answer of `t` to the cotton question, asked from `remoteAddress`. */
+async function askCotton(t: TestApp, remoteAddress: string) {
+  const response = await t.app.inject({
+    method: "POST",
+    url: "/api/assistant",
+    remoteAddress,
+    headers: { origin: siteUrl, "content-type": "application/json" },
+    payload: JSON.stringify({ question: cotton }),
+  });
+  expect(response.statusCode).toBe(200);
+  return json(response, assistantResponseSchema);
 }
 
 describe("a model's streamed line that never ends", () => {
@@ -362,30 +374,13 @@ describe("written answers a day", () => {
 
   it("asks the model for ASSISTANT_LLM_ANSWERS_PER_DAY answers, then quotes, so a flood of questions cannot run up a hosted model's bill", async () => {
     const answers = [];
-    for (let i = 0; i < 4; i++) {
-      const response = await t.app.inject({
-        method: "POST",
-        url: "/api/assistant",
-        remoteAddress: `10.9.1.${i + 1}`,
-        headers: { origin: siteUrl, "content-type": "application/json" },
-        payload: JSON.stringify({ question: cotton }),
-      });
-      expect(response.statusCode).toBe(200);
-      answers.push(json(response, assistantResponseSchema));
-    }
+    for (let i = 0; i < 4; i++) answers.push(await askCotton(t, `10.9.1.${i + 1}`));
     expect(answers.map((answer) => answer.written)).toEqual([true, true, false, false]);
     expect(answers[3]?.answer).toContain("°C");
     expect(model.calls).toHaveLength(2);
     // The next UTC day has its own answers, by the site's clock.
     clock.set(new Date("2027-01-02T00:00:30Z"));
-    const next = await t.app.inject({
-      method: "POST",
-      url: "/api/assistant",
-      remoteAddress: "10.9.1.5",
-      headers: { origin: siteUrl, "content-type": "application/json" },
-      payload: JSON.stringify({ question: cotton }),
-    });
-    expect(json(next, assistantResponseSchema).written).toBe(true);
+    expect((await askCotton(t, "10.9.1.5")).written).toBe(true);
     expect(model.calls).toHaveLength(3);
   });
 });
@@ -407,20 +402,9 @@ describe("written answers a day from one address", () => {
   });
 
   it("are a twentieth of the day's, ten times that from a network, so that no one address spends every reader's", async () => {
-    const ask = async (remoteAddress: string) => {
-      const response = await t.app.inject({
-        method: "POST",
-        url: "/api/assistant",
-        remoteAddress,
-        headers: { origin: siteUrl, "content-type": "application/json" },
-        payload: JSON.stringify({ question: cotton }),
-      });
-      expect(response.statusCode).toBe(200);
-      return json(response, assistantResponseSchema);
-    };
     const writtenFor = async (addresses: string[]) => {
       const answers = [];
-      for (const address of addresses) answers.push(await ask(address));
+      for (const address of addresses) answers.push(await askCotton(t, address));
       // Past its share, the quote: the same page's answer, never a refusal.
       for (const answer of answers.filter((each) => !each.written)) {
         expect(answer.answer).toContain("°C");
