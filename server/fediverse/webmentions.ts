@@ -7,7 +7,7 @@ import { networkOf } from "../lib/address-scope.ts";
 import { isPublicHost, type RemoteFetch } from "../lib/safe-fetch.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
-import { isPage, linksOf, readEntry, samePage, webAddress } from "./webmention-pages.ts";
+import { isPage, readSource, samePage, webAddress } from "./webmention-pages.ts";
 import { mentionQueue } from "./webmention-queue.ts";
 import { mentionRecords } from "./webmention-records.ts";
 import { pageLimits, webmentionSender } from "./webmention-sending.ts";
@@ -157,11 +157,11 @@ export function createWebmentions({
     const html = answer.body.toString("utf8");
     // Only a page is read for its links: a text, a feed or a file that names the item links to nothing.
     const page = isPage(String(answer.headers["content-type"] ?? ""));
-    const links = page ? await linksOf(html, answer.url) : [];
-    if (!links.some((link) => samePage(link, target))) {
+    const read = page ? await readSource(html, new URL(answer.url)) : null;
+    if (!read?.links.some((link) => samePage(link, target))) {
       return forget(row.id, row.path, "its source does not link to the item");
     }
-    const entry = await readEntry(html, new URL(answer.url), target);
+    const entry = await read.entry(target);
     if (entry.authorUrl && (await blocked(withFolders(new URL(entry.authorUrl))))) {
       return forget(row.id, row.path, "its author is blocked");
     }
