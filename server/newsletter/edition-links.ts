@@ -147,15 +147,15 @@ export function editionLinkProblems(
 const clippedAt = 100 * 1024;
 
 /**
- * What is wrong with an edition before it is sent: its links' problems, an image without a
- * description (what a screen reader says, and a mail program that shows no images), and a
- * length Gmail clips.
+ * What is wrong with an edition before it is sent: its links' problems, its raw HTML's
+ * (`markupProblems`), an image without a description (what a screen reader says, and a
+ * mail program that shows no images), and a length Gmail clips.
  */
 export function editionProblems(
-  edition: { html: string; links: EditionLink[] },
+  edition: { html: string; links: EditionLink[]; markup: string[] },
   config: { siteUrl: string; clientRoot: string },
 ): string[] {
-  const problems = editionLinkProblems(edition.links, config);
+  const problems = [...editionLinkProblems(edition.links, config), ...edition.markup];
   for (const [image] of edition.html.matchAll(/<img\b[^>]*>/gi)) {
     if (/\salt\s*=\s*("[^"]*[^\s"][^"]*"|'[^']*[^\s'][^']*')/i.test(image)) continue;
     const src = /\ssrc\s*=\s*"([^"]*)"/i.exec(image)?.[1] ?? "";

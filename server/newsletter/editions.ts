@@ -8,6 +8,7 @@ import { withoutSampleVoiceMarkers } from "../../content/sample-voice-marker.ts"
 import { escapeHtml } from "../../contract/html.ts";
 import { layout } from "../outbox/mail-layout.ts";
 import { absoluteLinks, type EditionLink } from "./edition-links.ts";
+import { markupProblems } from "./edition-markup.ts";
 import { type EditionBody, unsubscribePlaceholder } from "./messages.ts";
 
 /**
@@ -28,6 +29,8 @@ export type Edition = EditionBody & {
   slug: string;
   /** Its links and images, as written and as sent (checked by editionLinkProblems). */
   links: EditionLink[];
+  /** What its raw HTML holds that a mail program removes, that acts, or that loads from elsewhere. */
+  markup: string[];
 };
 
 export class EditionError extends Error {
@@ -131,7 +134,7 @@ export function renderEdition(
   subject: string,
   markdown: string,
   siteUrl: string,
-): EditionBody & { links: EditionLink[] } {
+): EditionBody & { links: EditionLink[]; markup: string[] } {
   const rendered = editionMarkdown.render(withoutSampleVoiceMarkers(markdown));
   const { html: bodyHtml, links } = absoluteLinks(rendered, siteUrl);
   const { html, text } = layout({
@@ -141,5 +144,5 @@ export function renderEdition(
     footerHtml: `You receive this because you subscribed on Engage with Engineer. <a href="${unsubscribePlaceholder}" style="color:#22c55e">Unsubscribe</a>`,
     footerText: `You receive this because you subscribed on Engage with Engineer.\nUnsubscribe: ${unsubscribePlaceholder}`,
   });
-  return { subject, html, text, links };
+  return { subject, html, text, links, markup: markupProblems(bodyHtml, siteUrl) };
 }

@@ -11,7 +11,7 @@ import {
   queuedResponseSchema,
   testSendResponseSchema,
 } from "../../contract/console.ts";
-import { editionLinkProblems } from "../../server/newsletter/edition-links.ts";
+import { editionLinkProblems, editionProblems } from "../../server/newsletter/edition-links.ts";
 import { renderEdition } from "../../server/newsletter/editions.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -118,6 +118,42 @@ describe("an edition rendered for the mail", () => {
     expect(editionLinkProblems(links, { siteUrl: "https://engage.example", clientRoot })).toEqual([
       "The image https://images.example.net/gauge.png is loaded from images.example.net: each reader's mail program would tell that site when they open the edition, and many show it only once asked. Put it in the site's own files (public/) and link it from there.",
     ]);
+  });
+
+  it("names raw HTML that a mail program removes, that acts, or that loads from another site", () => {
+    const clientRoot = fakeBuiltSite(site);
+    const raw = [
+      '<script src="https://cdn.example/x.js"></script>',
+      '<form action="https://forms.example/in"><input name="email"></form>',
+      '<p onclick="steal()" style="color:red;background:url(\'https://pixel.example/open.gif\')">Hello</p>',
+      '<table background="https://pixel.example/t.gif"><tr><td>x</td></tr></table>',
+      '<img srcset="https://pixel.example/2x.gif 2x, /og/pressure-cooker.png 1x" src="/og/pressure-cooker.png" alt="A cooker">',
+      "<style>a { display: none }</style>",
+      "Plain **Markdown** and [a page](/science/pressure-cooker) say nothing.",
+    ].join("\n\n");
+    const edition = renderEdition("Raw", raw, "https://engage.example");
+    const loads = (what: string, from: string) =>
+      `${what} from ${from}: each reader's mail program would tell that site when they open the edition. Put it in the site's own files (public/) and link it from there.`;
+    expect(editionProblems(edition, { siteUrl: "https://engage.example", clientRoot })).toEqual([
+      "The edition holds <script>: a script, which mail programs remove (some refuse the whole mail). Take it out.",
+      "The edition holds <form>: a form, which most mail programs will not send, and which reads to a reader as phishing. Take it out.",
+      "The edition holds <input>: a form's field, which most mail programs will not send. Take it out.",
+      "The edition's <p> has an onclick attribute: a script, which mail programs remove. Take it out.",
+      loads("The edition's <p> loads https://pixel.example/open.gif (its style)", "pixel.example"),
+      loads(
+        "The edition's <table> loads https://pixel.example/t.gif (its background)",
+        "pixel.example",
+      ),
+      loads("The edition's <img> loads https://pixel.example/2x.gif (its srcset)", "pixel.example"),
+      "The edition holds <style>: a style sheet, which can restyle the whole mail, its unsubscribe link with it. Take it out.",
+    ]);
+    // The site's own editions hold none of it.
+    expect(
+      editionProblems(renderEdition("Plain", markdown, "https://engage.example"), {
+        siteUrl: "https://engage.example",
+        clientRoot,
+      }),
+    ).toEqual([]);
   });
 
   it("says so once when there is no built site to check against", () => {

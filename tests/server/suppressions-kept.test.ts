@@ -126,6 +126,7 @@ describe.each(backends)("suppressions that keep no address, on %s", (backend) =>
         html: "<p>Hi</p>",
         text: "Hi",
         links: [],
+        markup: [],
       });
       if (typeof saved === "string") throw new Error(saved);
       expect(await editions.queueEdition(saved.id)).toBe(1);

@@ -74,6 +74,7 @@ describe.each(backends)("an edition to a long list on %s", (backend) => {
       html: "<p>Hello</p>",
       text: "Hello",
       links: [],
+      markup: [],
     });
     if (typeof saved === "string") throw new Error(saved);
     const { id } = saved;
