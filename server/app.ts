@@ -23,7 +23,7 @@ import { type AddressCount, countByAddress } from "./lib/address-limit.ts";
 import { accessLog } from "./logging.ts";
 import { clickKeyOf, editionClicks } from "./newsletter/clicks.ts";
 import { newsletterLinkPages } from "./newsletter/link-pages.ts";
-import { providerWebhooks } from "./newsletter/provider-webhooks.ts";
+import { providerWebhooks, senderDomain } from "./newsletter/provider-webhooks.ts";
 import { amazonSnsHosts, type SnsTrust } from "./newsletter/sns-certificates.ts";
 import { createSnsMessages } from "./newsletter/sns-messages.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
@@ -307,6 +307,9 @@ export async function buildApp({
         .filter(Boolean),
       postmarkSecret: config.POSTMARK_WEBHOOK_SECRET,
       snsTrust,
+      senderDomains: [config.mailFrom, config.BOUNCE_ADDRESS ?? ""]
+        .map(senderDomain)
+        .filter(Boolean),
     });
     await app.register(enquiryPages, {
       enquiries,

@@ -49,7 +49,8 @@ const recipient = z.looseObject({ emailAddress: z.string().max(320) });
 const sesSchema = z.looseObject({
   notificationType: z.string().max(40).optional(),
   eventType: z.string().max(40).optional(),
-  mail: z.looseObject({ messageId: z.string().max(200) }),
+  // `source`: the envelope sender of the mail reported (the site's VERP path or MAIL_FROM).
+  mail: z.looseObject({ messageId: z.string().max(200), source: z.string().max(1000).optional() }),
   bounce: z
     .looseObject({
       bounceType: z.string().max(40),
@@ -76,6 +77,8 @@ const postmarkSchema = z.looseObject({
   Email: z.string().max(320),
   Description: z.string().max(1000).optional(),
   Details: z.string().max(1000).optional(),
+  // The sender of the mail reported.
+  From: z.string().max(1000).optional(),
 });
 
 /**
@@ -106,13 +109,33 @@ function snsStringToSign(message: SnsMessage): string {
     .join("");
 }
 
+/**
+ * Whether a report's mail was sent from one of `domains` (MAIL_FROM's, BOUNCE_ADDRESS's) or
+ * a name under one: an account shared with other senders reports their mail too, and a
+ * complaint about a shop's invoice must not unsubscribe a reader the site also mails. A
+ * report that names no sender is taken as the site's.
+ */
+export function sentByUs(sender: string | undefined, domains: readonly string[]): boolean {
+  if (sender === undefined) return true;
+  const domain = senderDomain(sender);
+  return domains.some((ours) => domain === ours || domain.endsWith(`.${ours}`));
+}
+
+/** The domain of an address, written alone or as `Name <address>`, as `plainAddress` spells it. */
+export const senderDomain = (sender: string) => {
+  const address = /<([^<>]*)>\s*$/.exec(sender)?.[1] ?? sender;
+  return address.includes("@") ? (plainAddress(address).split("@").pop() ?? "") : "";
+};
+
 export const providerWebhooks: FastifyPluginAsync<{
   health: Pick<ListHealth, "handleProviderReport">;
   messages: SnsMessages;
   snsTopics: string[];
   postmarkSecret: string | undefined;
   snsTrust: SnsTrust;
-}> = async (app, { health, messages, snsTopics, postmarkSecret, snsTrust }) => {
+  /** The domains the site's mail is sent from, in lower case (`sentByUs`). */
+  senderDomains: readonly string[];
+}> = async (app, { health, messages, snsTopics, postmarkSecret, snsTrust, senderDomains }) => {
   app.addContentTypeParser(
     ["application/json", "text/plain"],
     { parseAs: "string", bodyLimit: 300_000 },
@@ -221,8 +244,10 @@ export const providerWebhooks: FastifyPluginAsync<{
     const type = notification.notificationType ?? notification.eventType;
     const { bounce, complaint } = notification;
     const feedback = complaint?.complaintFeedbackType;
-    const reports: { email: string; kind: ReportKind; detail: string }[] =
-      type === "Bounce" && bounce && !sesMessageRefused.has(bounce.bounceSubType ?? "")
+    const ours = sentByUs(notification.mail.source, senderDomains);
+    const reports: { email: string; kind: ReportKind; detail: string }[] = !ours
+      ? []
+      : type === "Bounce" && bounce && !sesMessageRefused.has(bounce.bounceSubType ?? "")
         ? bounce.bouncedRecipients.map(({ emailAddress, diagnosticCode }) => ({
             email: plainAddress(emailAddress),
             kind: bounce.bounceType === "Permanent" ? "hard" : "soft",
@@ -272,7 +297,7 @@ export const providerWebhooks: FastifyPluginAsync<{
           : undefined;
     // Spelt as the forms take it, whatever spelling the record has (lib/mailbox.ts).
     const email = plainAddress(record.Email);
-    if (kind && z.email().safeParse(email).success) {
+    if (kind && z.email().safeParse(email).success && sentByUs(record.From, senderDomains)) {
       await health.handleProviderReport(email, kind, {
         source: "postmark",
         ref: `postmark ${record.ID} ${email}`,

@@ -595,6 +595,57 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     });
   });
 
+  it("changes nothing for a report about another sender's mail on a shared account, to an address the site mailed", async () => {
+    // The provider's account also sends someone else's mail: its reports come to this hook too.
+    const [bounced, complained] = [reader("other-sender-bounce"), reader("other-sender-complaint")];
+    await seedConfirmed(t, [bounced, complained]);
+    await mailed([bounced, complained]);
+    const elsewhere = "invoices@shop.example.net";
+    const reports = (source: string) => [
+      sesNotification({
+        notificationType: "Bounce",
+        mail: { messageId: crypto.randomUUID(), source },
+        bounce: { bounceType: "Permanent", bouncedRecipients: [{ emailAddress: bounced }] },
+      }),
+      sesNotification({
+        notificationType: "Complaint",
+        mail: { messageId: crypto.randomUUID(), source: `Shop <${source}>` },
+        complaint: { complainedRecipients: [{ emailAddress: complained }] },
+      }),
+    ];
+    for (const message of reports(elsewhere)) expect((await postSns(message)).statusCode).toBe(200);
+    const postmark = (email: string, Type: string, From: string) =>
+      postPostmark(
+        {
+          RecordType: Type === "SpamComplaint" ? "SpamComplaint" : "Bounce",
+          Type,
+          ID: `${email}-${Type}-${From}`,
+          Email: email,
+          From,
+        },
+        basic(secret),
+      );
+    expect((await postmark(bounced, "HardBounce", elsewhere)).statusCode).toBe(200);
+    expect((await postmark(complained, "SpamComplaint", elsewhere)).statusCode).toBe(200);
+    const emails = (await suppressed()).map((row) => row.email);
+    expect(emails).not.toContain(bounced);
+    expect(emails).not.toContain(complained);
+    expect(await runSql(t, "select status from subscribers where email = ?", [complained])).toEqual(
+      [{ status: "confirmed" }],
+    );
+    // The site's own mail (MAIL_FROM's domain, here localhost) is acted on.
+    expect((await postmark(bounced, "HardBounce", "newsletter@localhost")).statusCode).toBe(200);
+    for (const message of reports("newsletter@localhost").slice(1)) {
+      expect((await postSns(message)).statusCode).toBe(200);
+    }
+    expect(await suppressed()).toEqual(
+      expect.arrayContaining([
+        { email: bounced, reason: "hard_bounce", source: "postmark" },
+        { email: complained, reason: "complaint", source: "ses" },
+      ]),
+    );
+  });
+
   it("acts on a hard bounce that comes while its mail is still going out, not on one never claimed, and counts it in its edition's figures", async () => {
     const [going, retrying, waiting] = [
       reader("mid-send"),
