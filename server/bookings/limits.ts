@@ -18,8 +18,15 @@ import { dayMs, toIso } from "../lib/time.ts";
  * room for another (docs/decisions/081-booking-limits-outlast-erasure.md).
  */
 
-/** The window of the hourly limits, and so how long `bookings_made` keeps a booking made. */
+/** The window of the hourly limits. */
 export const limitsHourMs = 3_600_000;
+
+/**
+ * Bookings one mailbox may be sent in a day, erased or not, and so how long `bookings_made`
+ * keeps a booking made: one an hour alone let a stranger who booked for an address, erased
+ * the booking and booked again send it an invitation and a cancellation every hour.
+ */
+export const bookingsPerMailboxPerDay = 3;
 
 /** The digests a booking made is counted by. */
 type Counted = { addressHash: string; ipHash: string; networkHash: string };
@@ -53,6 +60,9 @@ export function bookingPagesLimit(app: FastifyInstance) {
       return refuse(reply, tooManyLoads(refused.from));
     };
 }
+
+/** Which of a mailbox's limits a booking meets: the hour's, the day's, or its calls ahead. */
+export type MailboxFull = "mailbox" | "mailbox today" | "mailbox ahead";
 
 /** Which of a connection's limits a booking meets: its own, or its network's. */
 export type ConnectionFull = "connection" | "connection ahead" | "network" | "network ahead";
@@ -121,7 +131,8 @@ export function bookingLimits(store: Store, clock: () => Date) {
     },
 
     /**
-     * Whether a booking for the mailbox was made since `hourAgo` ("mailbox"), or it holds
+     * Whether a booking for the mailbox was made since `hourAgo` ("mailbox"), or
+     * `bookingsPerMailboxPerDay` in the last day ("mailbox today"), or it holds
      * `perMailbox` calls still ahead ("mailbox ahead"). Counted after the connection's limits,
      * so that a connection at its own is refused alike whatever the address holds.
      */
@@ -132,9 +143,13 @@ export function bookingLimits(store: Store, clock: () => Date) {
         hourAgo,
         perMailbox,
       }: { addressHash: string; hourAgo: Date; perMailbox: number },
-    ): Promise<"mailbox" | "mailbox ahead" | null> {
+    ): Promise<MailboxFull | null> {
       await takeTurn(store.kind, trx, "booking mailbox", addressHash);
       if ((await madeSince(trx, "address_hash", addressHash, hourAgo)) > 0) return "mailbox";
+      const dayAgo = new Date(clock().getTime() - dayMs);
+      if ((await madeSince(trx, "address_hash", addressHash, dayAgo)) >= bookingsPerMailboxPerDay) {
+        return "mailbox today";
+      }
       const ahead = await count(
         (eb) => eb.and([eb("address_hash", "=", addressHash), ...stillAhead(eb)]),
         trx,
@@ -155,10 +170,10 @@ export function bookingLimits(store: Store, clock: () => Date) {
         .execute();
     },
 
-    /** Forgets the bookings made before the hour the limits count. */
+    /** Forgets the bookings made before the day the limits count. */
     async forgetMade(trx: Db) {
-      const hourAgo = new Date(clock().getTime() - limitsHourMs).toISOString();
-      await trx.deleteFrom("bookings_made").where("made_at", "<", hourAgo).execute();
+      const dayAgo = new Date(clock().getTime() - dayMs).toISOString();
+      await trx.deleteFrom("bookings_made").where("made_at", "<", dayAgo).execute();
     },
 
     /** Whether the owner's day of `start` holds its most calls already, besides the one `moving`. */

@@ -4,6 +4,7 @@ import { transact } from "../db/owner-actor.ts";
 import type { Db, Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
 import { jsonOf } from "../lib/json.ts";
+import { dayMs } from "../lib/time.ts";
 import {
   button,
   detailsHtml,
@@ -14,17 +15,18 @@ import {
 } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import { enqueue, forget } from "../outbox/queue.ts";
+import type { MailboxFull } from "./limits.ts";
 
 /**
  * A booking its mailbox may not have now (docs/product.md, "Book a call"): one booked for
  * it within the hour, or its most calls ahead. What an address holds is its mailbox's to
  * know, not the form's: the form is refused in the same words for either (409 `not_booked`),
- * and the mailbox is told why, at most once an hour (its outbox row, kept a day, counts it).
+ * and the mailbox is told why, at most once a day (its outbox row, kept a day, counts it).
  */
 
 /** Why a booking for a mailbox was not made, and what it asked for. */
 const notMadePayload = z.object({
-  why: z.enum(["calls ahead", "booked this hour"]),
+  why: z.enum(["calls ahead", "booked this hour", "booked today"]),
   start: z.string(),
   zone: z.string(),
   service: z.string(),
@@ -32,16 +34,25 @@ const notMadePayload = z.object({
 export type NotMade = z.infer<typeof notMadePayload>;
 export const parseNotMade = (raw: string | null) => jsonOf(raw, notMadePayload);
 
+/** Why a booking was not made, by the mailbox's limit that refused it (limits.ts). */
+export const notMadeWhy: Record<MailboxFull, NotMade["why"]> = {
+  mailbox: "booked this hour",
+  "mailbox today": "booked today",
+  "mailbox ahead": "calls ahead",
+};
+
 /**
  * The news that a booking for `email` was not made, queued unless the mailbox was told
- * so within the hour (`since`): a form that could not book for it cannot fill it either.
+ * so within the day: a form that could not book for it cannot fill it either, and a
+ * stranger's tries, hour after hour, are one mail (decision 086).
  * In turn with the bookings for the same mailbox (limits.ts), so that two at once queue one.
  */
 export function tellNotMade(store: Store, clock: () => Date) {
-  return (to: { email: string; addressHash: string }, since: Date, news: NotMade) =>
+  return (to: { email: string; addressHash: string }, news: NotMade) =>
     transact(store.db, async (trx) => {
       await takeTurn(store.kind, trx, "booking mailbox", to.addressHash);
-      await queueNotMade(trx, clock(), since, to, news);
+      const dayAgo = new Date(clock().getTime() - dayMs);
+      await queueNotMade(trx, clock(), dayAgo, to, news);
     });
 }
 
@@ -93,10 +104,14 @@ export function notMadeMail(
   news: NotMade,
   context: { siteUrl: string; ownerName: string; ownerAddress: string; serviceTitle: string },
 ): OutgoingMail {
-  const why =
-    news.why === "calls ahead"
-      ? "This address has as many calls ahead as one address may hold. To book another, cancel one with the link in its mail."
-      : "A call was booked for this address less than an hour ago; its invitation is in this inbox. To book another, try again in an hour.";
+  const why = {
+    "calls ahead":
+      "This address has as many calls ahead as one address may hold. To book another, cancel one with the link in its mail.",
+    "booked this hour":
+      "A call was booked for this address less than an hour ago; its invitation is in this inbox. To book another, try again in an hour.",
+    "booked today":
+      "Three calls were booked for this address in the last day, the most one address may be sent. To book another, try again tomorrow.",
+  }[news.why];
   const again = markedLink(context.siteUrl, "/book", "booking-not-made");
   const details: [string, string][] = [
     ["Asked for", momentLabel(Date.parse(news.start), news.zone)],

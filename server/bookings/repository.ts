@@ -4,7 +4,7 @@ import { transact } from "../db/owner-actor.ts";
 import type { Db, Store } from "../db/store.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
-import { bookingLimits, type ConnectionFull, type DayLimit } from "./limits.ts";
+import { bookingLimits, type ConnectionFull, type DayLimit, type MailboxFull } from "./limits.ts";
 import { forgetNotMade } from "./not-made.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
 import { createBookingSettings } from "./settings-repository.ts";
@@ -132,9 +132,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     /**
      * Stores a booking with its mails. "taken" when the database refused it
      * because another reader holds that start (the unique index), on this
-     * instance or any other, or its day is full; "mailbox" when its mailbox
-     * was booked for within the hour, "mailbox ahead" when it holds
-     * `perMailbox` calls ahead; "connection" when its connection made
+     * instance or any other, or its day is full; "mailbox" when its mailbox was booked for
+     * within the hour, "mailbox today" as often as a day allows, "mailbox ahead" when it
+     * holds `perMailbox` calls ahead; "connection" when its connection made
      * its most bookings in the hour, "connection ahead" when it holds that
      * many calls ahead, "network" and "network ahead" the same of its
      * network. The limits are counted in the booking's transaction,
@@ -142,7 +142,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      */
     async create(
       input: NewBooking,
-    ): Promise<{ id: number } | "taken" | "mailbox" | "mailbox ahead" | ConnectionFull> {
+    ): Promise<{ id: number } | "taken" | MailboxFull | ConnectionFull> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
       return orTaken(input, async (trx) => {

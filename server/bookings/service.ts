@@ -12,7 +12,7 @@ import { type BusyCalendarOptions, startBusyCalendar } from "./busy-calendar.ts"
 import { bookingComposers } from "./composers.ts";
 import { limitsHourMs } from "./limits.ts";
 import type { BookingMailContext } from "./mails.ts";
-import { type NotMade, tellNotMade } from "./not-made.ts";
+import { type NotMade, notMadeWhy, tellNotMade } from "./not-made.ts";
 import { type BookingsRepository, createBookingsRepository } from "./repository.ts";
 import { ownerZoneIn } from "./settings-repository.ts";
 import { linkTokens, type StoredBooking } from "./stored.ts";
@@ -248,12 +248,8 @@ export function createBookings(
        * have now is refused in the same words whatever the reason, and the mailbox is told why.
        */
       const notMade = async (why: NotMade["why"]): Promise<BookOutcome> => {
-        await tell({ email: request.email, addressHash: mailbox }, hourAgo, {
-          why,
-          start: request.start,
-          zone: request.zone,
-          service: request.service,
-        });
+        const to = { email: request.email, addressHash: mailbox };
+        await tell(to, { why, start: request.start, zone: request.zone, service: request.service });
         woken();
         return { outcome: "not_booked", slots: await freeLeft() };
       };
@@ -297,9 +293,8 @@ export function createBookings(
           message: `Your ${from} has its most calls booked ahead already. Cancel one from its mail, or write to the contact address.`,
         });
       }
-      if (created === "mailbox") return notMade("booked this hour");
-      if (created === "mailbox ahead") return notMade("calls ahead");
       if (created === "taken") return { outcome: "taken", slots: await freeLeft() };
+      if (typeof created === "string") return notMade(notMadeWhy[created]);
       woken();
       const booking = (await repository.get(created.id)) ?? null;
       return { ...asIfBooked, booking };
