@@ -668,7 +668,7 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   // The edition whose link and image lead nowhere is flagged; the sound one is not.
   const lost = edition("Lost links in December");
   const warnings = lost.getByRole("region", { name: "Warnings about 2026-12-lost-links" });
-  await expect(warnings).toContainText("2 links or images to check");
+  await expect(warnings).toContainText("2 warnings to read before sending");
   await expect(warnings).toContainText(
     "The link /science/no-such-post leads to /science/no-such-post, which is not on the site.",
   );
@@ -679,7 +679,7 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   expect(await seriousViolations(page)).toEqual([]);
   await lost.getByRole("button", { name: "Send", exact: true }).click();
   const asked = page.getByRole("alertdialog", { name: 'Send "Lost links in December"?' });
-  await expect(asked).toContainText("2 links or images lead nowhere (listed above).");
+  await expect(asked).toContainText("2 warnings (listed above).");
   await asked.getByRole("button", { name: "Cancel" }).click();
   await expect(asked).toHaveCount(0);
   // Closing gives the focus back to the button that opened the dialog, a task later.

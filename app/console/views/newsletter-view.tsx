@@ -39,7 +39,7 @@ function Progress({ edition }: { edition: EditionFile }) {
   );
 }
 
-/** Links and images of an edition that lead nowhere: read before a test copy or the sending. */
+/** What is wrong with an edition (edition-links.ts): read before a test copy or the sending. */
 function LinkWarnings({ edition }: { edition: EditionFile }) {
   if (edition.warnings.length === 0) return null;
   const count = edition.warnings.length;
@@ -48,7 +48,7 @@ function LinkWarnings({ edition }: { edition: EditionFile }) {
       aria-label={`Warnings about ${edition.slug}`}
       className="mt-3 rounded-lg border border-amber-400/40 bg-amber-400/10 p-3 text-sm wrap-anywhere text-amber-200"
     >
-      <p className="font-semibold">{plural(count, "link or image", "links or images")} to check</p>
+      <p className="font-semibold">{warningsSaid(count)} to read before sending</p>
       <ul className="mt-1 list-disc space-y-1 pl-5">
         {edition.warnings.map((warning) => (
           <li key={warning}>{warning}</li>
@@ -58,12 +58,12 @@ function LinkWarnings({ edition }: { edition: EditionFile }) {
   );
 }
 
-const leadNowhere = (count: number) =>
-  `${plural(count, "link or image leads", "links or images lead")} nowhere`;
+/** How many warnings an edition has: links and images that lead nowhere, raw HTML, its length. */
+const warningsSaid = (count: number) => plural(count, "warning");
 
-/** A toast that says a mail went out with links that lead nowhere. */
+/** A toast that says a mail went out with warnings (links that lead nowhere, raw HTML…). */
 function warnAbout(warnings: string[]) {
-  if (warnings.length > 0) toast.warning(`${leadNowhere(warnings.length)}: ${warnings.join(" ")}`);
+  if (warnings.length > 0) toast.warning(`${warningsSaid(warnings.length)}: ${warnings.join(" ")}`);
 }
 
 function Preview({ slug }: { slug: string }) {
@@ -288,7 +288,7 @@ export function NewsletterView() {
                   <ConfirmButton
                     label="Send"
                     title={`Send "${edition.subject}"?`}
-                    description={`It goes to every confirmed subscriber who has not had it (${plural(confirmedSubscribers - suppressedSubscribers, "address", "addresses")} now)${suppressedSubscribers > 0 ? `, not to ${plural(suppressedSubscribers, "suppressed address", "suppressed addresses")}` : ""}, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
+                    description={`It goes to every confirmed subscriber who has not had it (${plural(confirmedSubscribers - suppressedSubscribers, "address", "addresses")} now)${suppressedSubscribers > 0 ? `, not to ${plural(suppressedSubscribers, "suppressed address", "suppressed addresses")}` : ""}, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${warningsSaid(edition.warnings.length)} (listed above).` : ""}`}
                     confirmLabel="Send now"
                     tone="primary"
                     onConfirm={() => void send(edition.slug)}
