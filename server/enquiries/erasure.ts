@@ -79,7 +79,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
     /**
      * The sender's deletion link: every enquiry from the mailbox the link was
      * mailed to (any spelling of it, `mailboxOf`) goes, with its answers and mails, and so
-     * does the hour's record of its acknowledgement (`acknowledged`: the form's key of a
+     * does the record of its last acknowledgement (`acknowledged`: the form's key of a
      * mailbox), so that an enquiry sent after it is acknowledged with a link of its own.
      * The number deleted; null when the token is not known (already used, or never
      * issued). In `within`, or a transaction of its own.
@@ -96,8 +96,8 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
           .where("deletion_token_hash", "=", tokenDigest(token))
           .executeTakeFirst();
         if (!row) return null;
-        // Every spelling that reaches the mailbox: the form acknowledges a mailbox once an
-        // hour however it is spelled, so this link is the only one its owner was sent.
+        // Every spelling that reaches the mailbox: the form acknowledges a mailbox once in
+        // eight hours however it is spelled, so this link is the only one its owner was sent.
         const mailbox = mailboxOf(row.email, { loose: false });
         const all = await trx.selectFrom("enquiries").select(["id", "email"]).execute();
         await trx
@@ -123,7 +123,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
 
     /**
      * Retention: enquiries older than `days` that the owner did not keep are
-     * deleted; acknowledgement times older than the hour are forgotten. In
+     * deleted; acknowledgement times older than their interval are forgotten. In
      * `within`, or a transaction of its own.
      */
     async prune(days: number, within: Db = db): Promise<number> {

@@ -144,7 +144,7 @@ ${call}
 
 Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first:
 ${link}`,
-    footer: `You get this mail because this address was typed into the enquiry form on ${context.siteUrl}/services. If that was not you, use the link above: nothing more will be sent. Acknowledgements go to one address at most once an hour.`,
+    footer: `You get this mail because this address was typed into the enquiry form on ${context.siteUrl}/services. If that was not you, use the link above: nothing more will be sent. Acknowledgements go to one address at most once in eight hours.`,
     messageId: enquiry.threadId,
     replyTo: context.ownerAddress,
     headers: { "Auto-Submitted": "auto-replied" },

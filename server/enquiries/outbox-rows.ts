@@ -7,8 +7,12 @@ import { jsonOf } from "../lib/json.ts";
  * outbox rows name it, and the acknowledgement's interval.
  */
 
-/** An acknowledgement to one address at most this often, whatever the form is fed. */
-export const acknowledgementIntervalMs = 60 * 60 * 1000;
+/**
+ * An acknowledgement to one address at most this often, whatever the form is fed: three a
+ * day. Once an hour, a stranger who typed someone's address into the form each hour had the
+ * site send them 24 mails a day (a booking's mailbox is held to three a day alike, 086).
+ */
+export const acknowledgementIntervalMs = 8 * 60 * 60 * 1000;
 
 export const enquiryMailKinds = [
   "enquiry_notice",

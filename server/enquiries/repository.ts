@@ -137,8 +137,8 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
 
     /**
      * Stores an enquiry and queues what follows from it: the owner's mail,
-     * the sender's acknowledgement (unless this address had one within the
-     * hour) and the webhook call. Returns its id, whether an acknowledgement
+     * the sender's acknowledgement (unless this address had one within eight
+     * hours) and the webhook call. Returns its id, whether an acknowledgement
      * was queued, and the deletion link's token, which only that mail carries.
      */
     async create(
@@ -178,7 +178,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
           .returning("id")
           .executeTakeFirstOrThrow();
         // One statement decides, so two instances cannot both acknowledge
-        // the same address in the same hour.
+        // the same address within the interval.
         const claimed = input.likelyJunk
           ? undefined
           : await trx

@@ -361,7 +361,7 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   comment_action_tokens: "the one-time links of the owner's notification mails",
   spent_form_tokens: "form tokens already used, kept until they would expire",
   sns_messages: "SNS messages already taken, kept while their signature is accepted",
-  enquiry_acknowledgements: "the hourly cap on acknowledgement mails",
+  enquiry_acknowledgements: "the cap on acknowledgement mails, one in eight hours",
   bookings_made: "the hourly limits on bookings: digests under the site's secret, kept an hour",
   reader_salts: "readership's salt of the day, deleted when the day ends",
   reader_visits: "readership counts, which identify nobody and start afresh on a new site",
