@@ -74,12 +74,14 @@ export const registerPasskeyRequestSchema = z.strictObject({
 
 /**
  * What the sign-in page offers: a passkey only when one is registered and the
- * site's host name can carry one. Public, like the sign-in page itself.
+ * site's host name can carry one, a mailed link only when OWNER_EMAIL is set
+ * (else no address would ever get one). Public, like the sign-in page itself.
  */
 export const signInMethodsResponseSchema = z.object({
   passkey: z.enum(["ready", "none", "unavailable"]),
   /** Why passkeys cannot work here, when `passkey` is "unavailable". */
   passkeyProblem: z.string().nullable(),
+  mailedLink: z.boolean(),
 });
 export type SignInMethodsResponse = z.infer<typeof signInMethodsResponseSchema>;
 

@@ -36,7 +36,7 @@ const panel = "mx-auto mt-16 w-[min(92vw,28rem)] rounded-2xl border border-line 
  * The console's sign-in page (docs/decisions/012-owner-console.md). Opened
  * from a link, it shows one "Sign in" button: only its POST uses the link, so
  * a mail scanner that opens it signs nobody in. Otherwise it offers a passkey
- * and a link by mail.
+ * and, with OWNER_EMAIL set, a link by mail.
  */
 export function SignIn() {
   const [token, setToken] = useState(tokenOfLink);
@@ -58,7 +58,10 @@ export function SignIn() {
   // A passkey is offered only when one is registered and this host can use it.
   const [methods, setMethods] = useState<SignInMethodsResponse | null>(null);
   useEffect(() => {
-    api("GET /admin/sign-in/methods").then(setMethods, () => {});
+    // Unread, the page offers what it always could: a link by mail, and the command.
+    api("GET /admin/sign-in/methods").then(setMethods, () =>
+      setMethods({ passkey: "none", passkeyProblem: null, mailedLink: true }),
+    );
   }, []);
 
   async function run(
@@ -138,26 +141,36 @@ export function SignIn() {
           {methods?.passkeyProblem ? (
             <p className="mt-4 text-sm text-slate-400">{methods.passkeyProblem}</p>
           ) : null}
-          <form
-            onSubmit={mailLink}
-            className={`mt-6 space-y-3 ${methods?.passkey === "ready" ? "border-t border-line pt-5" : ""}`}
-          >
-            <Input
-              label="Your address"
-              type="email"
-              required
-              autoComplete="email"
-              value={email}
-              onChange={setEmail}
-              {...refusal.field("email")}
-            />
-            <button type="submit" disabled={busy} className={`${buttonClass} w-full py-2`}>
-              Email me a sign-in link
-            </button>
-          </form>
-          <p className="mt-4 text-sm text-slate-400">
-            Or, on the server: <code>npm run admin -- login</code>
-          </p>
+          {methods?.mailedLink ? (
+            <>
+              <form
+                onSubmit={mailLink}
+                className={`mt-6 space-y-3 ${methods.passkey === "ready" ? "border-t border-line pt-5" : ""}`}
+              >
+                <Input
+                  label="Your address"
+                  type="email"
+                  required
+                  autoComplete="email"
+                  value={email}
+                  onChange={setEmail}
+                  {...refusal.field("email")}
+                />
+                <button type="submit" disabled={busy} className={`${buttonClass} w-full py-2`}>
+                  Email me a sign-in link
+                </button>
+              </form>
+              <p className="mt-4 text-sm text-slate-400">
+                Or, on the server: <code>npm run admin -- login</code>
+              </p>
+            </>
+          ) : methods ? (
+            // Without OWNER_EMAIL no address would ever be mailed a link: none is offered.
+            <p className="mt-4 text-sm text-slate-400">
+              On the server, <code>npm run admin -- login</code> prints a sign-in link. This page
+              mails one only when OWNER_EMAIL is set.
+            </p>
+          ) : null}
         </>
       )}
       <div role="status" className="mt-4 text-sm">

@@ -25,7 +25,11 @@ test.describe.configure({ mode: "default" });
 let own: OwnSite;
 
 test.beforeAll(async () => {
-  own = await startOwnSite("console-refusals", { host: "localhost" });
+  // OWNER_EMAIL, for the sign-in page to offer a mailed link.
+  own = await startOwnSite("console-refusals", {
+    host: "localhost",
+    env: { OWNER_EMAIL: "owner@example.com" },
+  });
 });
 test.afterAll(async () => {
   await own?.stop();

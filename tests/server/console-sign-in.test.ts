@@ -3,6 +3,7 @@ import { errorResponseSchema } from "../../contract/api.ts";
 import {
   passkeyOptionsResponseSchema,
   sessionsResponseSchema,
+  signInMethodsResponseSchema,
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
 import { createOwnerRepository } from "../../server/console/owner-repository.ts";
@@ -490,6 +491,14 @@ describe("the console's pages and its mailed links against an attacker", () => {
       expect(page.statusCode, url).toBe(200);
       expect(page.headers["content-security-policy"], url).toContain("frame-ancestors 'none'");
     }
+  });
+
+  it("offers a mailed link on the sign-in page, OWNER_EMAIL being set", async () => {
+    const methods = json(
+      await new Owner(t).get("/api/admin/sign-in/methods"),
+      signInMethodsResponseSchema,
+    );
+    expect(methods.mailedLink).toBe(true);
   });
 
   it("mails the link for SITE_URL whatever Host says, and answers a flood with 429 and Retry-After", async () => {

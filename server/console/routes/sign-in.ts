@@ -189,14 +189,16 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
   app.get(
     "/sign-in/methods",
     signInRoute(
-      "What the sign-in page offers: a passkey only when one can sign in here",
+      "What the sign-in page offers: a passkey only when one can sign in here, a mailed link only with OWNER_EMAIL",
       signInMethodsResponseSchema,
     ),
     async () => {
+      const mailedLink = Boolean(config.OWNER_EMAIL);
       const problem = passkeyProblem(siteUrl);
-      if (problem) return { passkey: "unavailable" as const, passkeyProblem: problem };
+      if (problem) return { passkey: "unavailable" as const, passkeyProblem: problem, mailedLink };
       const registered = (await owner.listPasskeys()).length > 0;
-      return { passkey: registered ? ("ready" as const) : ("none" as const), passkeyProblem: null };
+      const passkey = registered ? ("ready" as const) : ("none" as const);
+      return { passkey, passkeyProblem: null, mailedLink };
     },
   );
 
