@@ -132,6 +132,8 @@ test.describe("with JavaScript off", () => {
     const link = await confirmationLink(dataDir, email);
     await page.goto(link);
     await expect(page.getByText(/needs JavaScript/)).toHaveCount(0);
+    // The island's "Reading…" would wait forever here: the page's form asks instead.
+    await expect(page.getByText("Reading your confirmation link…")).toBeHidden();
     await page.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("heading", { name: "Subscription confirmed" })).toBeVisible();
     await page.goto(link);

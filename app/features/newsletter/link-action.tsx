@@ -83,7 +83,8 @@ export function LinkAction<Refusal extends string>({
   return (
     // Tall enough for every step, so the footer does not move once the link is read.
     <div className="min-h-48 max-w-2xl space-y-4 text-slate-300">
-      {step.name === "reading" ? <p>{reading}</p> : null}
+      {/* Served in the page's HTML too, where without JavaScript nothing reads the link. */}
+      {step.name === "reading" ? <p className="js-only">{reading}</p> : null}
       {step.name === "no-token" ? <p>{noToken}</p> : null}
       {step.name === "confirm" || step.name === "sending" ? (
         <>
