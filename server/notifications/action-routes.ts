@@ -136,8 +136,9 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
     if (state !== "valid") return send(reply, refusals[state].status, refusals[state].page);
     const words = actions[named.action];
     const comment = (await commentsById(store.db, [named.id])).get(named.id);
-    if (!comment)
-      return send(reply, 410, { title: words.question, body: paragraph(words.nothing) });
+    // Deleted, or approved meanwhile (in the console, say): its button would do nothing.
+    if (!comment || (named.action === "approve" && comment.status === "published"))
+      return send(reply, 410, { title: "Nothing to do", body: paragraph(words.nothing) });
     const title = titles.get(comment.postId) ?? comment.postId;
     return send(reply, 200, {
       title: words.question,

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { NotifiedComment } from "../comments/notifier.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
-import type { CommentAction, Database } from "../db/schema.ts";
+import type { CommentAction, CommentStatus, Database } from "../db/schema.ts";
 import { jsonOf } from "../lib/json.ts";
 import { toIso } from "../lib/time.ts";
 import type { MailPayload, WebhookPayload } from "./notifier.ts";
@@ -30,12 +30,14 @@ export const webhookPayloadOf = (raw: string | null): WebhookPayload | null =>
 export async function commentsById(
   db: Kysely<Database>,
   ids: number[],
-): Promise<Map<number, NotifiedComment>> {
+): Promise<Map<number, NotifiedComment & { status: CommentStatus }>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom("science_comments")
-    .select(["id", "post_id", "content", "user_name", "created_at"])
+    .select(["id", "post_id", "content", "user_name", "created_at", "status"])
     .where("id", "in", ids)
+    // A deleted comment whose replies stand keeps its place without name or text: gone here too.
+    .where("deleted_at", "is", null)
     .execute();
   return new Map(
     rows.map((row) => [
@@ -46,6 +48,7 @@ export async function commentsById(
         content: row.content,
         userName: row.user_name,
         createdAt: toIso(row.created_at),
+        status: row.status,
       },
     ]),
   );

@@ -11,6 +11,7 @@ import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { mailingApp } from "./support/mailing-app.ts";
 import { linksOf, owner } from "./support/notifications.ts";
+import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { lockWaiters, refuseAuditLines, runSql } from "./support/sql.ts";
@@ -428,8 +429,36 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
       if (!link) throw new Error(`no ${action} link`);
       return pressButton(t, link.path, link.token);
     };
-    return { postId, id, press };
+    return { postId, id, press, links };
   }
+
+  it("says there is nothing to do, before any press, once the console has approved the comment or deleted it under a reply", async () => {
+    const { id, links } = await heldComment("Should a 3 kW heater run on a 13 A plug all night?");
+    const inConsole = new Owner(t);
+    await inConsole.signIn();
+    const open = async (action: string) => {
+      const link = links.find((l) => l.action === action);
+      if (!link) throw new Error(`no ${action} link`);
+      const page = await t.app.inject({ method: "GET", url: link.path });
+      return { status: page.statusCode, text: dom(page.body).body.textContent ?? "" };
+    };
+    expect((await open("approve")).status).toBe(200);
+    expect((await inConsole.post(`/api/admin/comments/${id}/approve`)).statusCode).toBe(204);
+    expect(await open("approve")).toMatchObject({
+      status: 410,
+      text: expect.stringContaining("it was approved or deleted already"),
+    });
+    // Answered, then deleted: its place stays for the reply, with neither name nor text.
+    const answer = { content: "Only on a heater rated for it, with the plug checked for heat." };
+    expect((await inConsole.post(`/api/admin/comments/${id}/reply`, answer)).statusCode).toBe(201);
+    expect((await inConsole.delete(`/api/admin/comments/${id}`)).statusCode).toBe(204);
+    const deleted = await open("delete");
+    expect(deleted).toMatchObject({
+      status: 410,
+      text: expect.stringContaining("already been deleted"),
+    });
+    expect(deleted.text).not.toContain("Delete the comment");
+  });
 
   it("changes nothing when the audit line cannot be written, and the link then works again", async () => {
     const { postId, id, press } = await heldComment("Does a heat pump work at minus 20?");
