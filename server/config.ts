@@ -289,7 +289,11 @@ export function loadConfig(
     writing?: { dir: string; label: string }[];
   } = {},
 ) {
-  const parsed = envSchema.safeParse(productionRules ? env : { ...env, NODE_ENV: undefined });
+  // A variable set to nothing, as `.env.example` leaves most (an env file copied from it), is unset.
+  const given = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""),
+  );
+  const parsed = envSchema.safeParse(productionRules ? given : { ...given, NODE_ENV: undefined });
   const lines = parsed.success
     ? []
     : parsed.error.issues.map(
@@ -302,14 +306,14 @@ export function loadConfig(
     if (!(error instanceof ContentError)) throw error;
     lines.push(`  content/${error.message.replace(/\n/g, "\n  ")}`);
   }
-  const production = productionRules && env.NODE_ENV === "production";
-  if (production && profile?.sample && !env.SITE_OWNER_NAME?.trim()) {
+  const production = productionRules && given.NODE_ENV === "production";
+  if (production && profile?.sample && !given.SITE_OWNER_NAME) {
     lines.push(
       "  content/owner.md: is still the sample profile that comes with the site. Replace it with your own (README, First run), or set SITE_OWNER_NAME",
     );
   }
-  if (production && profile && !runsAsSample(profile, env)) {
-    lines.push(...sampleVoiceRefusal(writing ?? writingFolders(env.EDITIONS_DIR)));
+  if (production && profile && !runsAsSample(profile, given)) {
+    lines.push(...sampleVoiceRefusal(writing ?? writingFolders(given.EDITIONS_DIR)));
   }
   if (!parsed.success || profile === undefined || lines.length > 0)
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);

@@ -416,6 +416,19 @@ describe("configuration", () => {
       expect(listed.toSorted()).toEqual(environmentVariables.toSorted());
     });
 
+    it(".env.example, copied whole as the process manager's env file, starts the site", () => {
+      const file = readFileSync(path.join(root, ".env.example"), "utf8");
+      const env = Object.fromEntries(
+        file
+          .split("\n")
+          .filter((line) => /^[A-Z_]+=/.test(line))
+          .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+      );
+      expect(env.DATABASE_STATEMENT_TIMEOUT_SECONDS).toBe("");
+      const config = loadConfig(env);
+      expect(config).toMatchObject({ PORT: 3000, DATABASE_STATEMENT_TIMEOUT_SECONDS: 10 });
+    });
+
     it("docs/configuration.md's table lists every variable", () => {
       const table = readFileSync(path.join(root, "docs/configuration.md"), "utf8");
       for (const name of environmentVariables) expect(table).toContain(`| \`${name}\` |`);
