@@ -73,9 +73,8 @@ export const registerPasskeyRequestSchema = z.strictObject({
 });
 
 /**
- * What the sign-in page offers: a passkey only when one is registered and the
- * site's host name can carry one, a mailed link only when OWNER_EMAIL is set
- * (else no address would ever get one). Public, like the sign-in page itself.
+ * What the sign-in page offers: a passkey only when one is registered and the site's
+ * host name can carry one, a mailed link only with OWNER_EMAIL. Public, like the page.
  */
 export const signInMethodsResponseSchema = z.object({
   passkey: z.enum(["ready", "none", "unavailable"]),
