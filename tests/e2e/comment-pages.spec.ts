@@ -202,6 +202,22 @@ test("without JavaScript a post of 83 opens with a comment written a moment ago,
   await writer.dispose();
 });
 
+test("without JavaScript a discussion with no comment yet invites to no form it cannot show", async ({
+  visitor,
+}) => {
+  const page = await visitor({ baseURL: site.url, javaScriptEnabled: false });
+  await page.goto("/science/differential-gear");
+  const section = page.locator("section#comments");
+  await expect(section.getByText("No comments yet.")).toBeVisible();
+  expect(await section.innerText()).not.toContain("Start the conversation");
+  const live = await visitor({ baseURL: site.url });
+  await live.goto("/science/differential-gear");
+  await live.locator(".item-discussion").scrollIntoViewIfNeeded();
+  await expect(
+    live.locator(".item-discussion").getByText("No comments yet. Start the conversation."),
+  ).toBeVisible();
+});
+
 test("a page of comments that was on its way when one of them was deleted does not bring it back", async ({
   visitor,
   playwright,

@@ -333,7 +333,9 @@ export function StaticComments({
       ? h(
           "p",
           { className: "text-sm text-slate-400" },
-          backHref ? "No more comments." : "No comments yet. Start the conversation.",
+          backHref ? "No more comments." : "No comments yet.",
+          // Without JavaScript there is no comment form to start it with.
+          backHref ? null : h("span", { className: "js-only" }, " Start the conversation."),
         )
       : list(above),
     fold
