@@ -16,9 +16,9 @@ const edition = {
   progress: null,
   scheduled: null,
 };
-const serve = (confirmedSubscribers: number, suppressedSubscribers: number) =>
+const serve = (confirmedSubscribers: number, suppressedSubscribers: number, listed = edition) =>
   vi.stubGlobal("fetch", async () =>
-    Response.json({ editions: [edition], confirmedSubscribers, suppressedSubscribers }),
+    Response.json({ editions: [listed], confirmedSubscribers, suppressedSubscribers }),
   );
 afterEach(() => vi.unstubAllGlobals());
 
@@ -37,14 +37,36 @@ describe("NewsletterView's Send", () => {
   it("says how many addresses the edition reaches, one in the singular", async () => {
     serve(1, 0);
     expect(await asked()).toContain(
-      "It goes to every confirmed subscriber who has not had it (1 address now), at the configured pace.",
+      "It goes to every confirmed subscriber (1 address now), at the configured pace.",
     );
+  });
+
+  it("says that an edition sent before goes only to those who have not had it", async () => {
+    const progress = {
+      slug: edition.slug,
+      subject: edition.subject,
+      createdAt: "2026-12-07T16:10:00.000Z",
+      queued: 0,
+      sent: 4,
+      failed: 0,
+      cancelled: 0,
+      bounced: 0,
+      complaints: 0,
+      unsubscribes: 0,
+      links: [],
+    };
+    serve(2, 0, { ...edition, progress });
+    const said = await asked();
+    expect(said).toContain(
+      "It was sent before: it goes only to the confirmed subscribers who have not had it yet, of 2 addresses now, at the configured pace.",
+    );
+    expect(said).not.toContain("every confirmed subscriber");
   });
 
   it("counts the suppressed addresses out", async () => {
     serve(5, 1);
     expect(await asked()).toContain(
-      "It goes to every confirmed subscriber who has not had it (4 addresses now), not to 1 suppressed address,",
+      "It goes to every confirmed subscriber (4 addresses now), not to 1 suppressed address,",
     );
   });
 });

@@ -61,6 +61,25 @@ function LinkWarnings({ edition }: { edition: EditionFile }) {
 /** How many warnings an edition has: links and images that lead nowhere, raw HTML, its length. */
 const warningsSaid = (count: number) => plural(count, "warning");
 
+/**
+ * Whom Send reaches, as its confirmation says: every confirmed subscriber not suppressed,
+ * but for an edition sent before, only those who have not had it, which the count
+ * of confirmed addresses does not tell.
+ */
+function sendReach(edition: EditionFile, confirmed: number, suppressed: number): string {
+  const now = plural(confirmed - suppressed, "address", "addresses");
+  const leftOut =
+    suppressed > 0
+      ? `, not to ${plural(suppressed, "suppressed address", "suppressed addresses")}`
+      : "";
+  const warned =
+    edition.warnings.length > 0 ? ` ${warningsSaid(edition.warnings.length)} (listed above).` : "";
+  const whom = edition.progress
+    ? `It was sent before: it goes only to the confirmed subscribers who have not had it yet, of ${now} now${leftOut}`
+    : `It goes to every confirmed subscriber (${now} now)${leftOut}`;
+  return `${whom}, at the configured pace. This cannot be undone.${warned}`;
+}
+
 /** A toast that says a mail went out with warnings (links that lead nowhere, raw HTML…). */
 function warnAbout(warnings: string[]) {
   if (warnings.length > 0) toast.warning(`${warningsSaid(warnings.length)}: ${warnings.join(" ")}`);
@@ -288,7 +307,7 @@ export function NewsletterView() {
                   <ConfirmButton
                     label="Send"
                     title={`Send "${edition.subject}"?`}
-                    description={`It goes to every confirmed subscriber who has not had it (${plural(confirmedSubscribers - suppressedSubscribers, "address", "addresses")} now)${suppressedSubscribers > 0 ? `, not to ${plural(suppressedSubscribers, "suppressed address", "suppressed addresses")}` : ""}, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${warningsSaid(edition.warnings.length)} (listed above).` : ""}`}
+                    description={sendReach(edition, confirmedSubscribers, suppressedSubscribers)}
                     confirmLabel="Send now"
                     tone="primary"
                     onConfirm={() => void send(edition.slug)}
