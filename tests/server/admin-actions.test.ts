@@ -232,6 +232,11 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
     const accepted = await answering(true, env, "newsletter", "send", edition);
     expect(accepted.code).toBe(0);
     expect(accepted.stdout).toContain("Queued 2026-12-brakes");
+    // Sent before, it asks about those who have not had it, not about everyone.
+    const resend = await answering(false, env, "newsletter", "send", edition);
+    expect(resend.asked).toEqual([
+      'Send "Brakes in December" (2026-12-brakes) to those of 1 confirmed subscriber who have not had it yet, now?',
+    ]);
     const again = await admin(env, "newsletter", "send", edition, "--yes");
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("for 0 subscribers");

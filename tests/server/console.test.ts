@@ -507,8 +507,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     );
     expect(asked.code).toBe(2);
     const reached = after.confirmed - after.suppressed;
+    // Sent earlier in this file: it reaches those who have not had it, of these.
     expect(asked.stderr).toContain(
-      `for every confirmed subscriber: ${reached} confirmed subscriber${reached === 1 ? "" : "s"}, not ${after.suppressed} suppressed address`,
+      `who have not had it yet, of ${reached} confirmed subscriber${reached === 1 ? "" : "s"}, not ${after.suppressed} suppressed address`,
     );
   });
 

@@ -148,7 +148,8 @@ export async function newsletterSend(context: CommandContext) {
   // Opened first even for a test copy: its line in the audit trail needs the database.
   const actions = await actionsOn(context);
   if (typeof values.test === "string") return sendTestCopy(context, edition, values.test, actions);
-  const { confirmed, suppressed } = await (await editionsOn(context)).reach();
+  const editions = await editionsOn(context);
+  const { confirmed, suppressed } = await editions.reach();
   const leftOut =
     suppressed > 0
       ? `, not ${plural(suppressed, "suppressed address", "suppressed addresses")}`
@@ -168,10 +169,16 @@ export async function newsletterSend(context: CommandContext) {
     );
     return;
   }
+  // Sent before, it goes only to those who have not had it: the count says how many could.
+  const sentBefore = (await editions.progress()).some((sent) => sent.slug === edition.slug);
   await agreed(
     context,
-    `This queues "${edition.subject}" (${edition.slug}) for every confirmed subscriber: ${reach}.`,
-    `Send "${edition.subject}" (${edition.slug}) to ${reach} now?`,
+    sentBefore
+      ? `This queues "${edition.subject}" (${edition.slug}), sent before, for the confirmed subscribers who have not had it yet, of ${reach}.`
+      : `This queues "${edition.subject}" (${edition.slug}) for every confirmed subscriber: ${reach}.`,
+    sentBefore
+      ? `Send "${edition.subject}" (${edition.slug}) to those of ${reach} who have not had it yet, now?`
+      : `Send "${edition.subject}" (${edition.slug}) to ${reach} now?`,
   );
   const sent = await actions.send(actor, edition);
   if ("conflict" in sent) throw new AdminError(sent.conflict);
