@@ -2,13 +2,14 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { render, screen } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { EditionFile } from "../../../contract/console.ts";
 import { NewsletterView } from "./newsletter-view.tsx";
 
 /*
  * The owner's first edition, to their first subscriber: the confirmation
  * before Send says how many it reaches in plain words, one address or many.
  */
-const edition = {
+const edition: EditionFile = {
   slug: "04-first-week",
   subject: "A first article",
   problem: null,
@@ -44,7 +45,7 @@ describe("NewsletterView's Send", () => {
   it("says that an edition sent before goes only to those who have not had it", async () => {
     const progress = {
       slug: edition.slug,
-      subject: edition.subject,
+      subject: "A first article",
       createdAt: "2026-12-07T16:10:00.000Z",
       queued: 0,
       sent: 4,
