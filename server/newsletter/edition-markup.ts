@@ -27,10 +27,26 @@ const refused: Record<string, string> = {
   link: "a link to a style sheet or another file, which mail programs remove",
   meta: "a page's setting, which has no place in a mail's text",
   base: "a base address, which would send every link of the mail elsewhere",
+  svg: "a drawing in SVG, which most mail programs remove (Gmail and Outlook among them), and whose links and scripts they do not check as a page's",
+  math: "a formula in MathML, which most mail programs remove or show as bare text",
+  template: "a template, whose content no mail program shows",
 };
 
 /** Attributes whose value is an address a mail program loads as the mail opens. */
 const loading = new Set(["src", "srcset", "background", "poster", "data", "lowsrc", "dynsrc"]);
+/** Attributes whose value is an address that is followed or loaded. */
+const addressed = new Set([...loading, "href", "xlink:href", "action", "formaction", "cite"]);
+
+/**
+ * The scheme of an address that runs or carries its content itself (`javascript:`,
+ * `vbscript:`, `data:`), as a browser reads it: blanks and control characters within
+ * are skipped, and the case does not count. Null for any other address.
+ */
+function actingScheme(address: string): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a browser skips them, so does this.
+  const bare = address.replace(/[\u0000-\u0020]/g, "").toLowerCase();
+  return /^(javascript|vbscript|data):/.exec(bare)?.[1] ?? null;
+}
 
 type Node = DefaultTreeAdapterMap["node"];
 
@@ -53,6 +69,17 @@ export function markupProblems(bodyHtml: string, siteUrl: string): string[] {
         if (/^on/i.test(name)) {
           problems.add(
             `The edition's <${tag}> has an ${name} attribute: a script, which mail programs remove. Take it out.`,
+          );
+          continue;
+        }
+        // A link's href and an image's src are the links' check's (edition-links.ts).
+        const checkedThere = (tag === "a" && name === "href") || (tag === "img" && name === "src");
+        const scheme = addressed.has(name) && !checkedThere ? actingScheme(value) : null;
+        if (scheme) {
+          problems.add(
+            scheme === "data"
+              ? `The edition's <${tag}> has a data: address in its ${name}: the content itself, which mail programs block or remove. Put the file in the site's own files (public/) and link it from there.`
+              : `The edition's <${tag}> has a ${scheme}: address in its ${name}: a script, which mail programs remove. Take it out.`,
           );
           continue;
         }

@@ -156,6 +156,37 @@ describe("an edition rendered for the mail", () => {
     ).toEqual([]);
   });
 
+  it("names drawings, formulas, templates, objects and addresses that run or carry their content", () => {
+    const clientRoot = fakeBuiltSite(site);
+    const raw = [
+      '<svg width="10" height="10"><circle r="5" onload="alert(1)"/></svg>',
+      "<math><mi>p</mi><mo>=</mo><mi>F</mi></math>",
+      "<template><p>Shown by a script</p></template>",
+      '<object data="/og/pressure-cooker.png"></object>',
+      '<map name="m"><area href=" JAVA&#x09;script:steal()" alt="x"></map>',
+      '<video poster="data:image/gif;base64,R0lGODlhAQABAAAAACw=" src="/og/clip.mp4"></video>',
+      '<table background="vbscript:msgbox(1)"><tr><td>x</td></tr></table>',
+      '<a href="data:text/html,<b>hi</b>">a page in the link</a>',
+      "Plain [a page](/science/pressure-cooker) says nothing.",
+    ].join("\n\n");
+    const problems = editionProblems(renderEdition("Raw", raw, "https://engage.example"), {
+      siteUrl: "https://engage.example",
+      clientRoot,
+    });
+    expect(problems).toEqual([
+      // A link's own address is the links' check's, said once.
+      "The link data:text/html,<b>hi</b> is not a web address (data:).",
+      "The edition holds <svg>: a drawing in SVG, which most mail programs remove (Gmail and Outlook among them), and whose links and scripts they do not check as a page's. Take it out.",
+      "The edition's <circle> has an onload attribute: a script, which mail programs remove. Take it out.",
+      "The edition holds <math>: a formula in MathML, which most mail programs remove or show as bare text. Take it out.",
+      "The edition holds <template>: a template, whose content no mail program shows. Take it out.",
+      "The edition holds <object>: an embedded object, which mail programs remove. Take it out.",
+      "The edition's <area> has a javascript: address in its href: a script, which mail programs remove. Take it out.",
+      "The edition's <video> has a data: address in its poster: the content itself, which mail programs block or remove. Put the file in the site's own files (public/) and link it from there.",
+      "The edition's <table> has a vbscript: address in its background: a script, which mail programs remove. Take it out.",
+    ]);
+  });
+
   it("says so once when there is no built site to check against", () => {
     const { links } = renderEdition("Lost", broken, "https://engage.example");
     const problems = editionLinkProblems(links, {
