@@ -210,6 +210,8 @@ export const bookingSchema = z.object({
   meetingUrl: z.string().nullable(),
   cancelledBy: z.enum(["reader", "owner"]).nullable(),
   cancelMessage: z.string().nullable(),
+  /** Cancelled by nobody: its invitation hard-bounced, so its address does not receive mail. */
+  undeliverable: z.boolean(),
   /** How many times the reader moved the call from their mail's link. */
   moves: z.number().int(),
   /** How many times the owner moved it. */

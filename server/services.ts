@@ -292,6 +292,7 @@ export async function startServices({
     },
     verpKey,
     suppressions,
+    bookings.undeliverable,
   );
   for (const queuing of [notifications, enquiries, bookings]) queuing.onQueued(mailOut.wake);
   engagement.comments.onRepliesQueued(mailOut.wake);
@@ -303,6 +304,7 @@ export async function startServices({
     subscribers: engagement.subscribers,
     bounceAddress: config.BOUNCE_ADDRESS,
     verpKey,
+    undeliverable: bookings.undeliverable,
   });
   const bounceMailbox = config.BOUNCE_IMAP_URL
     ? startBounceMailbox({

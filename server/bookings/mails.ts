@@ -230,13 +230,15 @@ export function cancellationMail(
       ? oneLine(`Cancelled: call on ${when}`)
       : subjectOf(context, side === "owner" ? reader : undefined);
   const who =
-    call.by === "owner"
-      ? side === "owner"
-        ? "You cancelled this call."
-        : `${context.ownerName} had to cancel this call.`
-      : side === "owner"
-        ? "The reader cancelled this call."
-        : "You cancelled this call.";
+    call.by === "undeliverable"
+      ? "This call is cancelled: the reader's address does not receive mail (the invitation to it bounced), so the time was given back."
+      : call.by === "owner"
+        ? side === "owner"
+          ? "You cancelled this call."
+          : `${context.ownerName} had to cancel this call.`
+        : side === "owner"
+          ? "The reader cancelled this call."
+          : "You cancelled this call.";
   const message = call.by === "owner" && call.message ? messageBox(call.message) : "";
   const again = markedLink(context.siteUrl, "/book", "booking-cancellation");
   const details: [string, string][] = [

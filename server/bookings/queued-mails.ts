@@ -29,7 +29,8 @@ const cancelledCall = z.object({
   service: z.string(),
   readerZone: z.string(),
   message: z.string().nullable(),
-  by: z.enum(["reader", "owner"]),
+  /** `undeliverable`: nobody; the reader's invitation hard-bounced (undeliverable.ts). */
+  by: z.enum(["reader", "owner", "undeliverable"]),
 });
 export type CancelledCall = z.infer<typeof cancelledCall>;
 
@@ -224,18 +225,25 @@ async function callsAhead(trx: Db, now: Date, ids: readonly number[]) {
   return calls;
 }
 
-/** The cancellations to both sides, with the call in them (it may be deleted before they go). */
+/**
+ * The cancellations to both sides (or the owner's alone, `reader: false`), with the call in
+ * them (it may be deleted before they go).
+ */
 export async function queueCancellations(
   trx: Db,
   now: Date,
   booking: { id: number; email: string; sequence: number },
   call: CancelledCall,
   ownerEmail: string | undefined,
+  { reader = true }: { reader?: boolean } = {},
 ) {
+  const recipients = recipientsOf(booking.email, ownerEmail).filter(
+    ([to]) => reader || to !== "reader",
+  );
   await enqueue(
     trx,
     now.toISOString(),
-    recipientsOf(booking.email, ownerEmail).map(([to, email]) => ({
+    recipients.map(([to, email]) => ({
       kind: "booking_cancellation",
       email,
       payload: payloadOf(booking, to, { call }),

@@ -16,6 +16,7 @@ import { type NotMade, notMadeWhy, tellNotMade } from "./not-made.ts";
 import { type BookingsRepository, createBookingsRepository } from "./repository.ts";
 import { ownerZoneIn } from "./settings-repository.ts";
 import { linkTokens, type StoredBooking } from "./stored.ts";
+import { releaseUndeliverable } from "./undeliverable.ts";
 
 /**
  * Booking a call (docs/product.md, "Book a call"): the free times, the checks
@@ -382,6 +383,8 @@ export function createBookings(
       return deleted;
     },
 
+    /** Releases a call whose reader's invitation hard-bounced (undeliverable.ts). */
+    undeliverable: releaseUndeliverable({ db: store.db, clock, ownerEmail: ownerMail, woken }),
     onQueued: form.onQueued,
     woken,
     /** The busy calendar's last reads, for the console's Health; null when none is set. */

@@ -26,6 +26,7 @@ export function toStored(row: BookingRow) {
     meetingUrl: row.meeting_url,
     cancelledBy: row.cancelled_by,
     cancelMessage: row.cancel_message,
+    undeliverable: Number(row.undeliverable) === 1,
     visitorId: row.visitor_id,
     createdAt: toIso(row.created_at),
   };

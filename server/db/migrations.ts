@@ -56,6 +56,7 @@ import { ownerMoves } from "./migrations/059-owner-moves.ts";
 import { bookingsMade } from "./migrations/060-bookings-made.ts";
 import { commentDirections } from "./migrations/061-comment-directions.ts";
 import { eventDirections } from "./migrations/062-event-directions.ts";
+import { undeliverableBookings } from "./migrations/063-undeliverable-bookings.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -134,5 +135,6 @@ export function migrations(
     "060_bookings_made": bookingsMade(kind),
     "061_comment_directions": commentDirections(),
     "062_event_directions": eventDirections(),
+    "063_undeliverable_bookings": undeliverableBookings(),
   };
 }

@@ -31,6 +31,8 @@ export type BookingsTable = {
   address_hash: string;
   cancelled_by: Maybe<"reader" | "owner">;
   cancel_message: Maybe<string>;
+  /** 1 when the call was released because its invitation hard-bounced (migration 063). */
+  undeliverable: Defaulted<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 };

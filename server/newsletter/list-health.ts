@@ -3,6 +3,7 @@ import type { Store } from "../db/store.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 import { markReported } from "../outbox/marks.ts";
+import type { OnUndeliverable } from "../outbox/recipient-health.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
 import { verpRow, verpSigned } from "../outbox/verp.ts";
 import { type ReportKind, readReport } from "./reports.ts";
@@ -20,12 +21,15 @@ export function createListHealth({
   subscribers,
   bounceAddress,
   verpKey,
+  undeliverable,
 }: {
   store: Store;
   suppressions: Suppressions;
   subscribers: SubscribersRepository;
   bounceAddress: string | undefined;
   verpKey: string;
+  /** What a mail's own module does when a hard bounce is tied to it (a booking's invitation). */
+  undeliverable?: OnUndeliverable;
 }) {
   const { db } = store;
 
@@ -89,7 +93,7 @@ export function createListHealth({
       if (named.length === 0) return "ignored";
       const rows = await db
         .selectFrom("outbox")
-        .select(["id", "email", "feedback"])
+        .select(["id", "email", "feedback", "kind", "payload"])
         .where("id", "in", [...new Set(named.map((path) => path.rowId))])
         .execute();
       const sentTo = new Map(rows.map((row) => [Number(row.id), row]));
@@ -110,6 +114,7 @@ export function createListHealth({
         detail: report.detail,
         rowId,
       });
+      if (report.kind === "hard") await undeliverable?.(row);
       return "acted";
     },
 
@@ -133,7 +138,7 @@ export function createListHealth({
       // PostgreSQL's claim is a row lock: the address's queued rows not free to lock are claimed.
       const free = toAddress.select("id").forKeyShare().skipLocked();
       const row = await toAddress
-        .select(["id", "status", "sent_at"])
+        .select(["id", "status", "sent_at", "kind", "email", "payload"])
         .where((eb) =>
           eb.or([
             eb("status", "in", ["sent", "sending"]),
@@ -156,6 +161,8 @@ export function createListHealth({
         detail,
         ...(marked ? { rowId: Number(row.id) } : {}),
       });
+      // Its mail, when it is the one the report is taken to be about.
+      if (kind === "hard" && marked) await undeliverable?.(row);
       return "acted";
     },
   };

@@ -26,7 +26,11 @@ export type RecipientHealth = {
 
 export function createRecipientHealth(
   suppressions: Suppressions,
-  { bounceAddress, verpKey }: { bounceAddress: string | undefined; verpKey: string },
+  {
+    bounceAddress,
+    verpKey,
+    undeliverable,
+  }: { bounceAddress: string | undefined; verpKey: string; undeliverable?: OnUndeliverable },
 ): RecipientHealth {
   return {
     suppressed: (email) => suppressions.isSuppressed(email),
@@ -41,6 +45,7 @@ export function createRecipientHealth(
           detail: reason,
         });
       await recordFeedback(db, Number(row.id), "bounce");
+      if (hard) await undeliverable?.(row, db);
     },
     ...(bounceAddress
       ? {
@@ -50,6 +55,17 @@ export function createRecipientHealth(
       : {}),
   };
 }
+
+/**
+ * What the mail's own module does when a hard bounce is tied to the row it was sent
+ * from: its SMTP answer, a report to its signed return path, or a verified provider's
+ * report of it (docs/decisions/090-a-booking-whose-address-bounces-is-released.md).
+ * `db`: the delivery's own at send time (on PostgreSQL, the transaction that holds the row).
+ */
+export type OnUndeliverable = (
+  row: Pick<OutboxRow, "kind" | "email" | "payload">,
+  db?: Parameters<Deliver>[1],
+) => Promise<void>;
 
 /** What a refused mail says of its recipient's address (`bounceOf`). */
 export type Bounce = "hard" | "soft";

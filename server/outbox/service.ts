@@ -7,7 +7,7 @@ import { signedMailer } from "./dkim.ts";
 import { removeMailFiles } from "./mail-files.ts";
 import { type ComposeMail, startMailWorker } from "./outbox-worker.ts";
 import { createOutboxRepository } from "./queue.ts";
-import { createRecipientHealth } from "./recipient-health.ts";
+import { createRecipientHealth, type OnUndeliverable } from "./recipient-health.ts";
 import type { Suppressions } from "./suppressions.ts";
 
 export type MailOptions = {
@@ -44,6 +44,8 @@ export function startOutbox(
   verpKey: string,
   /** What the worker asks before each mail, and tells of a refusal. */
   suppressions: Suppressions,
+  /** What a mail's own module does when it hard-bounces at send time. */
+  undeliverable?: OnUndeliverable,
 ) {
   const outbox = createOutboxRepository(store, {
     retryBaseMs: options.retryBaseMs ?? retryPolicy.baseMs,
@@ -68,6 +70,7 @@ export function startOutbox(
     health: createRecipientHealth(suppressions, {
       bounceAddress: config.BOUNCE_ADDRESS,
       verpKey,
+      ...(undeliverable ? { undeliverable } : {}),
     }),
   });
   // Without SMTP_URL, a deletion takes its rows' files with it (withMailFiles);

@@ -253,7 +253,7 @@ export const exportTables: readonly ExportTable[] = [
     columns: columns(`id:int starts_at:time ends_at:time name email service note reader_zone
       status=booked|cancelled uid<address sequence:int meeting_url? token_hash<key? visitor_id<key?
       ip_hash<key address_hash<key cancelled_by=reader|owner? cancel_message? created_at:time updated_at:time
-      owner_moves:int=0`),
+      owner_moves:int=0 undeliverable:int=0`),
   },
   {
     name: "booking_settings",

@@ -78,6 +78,7 @@ const call: StoredBooking = {
   meetingUrl: "https://meet.jit.si/EngageWithEngineer-q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfH",
   cancelledBy: null,
   cancelMessage: null,
+  undeliverable: false,
   visitorId: null,
   createdAt: "2026-12-01T10:00:00.000Z",
 };

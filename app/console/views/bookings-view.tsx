@@ -48,7 +48,9 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
         <p className="text-sm text-slate-400">
           {booked
             ? "Booked"
-            : `Cancelled by ${booking.cancelledBy === "owner" ? "you" : "the reader"}`}
+            : booking.undeliverable
+              ? "Cancelled: the reader's address does not receive mail"
+              : `Cancelled by ${booking.cancelledBy === "owner" ? "you" : "the reader"}`}
           {booking.moves > 0
             ? `, moved by the reader ${booking.moves === 1 ? "once" : `${booking.moves} times`}`
             : ""}

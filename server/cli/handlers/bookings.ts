@@ -96,6 +96,7 @@ export const bookingsList = listed(
 
 function statusLine(booking: Booking): string {
   if (booking.status === "booked") return "booked";
+  if (booking.undeliverable) return "cancelled: the reader's address does not receive mail";
   return booking.cancelledBy === "owner" ? "cancelled by you" : "cancelled by the reader";
 }
 

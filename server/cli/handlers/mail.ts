@@ -1,6 +1,7 @@
 import { emailSchema } from "../../../contract/api.ts";
 import { shownAddress } from "../../../contract/console-endpoints.ts";
 import { plural } from "../../../contract/plural.ts";
+import { releaseUndeliverable } from "../../bookings/undeliverable.ts";
 import { createReplyWatches, replyKeys } from "../../comments/reply-watches.ts";
 import { plainAddress, suppressionKey } from "../../lib/mailbox.ts";
 import { readBounceMailbox } from "../../newsletter/bounce-mailbox.ts";
@@ -75,6 +76,13 @@ export async function mailBounces(context: CommandContext) {
     subscribers: (await engagement()).subscribers,
     bounceAddress: config.BOUNCE_ADDRESS,
     verpKey: verpKeyOf(await secret()),
+    // A call whose invitation bounced is released, as the server's own reading does.
+    undeliverable: releaseUndeliverable({
+      db: db.db,
+      clock: () => new Date(),
+      ownerEmail: config.OWNER_EMAIL ?? config.contactEmail,
+      woken: () => {},
+    }),
   });
   let round: Awaited<ReturnType<typeof readBounceMailbox>>;
   try {

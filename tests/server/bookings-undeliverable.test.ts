@@ -1,0 +1,147 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
+import { calendarOfMail } from "../support/calendar.ts";
+import { aged, bookingsApp, owner } from "./support/bookings.ts";
+import { movableClock } from "./support/clock.ts";
+import { Owner } from "./support/owner.ts";
+import type { SmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, type TestApp } from "./support/test-app.ts";
+
+/*
+ * A call booked under an address that does not receive mail is released
+ * (docs/decisions/090-a-booking-whose-address-bounces-is-released.md): when
+ * its invitation is refused for good by the reader's server, or a verified
+ * provider reports it so, the time is free again, the owner's list says why,
+ * and the owner is sent the cancellation that takes their copy out. A full
+ * mailbox, a report nobody signed, or the owner's own mail bouncing, changes nothing.
+ */
+
+describe.each(backends)("a booking whose invitation bounces on %s", (backend) => {
+  const secret = "postmark-hook-secret-for-bookings";
+  let t: TestApp;
+  let smtp: SmtpSink;
+  const clock = movableClock();
+  let signedIn: Owner;
+  let readers = 0;
+  bookingsApp(backend, clock, { POSTMARK_WEBHOOK_SECRET: secret }, (app) => {
+    ({ t, smtp } = app);
+  });
+  beforeAll(async () => {
+    signedIn = new Owner(t);
+    expect((await signedIn.signIn()).statusCode).toBe(200);
+  });
+
+  const free = async () =>
+    json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts;
+  const listed = async (email: string) => {
+    const response = await signedIn.get("/api/admin/bookings?when=upcoming");
+    return json(response, bookingsResponseSchema).bookings.find((b) => b.email === email);
+  };
+  const postmark = (email: string, type: string, password = secret) =>
+    t.app.inject({
+      method: "POST",
+      url: "/hooks/postmark",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Basic ${Buffer.from(`postmark:${password}`).toString("base64")}`,
+      },
+      payload: JSON.stringify({
+        RecordType: "Bounce",
+        ID: Math.floor(Math.random() * 1e9),
+        Type: type,
+        Email: email,
+        Description: "The server was unable to deliver your message",
+      }),
+    });
+  /** What became of the reader's invitation to `email` in the outbox. */
+  const invitationStatus = async (email: string) =>
+    (
+      await runSql(t, "select status from outbox where kind = 'booking_invitation' and email = ?", [
+        email,
+      ])
+    )[0]?.status;
+  /** The owner's mails about the call of `email`, by the name in their subject. */
+  const ownerMails = (name: string) =>
+    smtp.to(owner).filter((mail) => mail.parsed.subject?.includes(`Call with ${name}`));
+
+  it("frees the time when the reader's server refuses the invitation for good, and tells the owner", async () => {
+    const nobody = `nobody-${backend}@example.org`;
+    smtp.recipient = (address) =>
+      address === nobody
+        ? { code: 550, message: "5.1.1 <nobody>: Recipient address rejected: User unknown" }
+        : undefined;
+    const { start } = await bookFor(nobody, 2);
+
+    await expect
+      .poll(async () => (await listed(nobody))?.status, { timeout: 20_000 })
+      .toBe("cancelled");
+    const call = await listed(nobody);
+    expect(call).toMatchObject({ undeliverable: true, cancelledBy: null });
+    // The time is free again, for the next reader.
+    expect(await free()).toContain(start);
+    // The owner was sent the invitation, then the cancellation that takes its copy out.
+    await smtp.waitFor(() => ownerMails("Reader nobody").length === 2);
+    const cancellation = ownerMails("Reader nobody")[1];
+    expect(cancellation?.parsed.text).toContain(
+      "This call is cancelled: the reader's address does not receive mail",
+    );
+    expect(calendarOfMail(cancellation)?.method).toBe("CANCEL");
+    // Nothing more was tried on the address: no reminder, no cancellation waits for it.
+    const waiting = await runSql(
+      t,
+      "select kind from outbox where lower(email) = ? and status in ('queued', 'sending')",
+      [nobody],
+    );
+    expect(waiting).toEqual([]);
+  });
+
+  it("keeps the call when the mailbox is full, or when the owner's own copy bounces", async () => {
+    const full = `full-${backend}@example.org`;
+    smtp.recipient = (address) =>
+      address === full ? { code: 552, message: "5.2.2 Mailbox full" } : undefined;
+    const call = await bookFor(full);
+    await expect.poll(() => invitationStatus(full), { timeout: 20_000 }).toBe("failed");
+    expect((await listed(full))?.status).toBe("booked");
+    expect(await free()).not.toContain(call.start);
+    smtp.recipient = () => undefined;
+  });
+
+  it("frees the time on a verified provider's hard bounce of the invitation, not on an unverified or soft one", async () => {
+    const gone = `gone-${backend}@example.org`;
+    const call = await bookFor(gone);
+    expect((await postmark(gone, "HardBounce", "not-the-secret")).statusCode).toBe(401);
+    expect((await postmark(gone, "SoftBounce")).statusCode).toBe(200);
+    expect((await listed(gone))?.status).toBe("booked");
+
+    expect((await postmark(gone, "HardBounce")).statusCode).toBe(200);
+    expect(await listed(gone)).toMatchObject({ status: "cancelled", undeliverable: true });
+    expect(await free()).toContain(call.start);
+    await smtp.waitFor(() => ownerMails(call.name).length === 2);
+    // A report of the owner's own mail releases nothing.
+    const kept = await bookFor(`kept-${backend}@example.org`);
+    await smtp.waitFor(() => ownerMails(kept.name).length === 1);
+    expect((await postmark(owner, "HardBounce")).statusCode).toBe(200);
+    expect((await listed(kept.email))?.status).toBe("booked");
+  });
+
+  /** A reader books the free time `index` places down the list for `email`, once its invitation has been tried. */
+  async function bookFor(email: string, index = 4) {
+    const start = (await free())[index] ?? "";
+    readers += 1;
+    const response = await t.visitor({ ip: `10.8.1.${readers}` }).post("/api/bookings", {
+      start,
+      name: `Reader ${email.split("-")[0]}`,
+      email,
+      service: "dfmea",
+      note: "",
+      zone: "Europe/Paris",
+      formToken: aged(),
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const call = await listed(email);
+    if (!call) throw new Error(`${email} is not listed`);
+    await expect.poll(() => invitationStatus(email), { timeout: 20_000 }).not.toBe("queued");
+    return call;
+  }
+});
