@@ -5,6 +5,7 @@ import { storeOptionsOf } from "./db/store-config.ts";
 import { cookieSecretFileOf, migrationAddressKey } from "./engagement/visitor.ts";
 import { createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal, type EventJournal } from "./events/journal.ts";
+import { checksAtOnce } from "./fediverse/webmention-queue.ts";
 import type { Log } from "./lib/log.ts";
 
 type StoreConfig = Pick<
@@ -50,8 +51,9 @@ export async function openStoreAndBus(
       ? {
           ...options,
           statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000,
-          // The outbox's sends in flight, each on a connection of its own (server/outbox/service.ts).
-          senders: config.MAIL_CONNECTIONS,
+          // The outbox's sends in flight and the webmentions' checks, each on a connection of
+          // its own that holds its claim (server/outbox/service.ts, fediverse/webmentions.ts).
+          senders: config.MAIL_CONNECTIONS + checksAtOnce,
         }
       : options,
     log,

@@ -18,8 +18,11 @@ const waitingMax = 1000;
  * queue. A legitimate sender rarely has more than a few waiting.
  */
 const waitingPerSenderMax = 20;
-/** Checks at once: each is a fetch of up to 10 seconds. */
-const checksAtOnce = 4;
+/**
+ * Checks at once: each is a fetch of up to 10 seconds, and on PostgreSQL a connection
+ * that holds its claim meanwhile (server/startup.ts opens as many more).
+ */
+export const checksAtOnce = 4;
 
 /** A source's site, as its share is counted: its host (and port, only in tests). */
 const siteOf = (source: string) => new URL(source).host;
@@ -30,8 +33,11 @@ export function mentionQueue({
   log,
 }: {
   store: Store;
-  /** Checks the mention of this row, if it still waits; a throw leaves it waiting. */
-  check: (id: number) => Promise<void>;
+  /**
+   * Checks the mention of this row, if it still waits; a throw leaves it waiting.
+   * "elsewhere": another instance is checking it (its claim, on PostgreSQL).
+   */
+  check: (id: number) => Promise<"elsewhere" | undefined>;
   log: Pick<Logger, "warn">;
 }) {
   /**
@@ -62,6 +68,11 @@ export function mentionQueue({
 
   /** The mentions being checked, by row: their site and whose turn each is. */
   const checking = new Map<number, { site: string; turn: string }>();
+  /**
+   * The mentions another instance was found checking, left to it until the next wake:
+   * else a lane would claim them again and again while that check's fetch lasts.
+   */
+  const elsewhere = new Set<number>();
   /** When each sender (its network, or the site of a mention of unknown sender) last had a turn. */
   const turns = new Map<string, number>();
   let turnCount = 0;
@@ -82,6 +93,8 @@ export function mentionQueue({
       .execute();
     // None waiting: those another instance checked are not counted for their senders either.
     if (due.length === 0) sentFrom.clear();
+    const stillDue = new Set(due.map((row) => row.id));
+    for (const id of elsewhere) if (!stillDue.has(id)) elsewhere.delete(id);
     const busy = new Set([...checking.values()].flatMap(({ site, turn }) => [site, turn]));
     const senders = new Set<string>();
     let next: { id: number; site: string; turn: string; last: number } | null = null;
@@ -89,7 +102,7 @@ export function mentionQueue({
       const site = siteOf(source);
       const turn = sentFrom.get(id) ?? site;
       senders.add(turn);
-      if (checking.has(id) || busy.has(site) || busy.has(turn)) continue;
+      if (checking.has(id) || elsewhere.has(id) || busy.has(site) || busy.has(turn)) continue;
       const last = turns.get(turn) ?? 0;
       if (!next || last < next.last) next = { id, site, turn, last };
     }
@@ -104,7 +117,7 @@ export function mentionQueue({
   async function lane() {
     for (let id = await nextDue(); id !== null; id = await nextDue()) {
       try {
-        await check(id);
+        if ((await check(id)) === "elsewhere") elsewhere.add(id);
       } finally {
         checking.delete(id);
         sentFrom.delete(id);
@@ -156,6 +169,7 @@ export function mentionQueue({
      */
     wake(): Promise<void> {
       const idle = new Promise<void>((resolve) => whenIdle.push(resolve));
+      elsewhere.clear();
       fill();
       return idle;
     },

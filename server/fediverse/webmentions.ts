@@ -1,11 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { indexedBytes, startsWith } from "../db/columns.ts";
-import type { Store } from "../db/store.ts";
+import type { Db, Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
 import { countByAddress } from "../lib/address-limit.ts";
 import { networkOf } from "../lib/address-scope.ts";
 import { isPublicHost, type RemoteFetch } from "../lib/safe-fetch.ts";
 import { nowIso } from "../lib/time.ts";
+import { holdWhileAlive } from "../outbox/delivery-rules.ts";
 import type { Logger } from "./logging.ts";
 import { isPage, readSource, samePage, webAddress } from "./webmention-pages.ts";
 import { mentionQueue } from "./webmention-queue.ts";
@@ -100,11 +101,17 @@ export function createWebmentions({
     return items().has(path) ? path : null;
   }
 
-  async function forget(id: number, path: string, why: string) {
-    const gone = await db.deleteFrom("webmentions").where("id", "=", id).executeTakeFirst();
+  /**
+   * Where a check writes: the store, or on PostgreSQL the transaction that holds the
+   * mention's row (`check`), with the items it changed told once it has committed.
+   */
+  type Writer = { db: Db; changed: (itemPath: string) => void };
+
+  async function forget(id: number, path: string, why: string, to: Writer) {
+    const gone = await to.db.deleteFrom("webmentions").where("id", "=", id).executeTakeFirst();
     if (Number(gone.numDeletedRows) > 0) {
       log.info({ webmention: id, why }, "a webmention was removed");
-      changed(path);
+      to.changed(path);
     }
   }
 
@@ -113,9 +120,13 @@ export function createWebmentions({
    * 410), or a check that failed: a new mention goes, one checked before stays
    * as it was.
    */
-  async function unreachable(row: { id: number; path: string; status: string }, why: string) {
-    if (row.status === "unverified") return forget(row.id, row.path, why);
-    await db
+  async function unreachable(
+    row: { id: number; path: string; status: string },
+    why: string,
+    to: Writer,
+  ) {
+    if (row.status === "unverified") return forget(row.id, row.path, why, to);
+    await to.db
       .updateTable("webmentions")
       .set({ verified_at: nowIso() })
       .where("id", "=", row.id)
@@ -124,16 +135,19 @@ export function createWebmentions({
   }
 
   /** Checks one mention against its source now. */
-  async function verify(row: {
-    id: number;
-    source: string;
-    target: string;
-    path: string;
-    status: string;
-    content: string | null;
-    author_name: string | null;
-    author_url: string | null;
-  }) {
+  async function verify(
+    row: {
+      id: number;
+      source: string;
+      target: string;
+      path: string;
+      status: string;
+      content: string | null;
+      author_name: string | null;
+      author_url: string | null;
+    },
+    to: Writer,
+  ) {
     const source = new URL(row.source);
     const target = new URL(row.target);
     let answer: Awaited<ReturnType<RemoteFetch>>;
@@ -144,26 +158,26 @@ export function createWebmentions({
       });
     } catch (error) {
       log.info({ err: error, source: source.href }, "a webmention's source could not be fetched");
-      return unreachable(row, "its source could not be fetched");
+      return unreachable(row, "its source could not be fetched", to);
     }
     if (answer.status === 404 || answer.status === 410) {
-      return forget(row.id, row.path, `its source answered ${answer.status}`);
+      return forget(row.id, row.path, `its source answered ${answer.status}`, to);
     }
-    if (answer.status !== 200) return unreachable(row, `its source answered ${answer.status}`);
+    if (answer.status !== 200) return unreachable(row, `its source answered ${answer.status}`, to);
     // A page of a server or an account the owner blocked, or one it redirects to, is not read.
     if (await blocked([source, new URL(answer.url)].flatMap(withFolders))) {
-      return forget(row.id, row.path, "its source is blocked");
+      return forget(row.id, row.path, "its source is blocked", to);
     }
     const html = answer.body.toString("utf8");
     // Only a page is read for its links: a text, a feed or a file that names the item links to nothing.
     const page = isPage(String(answer.headers["content-type"] ?? ""));
     const read = page ? await readSource(html, new URL(answer.url)) : null;
     if (!read?.links.some((link) => samePage(link, target))) {
-      return forget(row.id, row.path, "its source does not link to the item");
+      return forget(row.id, row.path, "its source does not link to the item", to);
     }
     const entry = await read.entry(target);
     if (entry.authorUrl && (await blocked(withFolders(new URL(entry.authorUrl))))) {
-      return forget(row.id, row.path, "its author is blocked");
+      return forget(row.id, row.path, "its author is blocked", to);
     }
     const mode = moderation();
     // What a comment could not say waits for the owner, whatever the setting: its words,
@@ -176,7 +190,7 @@ export function createWebmentions({
     // redirects (an open redirect, a page moved away) passes on no trust.
     /** Mentions shown but this one: of the source's site, of its item too, or of its item this day. */
     const shown = async (of: { site?: true; item?: true; day?: true }) => {
-      let shown = db
+      let shown = to.db
         .selectFrom("webmentions")
         .select((eb) => eb.fn.countAll().as("count"))
         .where("status", "=", "published")
@@ -206,7 +220,7 @@ export function createWebmentions({
         row.author_url === entry.authorUrl)
         ? "published"
         : "pending";
-    await db
+    await to.db
       .updateTable("webmentions")
       .set({
         status,
@@ -219,37 +233,60 @@ export function createWebmentions({
       .where("id", "=", row.id)
       .execute();
     log.info({ webmention: row.id, status }, "a webmention was verified");
-    if (status === "published" || row.status === "published") changed(row.path);
+    if (status === "published" || row.status === "published") to.changed(row.path);
   }
 
   const queue = mentionQueue({
     store,
     log,
-    /** Checks one mention waiting, read again: another instance may have checked it. */
+    /**
+     * Checks one mention waiting, read again: another instance may have checked it. On
+     * PostgreSQL it is claimed as the outbox claims a row, locked for as long as the check
+     * takes, so one instance checks it and fetches its source; "elsewhere" when another holds it.
+     */
     async check(id) {
-      const row = await db
-        .selectFrom("webmentions")
-        .select([
-          "id",
-          "source",
-          "target",
-          "path",
-          "status",
-          "content",
-          "author_name",
-          "author_url",
-        ])
-        .where("id", "=", id)
-        .where("verified_at", "is", null)
-        .executeTakeFirst();
-      if (!row) return;
-      try {
-        await verify(row);
-      } catch (error) {
-        // A page it cannot read, or the database a moment: as a source down.
-        log.warn({ err: error, webmention: row.id }, "a webmention could not be verified");
-        await unreachable(row, "it could not be verified");
+      const waiting = (from: Db) =>
+        from
+          .selectFrom("webmentions")
+          .select([
+            "id",
+            "source",
+            "target",
+            "path",
+            "status",
+            "content",
+            "author_name",
+            "author_url",
+          ])
+          .where("id", "=", id)
+          .where("verified_at", "is", null);
+      const checked = async (row: Parameters<typeof verify>[0], to: Writer) => {
+        try {
+          await verify(row, to);
+        } catch (error) {
+          // A page it cannot read, or the database a moment: as a source down.
+          log.warn({ err: error, webmention: row.id }, "a webmention could not be verified");
+          await unreachable(row, "it could not be verified", to);
+        }
+      };
+      if (store.kind === "sqlite") {
+        const row = await waiting(db).executeTakeFirst();
+        if (row) await checked(row, { db, changed });
+        return undefined;
       }
+      const paths = new Set<string>();
+      const taken = await db.transaction().execute(async (trx) => {
+        const row = await waiting(trx).forUpdate().skipLocked().executeTakeFirst();
+        if (!row) {
+          const there = await waiting(trx).executeTakeFirst();
+          return there ? "elsewhere" : undefined;
+        }
+        await holdWhileAlive.execute(trx);
+        await checked(row, { db: trx, changed: (path) => paths.add(path) });
+        return undefined;
+      });
+      for (const path of paths) changed(path);
+      return taken;
     },
   });
 

@@ -63,7 +63,10 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   let letGo = false;
   /** The author `/signed` pages name. */
   let signedBy = "Ada";
+  /** How often each page was asked for, by path. */
+  const asked = new Map<string, number>();
   const server = createServer((request, response) => {
+    asked.set(request.url ?? "", (asked.get(request.url ?? "") ?? 0) + 1);
     if (request.url?.includes("/signed")) {
       response.writeHead(200, { "content-type": "text/html" }).end(
         `<!doctype html><article class="h-entry"><a class="p-author h-card" href="https://ada.example/">${signedBy}</a>
@@ -102,9 +105,10 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
   const webmentionsOf = (
     allowPrivateAddresses = true,
     moderation: "off" | "all" | "first" = "all",
+    store = scratch.store,
   ) =>
     createWebmentions({
-      store: scratch.store,
+      store,
       siteUrl,
       remoteFetch: createRemoteFetch({ allowPrivate: true, userAgent: "test" }),
       allowPrivateAddresses,
@@ -462,6 +466,47 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
     await db.deleteFrom("webmentions").execute();
     await app.close();
   });
+
+  // Several processes share one database only on PostgreSQL (SHARE_PORT, decision 083).
+  it.runIf(backend === "postgres")(
+    "checks a waiting mention once, and fetches its source once, when two instances look at once",
+    async () => {
+      // Two instances on one PostgreSQL: two stores, two pools, as two processes.
+      const second = await scratch.open();
+      const [one, two] = [webmentionsOf(), webmentionsOf(true, "all", second)];
+      const page = `${source}/slow/looked-at-twice`;
+      await scratch.store.db
+        .insertInto("webmentions")
+        .values(mentionRow(page, "unverified"))
+        .execute();
+      let settled = false;
+      const both = [one.wake(), two.wake()];
+      const first = Promise.race(both).then(() => {
+        settled = true;
+      });
+      // The source hangs: whichever instance fetched it holds the mention; the other leaves it.
+      await waitFor(
+        async () =>
+          (asked.get(new URL(page).pathname) ?? 0) > 0 &&
+          (settled || (asked.get(new URL(page).pathname) ?? 0) > 1),
+        {
+          what: "one instance done looking, or a second fetch",
+        },
+      );
+      expect(asked.get(new URL(page).pathname)).toBe(1);
+      await first;
+      letGo = true;
+      for (const release of held.values()) release();
+      held.clear();
+      await Promise.all(both);
+      letGo = false;
+      // Its source answered 404: the mention is gone, fetched once in all.
+      expect(asked.get(new URL(page).pathname)).toBe(1);
+      const left = await scratch.store.db.selectFrom("webmentions").select("id").execute();
+      expect(left).toEqual([]);
+      await second.close();
+    },
+  );
 
   it("refuses a source longer, once %-escaped, than the database's index and the site's export take", async () => {
     const app = await siteApp();
