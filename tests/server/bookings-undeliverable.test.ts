@@ -1,12 +1,15 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
 import { calendarOfMail } from "../support/calendar.ts";
-import { aged, bookingsApp, owner } from "./support/bookings.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { aged, bookingsApp, cookieSecret, owner } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
+import { deliveryReport } from "./support/delivery-report.ts";
+import { type ImapServer, startImapServer } from "./support/imap.ts";
 import { Owner } from "./support/owner.ts";
 import type { SmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, type TestApp } from "./support/test-app.ts";
+import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
 /*
  * A call booked under an address that does not receive mail is released
@@ -16,6 +19,18 @@ import { backends, json, type TestApp } from "./support/test-app.ts";
  * and the owner is sent the cancellation that takes their copy out. A full
  * mailbox, a report nobody signed, or the owner's own mail bouncing, changes nothing.
  */
+
+/** A reader's booking of `start` for `email`, from a connection of its own, as the island posts it. */
+const bookAs = (t: TestApp, ip: string, start: string, email: string, name: string) =>
+  t.visitor({ ip }).post("/api/bookings", {
+    start,
+    name,
+    email,
+    service: "dfmea",
+    note: "",
+    zone: "Europe/Paris",
+    formToken: aged(),
+  });
 
 describe.each(backends)("a booking whose invitation bounces on %s", (backend) => {
   const secret = "postmark-hook-secret-for-bookings";
@@ -129,15 +144,8 @@ describe.each(backends)("a booking whose invitation bounces on %s", (backend) =>
   async function bookFor(email: string, index = 4) {
     const start = (await free())[index] ?? "";
     readers += 1;
-    const response = await t.visitor({ ip: `10.8.1.${readers}` }).post("/api/bookings", {
-      start,
-      name: `Reader ${email.split("-")[0]}`,
-      email,
-      service: "dfmea",
-      note: "",
-      zone: "Europe/Paris",
-      formToken: aged(),
-    });
+    const name = `Reader ${email.split("-")[0]}`;
+    const response = await bookAs(t, `10.8.1.${readers}`, start, email, name);
     expect(response.statusCode, response.body).toBe(201);
     const call = await listed(email);
     if (!call) throw new Error(`${email} is not listed`);
@@ -145,3 +153,87 @@ describe.each(backends)("a booking whose invitation bounces on %s", (backend) =>
     return call;
   }
 });
+
+describe.each(backends)(
+  "a booking whose invitation's delivery report comes back on %s",
+  (backend) => {
+    let t: TestApp;
+    let smtp: SmtpSink;
+    let imap: ImapServer;
+    const clock = movableClock();
+    const env = () => ({ BOUNCE_ADDRESS: "bounces@ewe.test", BOUNCE_IMAP_URL: imap.url });
+    let readers = 0;
+    // Before the app: its settings name the mailbox.
+    beforeAll(async () => {
+      imap = await startImapServer();
+    });
+    afterAll(async () => imap?.stop());
+    bookingsApp(backend, clock, env, (app) => {
+      ({ t, smtp } = app);
+    });
+
+    const free = async () =>
+      json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts;
+    /** The call booked for `email` as it stands, by the database. */
+    const status = async (email: string) =>
+      (await runSql(t, "select status, undeliverable from bookings where email = ?", [email]))[0];
+    /** A reader books a free time for `email`: the return path of its invitation, once it came. */
+    async function book(email: string) {
+      readers += 1;
+      const start = (await free())[readers] ?? "";
+      const response = await bookAs(t, `10.8.2.${readers}`, start, email, `Reader ${readers}`);
+      expect(response.statusCode, response.body).toBe(201);
+      await smtp.waitFor(() => smtp.to(email).length > 0);
+      return smtp.to(email)[0]?.from ?? "";
+    }
+
+    it("frees the time on a report to the invitation's signed return path, not a forged one nor one of a time moved since", async () => {
+      const address = (name: string) => `${name}-${backend}@example.org`;
+      const [gone, moved, forged] = [address("gone"), address("moved"), address("forged")];
+      const goneTime = (await free())[1];
+      const gonePath = await book(gone);
+      const movedPath = await book(moved);
+      const forgedPath = (await book(forged)).replace(
+        /-([0-9a-f]{16})@/,
+        (_m, sig: string) => `-${sig.slice(0, 15)}${sig.endsWith("0") ? "1" : "0"}@`,
+      );
+      // The reader moves the call: its first invitation's report, should one come, is late.
+      const token = /\/book\/cancel\?token=([A-Za-z0-9_-]{43})/.exec(
+        smtp.to(moved)[0]?.parsed.text ?? "",
+      )?.[1];
+      const movedTo = await t.app.inject({
+        method: "POST",
+        url: "/book/reschedule",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({
+          token: token ?? "",
+          start: (await free())[6] ?? "",
+        }).toString(),
+      });
+      expect(movedTo.statusCode).toBe(200);
+      await smtp.waitFor(() => smtp.to(moved).length === 2);
+
+      await imap.deliver(deliveryReport(gonePath, gone, "5.1.1"));
+      await imap.deliver(deliveryReport(movedPath, moved, "5.1.1"));
+      await imap.deliver(deliveryReport(forgedPath, forged, "5.1.1"));
+      const run = await admin(
+        { ...adminEnv(t), ...env(), COOKIE_SECRET: cookieSecret, OWNER_EMAIL: owner },
+        "mail",
+        "bounces",
+      );
+      expect(run.code, run.stderr).toBe(0);
+      await expect.poll(() => imap.count(), { timeout: 20_000 }).toBe(0);
+
+      expect(await status(gone)).toMatchObject({ status: "cancelled" });
+      expect(Number((await status(gone))?.undeliverable)).toBe(1);
+      expect(await free()).toContain(goneTime);
+      for (const kept of [moved, forged]) expect((await status(kept))?.status, kept).toBe("booked");
+      // The owner hears of it from the server's outbox, the command line having queued it.
+      await smtp.waitFor(() =>
+        smtp
+          .to(owner)
+          .some((mail) => mail.parsed.text?.includes("the reader's address does not receive mail")),
+      );
+    });
+  },
+);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mailsOf, planBatches, readBounceMailbox } from "../../server/newsletter/bounce-mailbox.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { deliveryReport } from "./support/delivery-report.ts";
 import { type ImapServer, startImapServer } from "./support/imap.ts";
 import { editionFile } from "./support/newsletter.ts";
 import { offLoopbackAddress } from "./support/off-loopback.ts";
@@ -20,54 +21,6 @@ import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
  * soft one counted, a complaint suppressed and unsubscribed, the mailbox is
  * empty, and a report to a forged return path has changed nothing.
  */
-
-/** A delivery-status report, as Postfix writes one, about the mail sent from `returnPath`. */
-function deliveryReport(
-  returnPath: string,
-  recipient: string,
-  status: string,
-  words = status.startsWith("5") ? "Recipient address rejected: User unknown" : "Mailbox full",
-): string {
-  const action = "failed";
-  return `From: Mail Delivery System <MAILER-DAEMON@mx.example.org>
-To: ${returnPath}
-Subject: Undelivered Mail Returned to Sender
-Date: ${new Date().toUTCString()}
-Message-ID: <${Math.random().toString(36).slice(2)}@mx.example.org>
-MIME-Version: 1.0
-Content-Type: multipart/report; report-type=delivery-status;
- boundary="dsn-boundary"
-
---dsn-boundary
-Content-Type: text/plain; charset=us-ascii
-
-This is the mail system at host mx.example.org. Your message could not be
-delivered to one or more recipients.
-
---dsn-boundary
-Content-Type: message/delivery-status
-
-Reporting-MTA: dns; mx.example.org
-Arrival-Date: ${new Date().toUTCString()}
-
-Final-Recipient: rfc822; ${recipient}
-Original-Recipient: rfc822;${recipient}
-Action: ${action}
-Status: ${status}
-Diagnostic-Code: smtp; ${status.startsWith("5") ? "550" : "452"} ${status} <${recipient}>:
- ${words}
-
---dsn-boundary
-Content-Type: text/rfc822-headers
-
-Return-Path: <${returnPath}>
-From: news@ewe.test
-To: ${recipient}
-Subject: Edition mailbox
-
---dsn-boundary--
-`.replace(/\n/g, "\r\n");
-}
 
 /** A feedback report (ARF) from a mailbox provider's feedback loop; it is not sent to the return path. */
 function feedbackReport(returnPath: string, recipient: string): string {
