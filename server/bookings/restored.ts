@@ -15,6 +15,8 @@ type CallSince = {
   ownerMoves: number;
   tokenHash: string | null;
   cancelledBy: "reader" | "owner" | null;
+  /** Released because the reader's invitation hard-bounced (undeliverable.ts): nobody cancelled it. */
+  undeliverable: boolean;
   cancelMessage: string | null;
   updatedAt: string;
 };
@@ -58,6 +60,7 @@ export function callsIn(databaseFile: string): Since {
         tokenHash: text(row.token_hash),
         cancelledBy:
           row.cancelled_by === "reader" || row.cancelled_by === "owner" ? row.cancelled_by : null,
+        undeliverable: Number(row.undeliverable ?? 0) === 1,
         cancelMessage: text(row.cancel_message),
         updatedAt: String(row.updated_at),
       })),
@@ -71,7 +74,8 @@ export function callsIn(databaseFile: string): Since {
 /**
  * After a restore (docs/backups.md): each call the backup holds as booked and still
  * ahead, by what the database it replaced (`since`) says of it. One cancelled there
- * since the backup is cancelled here as it was, its sequence and message too, and its
+ * since the backup is cancelled here as it was, its sequence, message and why (by its
+ * reader, the owner, or an invitation that hard-bounced) too, and its
  * queued invitations and reminders go: both sides were sent its cancellation then. One
  * moved there since (by its reader or the owner) is moved here as it was: its time,
  * sequence, the owner's moves and its links' token; its reminders are queued for its
@@ -124,6 +128,7 @@ export async function keepCallsSince(
           sequence: then.sequence,
           token_hash: null,
           cancelled_by: then.cancelledBy,
+          undeliverable: then.undeliverable ? 1 : 0,
           cancel_message: then.cancelMessage,
           updated_at: then.updatedAt,
         })

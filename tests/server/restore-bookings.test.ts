@@ -72,6 +72,7 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
     await book("Ravi Menon", starts[1]);
     const leaving = await book("Nadia Khan", starts[2]);
     await book("Lena Park", starts[3]);
+    await book("Tara Singh", starts[4]);
     const ids = await named();
     const backup = path.join(path.dirname(dataDir), "backup.sqlite");
     expect((await admin(adminEnv(site), "backup", "--out", backup)).code).toBe(0);
@@ -88,6 +89,12 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
     await site.close();
     // A cancellation the stopped server had not sent yet: the backup has no row of it.
     const replaced = new DatabaseSync(path.join(dataDir, "engage.sqlite"));
+    // And Tara's call released since, her invitation hard-bounced (nobody cancelled it).
+    replaced
+      .prepare(
+        "update bookings set status = 'cancelled', undeliverable = 1, sequence = sequence + 1, token_hash = null where id = ?",
+      )
+      .run(ids["Tara Singh"] ?? 0);
     const unsent = '{"bookingId":999,"to":"reader"}';
     replaced
       .prepare(
@@ -117,7 +124,7 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
     const run = await admin(adminEnv(site), "restore", "--from", backup);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(
-      `1 call the backup holds as booked was cancelled since, in the database it replaced: it stays cancelled, and no reminder of it is sent:\n  ${ids["Ravi Menon"]}  ${starts[1]}  Ravi Menon\n`,
+      `2 calls the backup holds as booked were cancelled since, in the database it replaced: they stay cancelled, and no reminder of them is sent:\n  ${ids["Ravi Menon"]}  ${starts[1]}  Ravi Menon\n  ${ids["Tara Singh"]}  ${starts[4]}  Tara Singh\n`,
     );
     expect(run.stdout).toContain(
       `1 call the backup holds as booked is not in the database it replaced: deleted since the backup`,
@@ -134,6 +141,12 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
     try {
       const status = (id: number | undefined) =>
         restored.prepare("select status, cancelled_by from bookings where id = ?").get(id ?? 0);
+      // Tara's released as it was: cancelled by nobody, because her address takes no mail.
+      expect(
+        restored
+          .prepare("select status, cancelled_by, undeliverable from bookings where id = ?")
+          .get(ids["Tara Singh"] ?? 0),
+      ).toEqual({ status: "cancelled", cancelled_by: null, undeliverable: 1 });
       /** The mails the started server would send about a call. */
       const queued = (id: number | undefined) =>
         restored
