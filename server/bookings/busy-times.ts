@@ -22,12 +22,20 @@ import { namesNoDay, rebased } from "./busy-rules.ts";
 type Ical = typeof ICAL;
 type Window = { from: number; to: number; zone: string };
 
-/** More instances than this in one file is refused: a rule by the second makes millions a month. */
+/** More instances than this in one file is refused: a file of many events is the file's problem. */
 export const instancesMax = 100_000;
+/**
+ * More instances than this from one event's rules skips that event, as one that holds the read
+ * would be: a rule by the second or the minute. Every half hour for a year is 17,520.
+ */
+const eventInstancesMax = 20_000;
 
 export class NotACalendar extends Error {
   override name = "NotACalendar";
 }
+
+/** One event's rules made more than `eventInstancesMax` instances. */
+class TooMany extends Error {}
 
 /**
  * The instant a time of the file stands for: a UTC time as it is; one in a zone the file
@@ -212,8 +220,10 @@ export function busyIntervals(
     if (skip.has(skipping.key)) continue;
     // Each rule from the window's start; the first start is an instance of every rule.
     const before = from - (length.toSeconds() + 86_400) * 1000;
+    const kept = { busy: busy.length, instances };
     mark?.(skipping);
     try {
+      let own = 0;
       for (const rule of named) {
         const expansion = rebased(rule, event.startDate, before, at);
         if (!expansion) continue;
@@ -221,13 +231,21 @@ export function busyIntervals(
         for (let next = iterator.next(); next; next = iterator.next()) {
           const startsAt = at(next);
           if (startsAt >= to) break;
+          own += 1;
+          if (own > eventInstancesMax) throw new TooMany();
           count();
           instance(next, startsAt, ends(next));
         }
       }
     } catch (error) {
-      // ical.js's own errors (a rule it cannot follow) are this event's alone.
+      // ical.js's own errors (a rule it cannot follow) are this event's alone, and so are too
+      // many instances of its own: passed by as the thread's time would pass it by on a slower
+      // machine, its repeats dropped, so a file reads the same however loaded the machine.
       if (error instanceof NotACalendar) throw error;
+      if (error instanceof TooMany) {
+        busy.length = kept.busy;
+        instances = kept.instances;
+      }
       if (!skipped.includes(skipping)) skipped.push(skipping);
     } finally {
       mark?.(null);

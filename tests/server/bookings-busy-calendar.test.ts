@@ -293,22 +293,28 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
       expect(starts.has(iso(at(monday, 14)))).toBe(false);
       expect(starts.has(iso(at(monday, 14, 30)))).toBe(false);
       expect(starts.has(iso(at(monday, 11, 30)))).toBe(true);
-      // Unreadable: a rule by the second since 1970 (millions of instances over the horizon alone).
+      // With a rule by the second among them: too many instances for one event. Passed by and
+      // named, whether its count runs out first (quiet) or the thread's 5 seconds (loaded).
+      const said = () => logs.filter((line) => line.includes("could not be expanded"));
+      const before = said().length;
       stand.answer = {
         status: 200,
-        body: calendarFile(["UID:secondly", "DTSTART:19700101T000000Z", "RRULE:FREQ=SECONDLY"]),
+        body: heavy.replace(
+          "END:VCALENDAR",
+          "BEGIN:VEVENT\r\nUID:secondly\r\nDTSTART:19700101T000000Z\r\nRRULE:FREQ=SECONDLY\r\nEND:VEVENT\r\nEND:VCALENDAR",
+        ),
       };
-      const why = "more than 100000 instances";
       // The free times are answered all the while, from the last good read.
       let answered = 0;
       await waitFor(
         async () => {
           expect(new Set((await slots()).starts).has(iso(at(monday, 13)))).toBe(false);
           answered += 1;
-          return (await health())?.why === why;
+          return (await health())?.skipped === 1;
         },
-        { what: why, timeoutMs: 60_000 },
+        { what: "the rule by the second passed by", timeoutMs: 60_000 },
       );
+      expect(said().slice(before)).toEqual([expect.stringContaining('"uid":"secondly"')]);
       expect(answered).toBeGreaterThan(3);
       // Its answers meanwhile cost it about 5 ms each (0.2–0.3 s in all, quiet or beside three
       // busy loops). CPU, not the loop's longest wait: on a loaded machine that is the
@@ -316,7 +322,7 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
       const used = process.threadCpuUsage(cpu);
       expect((used.user + used.system) / 1000).toBeLessThan(400 + answered * 15);
       stand.answer = { status: 200, body: calendar() };
-      await waitFor(async () => (await health())?.failedAt === null, { what: "a good read" });
+      await waitFor(async () => (await health())?.skipped === 0, { what: "a good read" });
     },
     180_000,
   );
@@ -337,7 +343,10 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
           `DTEND;TZID=${ownerZone}:${ics(tuesday, until)}`,
           "RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29",
         ]);
-      const said = () => logs.filter((line) => line.includes("could not be expanded"));
+      // This test's lines alone: the file's others name events of their own.
+      const before = logs.length;
+      const said = () =>
+        logs.slice(before).filter((line) => line.includes("could not be expanded"));
       const lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
       stand.answer = { status: 200, body: holding(15) };
@@ -362,25 +371,21 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
         expect(starts.has(iso(start)), iso(start)).toBe(false);
       }
       expect(starts.has(iso(at(tuesday, 15)))).toBe(true);
-      // Said by its UID and first start; nothing of its title. Once when quiet; twice once in
-      // CI under load (the cause not yet found), so the count is taken here and held below.
-      const told = said().length;
-      expect(told).toBeGreaterThanOrEqual(1);
-      for (const line of said()) {
-        expect(line).toContain('"uid":"leap-seconds"');
-        expect(line).toContain(`"start":"${iso(at(tuesday, 14))}"`);
-      }
+      // Said once, by its UID and first start; nothing of its title.
+      expect(said()).toHaveLength(1);
+      expect(said()[0]).toContain('"uid":"leap-seconds"');
+      expect(said()[0]).toContain(`"start":"${iso(at(tuesday, 14))}"`);
       for (const secret of secrets) expect(logs.join("")).not.toContain(secret);
       // The next read passes it by at once: one that tried it would take the thread's 5 s.
       const last = (await health())?.readAt;
       const started = Date.now();
       await waitFor(async () => (await health())?.readAt !== last, { what: "another read" });
       expect(Date.now() - started).toBeLessThan(5000);
-      expect(said()).toHaveLength(told);
+      expect(said()).toHaveLength(1);
 
       // Edited, it is tried again: it holds the read once more, and is said again.
       stand.answer = { status: 200, body: holding(16) };
-      await waitFor(async () => said().length > told, {
+      await waitFor(async () => said().length === 2, {
         what: "the edited event",
         timeoutMs: 30_000,
       });
