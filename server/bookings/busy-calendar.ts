@@ -55,6 +55,8 @@ export type BusyCalendarHealth = {
 };
 
 class Unreadable extends Error {}
+/** A read that ran out of tries, each past one more event that held it: the next may finish. */
+class MoreHeld extends Unreadable {}
 
 /** Why a read failed, in words that hold nothing of the address or the file. */
 function reasonOf(error: unknown): string {
@@ -87,8 +89,9 @@ type Reading = {
  * Reads the calendar at `url`: its busy intervals from a day ago to two days past the
  * horizon (`until`) and the events whose rules it skipped, or why not in a few words (`why`).
  * An event that held the thread past its time is remembered and the file read again past it
- * at once, up to `heldTries` threads a read; the next reads skip it while the file holds it
- * as it was. The command line's move reads it so, once.
+ * at once, up to `heldTries` threads a read (one that ran out of them says whether another may
+ * go on: `more`); the next reads skip it while the file holds it as it was. The command line's
+ * move reads it so, once (docs/decisions/085-a-calendar-read-the-same-on-a-loaded-machine.md).
  */
 export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate }: Reading) {
   const fetch = createRemoteFetch({
@@ -119,7 +122,7 @@ export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate
         if (!(error instanceof HeldBy) || held.has(error.event.key)) throw error;
         held.set(error.event.key, error.event);
         if (held.size > heldMax) held.delete(held.keys().next().value as string);
-        if (tries >= heldTries) throw error;
+        if (tries >= heldTries) throw new MoreHeld(error.message);
       }
     }
   }
@@ -127,7 +130,9 @@ export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate
     origin: new URL(url).origin,
     async read(
       signal?: AbortSignal,
-    ): Promise<{ busy: Taken[]; until: number; skipped: Skipped[] } | { why: string }> {
+    ): Promise<
+      { busy: Taken[]; until: number; skipped: Skipped[] } | { why: string; more: boolean }
+    > {
       try {
         const now = clock().getTime();
         const { zone, horizonDays } = await hours();
@@ -143,7 +148,8 @@ export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate
         const window = { from: now - dayMs, to, zone };
         return { ...(await readPast(text, window, signal)), until: to };
       } catch (error) {
-        return { why: reasonOf(error) };
+        // Another read at once may find the rest, while there is room to remember them.
+        return { why: reasonOf(error), more: error instanceof MoreHeld && held.size < heldMax };
       }
     },
   };
@@ -171,11 +177,12 @@ export function startBusyCalendar({
   /** When the last read began, whatever came of it. */
   let triedAt = Number.NEGATIVE_INFINITY;
 
-  async function read() {
+  /** Reads the calendar; whether to read again at once (`again`). */
+  async function read(): Promise<boolean> {
     const now = clock().getTime();
     triedAt = now;
     const got = await reader.read(stopping.signal);
-    if (stopping.signal.aborted) return;
+    if (stopping.signal.aborted) return false;
     if ("busy" in got) {
       const said = new Set(skipped.map((event) => event.key));
       const news = got.skipped.filter((event) => !said.has(event.key));
@@ -202,7 +209,7 @@ export function startBusyCalendar({
       failedAt = null;
       why = null;
       staleSaid = false;
-      return;
+      return false;
     }
     const first = failedAt === null;
     failedAt = now;
@@ -213,11 +220,21 @@ export function startBusyCalendar({
         "the busy calendar could not be read: its last busy times are kept for a day",
       );
     }
+    // Past more events that hold it than one read tries, with no good read in force (after a
+    // start, or a day of failures): the free times are the hours alone until a read finishes,
+    // so it goes on at once rather than at the next turn.
+    return got.more && !inForce(now);
   }
-  const refresh = () => {
-    reading ??= read().finally(() => {
-      reading = undefined;
-    });
+  const refresh = (): Promise<void> => {
+    reading ??= read().then(
+      (again) => {
+        reading = undefined;
+        if (again && !stopping.signal.aborted) void refresh();
+      },
+      () => {
+        reading = undefined;
+      },
+    );
     return reading;
   };
   void refresh();

@@ -1,6 +1,10 @@
 import pg from "pg";
-import { describe, expect, it } from "vitest";
-import { bookingsResponseSchema, moveTimesResponseSchema } from "../../contract/bookings.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  bookingsResponseSchema,
+  moveTimesResponseSchema,
+  slotsResponseSchema,
+} from "../../contract/bookings.ts";
 import { healthResponseSchema } from "../../contract/console.ts";
 import { wallTime } from "../../contract/time-zones.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -253,5 +257,53 @@ describe.each(backends)("the owner's busy calendar, read when it matters, on %s"
     expect(skipped.stdout + skipped.stderr).toContain(
       "Your calendar: 1 event skipped: could not be expanded.",
     );
+  });
+});
+
+// Four events that each hold a read for the thread's 5 seconds: once, on SQLite, is enough.
+describe("the owner's busy calendar after a start, past more events that hold it than a read tries", () => {
+  let t: TestApp;
+  let ownerSide: Owner;
+  const clock = movableClock();
+  /** By the second on 29 February, each: ical.js looks for the next, in 2028, second by second. */
+  const holding = [1, 2, 3, 4].map((index) => [
+    `UID:leap-seconds-${index}`,
+    `DTSTART;TZID=${ownerZone}:${ics(plus(monday, 1), 9 + index)}`,
+    `DTEND;TZID=${ownerZone}:${ics(plus(monday, 1), 9 + index, 30)}`,
+    "RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29",
+  ]);
+  beforeAll(() => {
+    stand.answer = { status: 200, body: calendarFile(meeting(monday, 14), ...holding) };
+  });
+  bookingsApp(
+    "sqlite",
+    clock,
+    () => ({ BOOKING_BUSY_CALENDAR_URL: stand.url("secret/holding.ics") }),
+    (app) => {
+      t = app.t;
+      ownerSide = new Owner(t);
+    },
+    // The timer's reads an hour apart: the first read after the start must finish the job.
+    { busyCalendar: { allowPrivate: (address) => address === "127.0.0.1", everyMs: 3_600_000 } },
+  );
+
+  it("reads again at once until it is read past them all, not at the timer's next turn", async () => {
+    expect((await ownerSide.signIn()).statusCode).toBe(200);
+    const health = async () =>
+      json(await ownerSide.get("/api/admin/health"), healthResponseSchema).busyCalendar;
+    // Three tries, each past one more of them (15 s), and a second read past the fourth.
+    await waitFor(async () => (await health())?.readAt != null, {
+      what: "the calendar read past all four",
+      timeoutMs: 60_000,
+    });
+    expect(await health()).toMatchObject({ skipped: 4, failedAt: null, inForce: true });
+    const starts = new Set(
+      json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts,
+    );
+    expect(starts.has(iso(at(monday, 14)))).toBe(false);
+    expect(starts.has(iso(at(monday, 15)))).toBe(true);
+    // Each event keeps its first time busy.
+    expect(starts.has(iso(at(plus(monday, 1), 10)))).toBe(false);
+    expect(starts.has(iso(at(plus(monday, 1), 14)))).toBe(true);
   });
 });
