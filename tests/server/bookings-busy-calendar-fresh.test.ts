@@ -68,6 +68,49 @@ describe.each(backends)("the owner's busy calendar, read when it matters, on %s"
     if (!ownerSide.cookie) expect((await ownerSide.signIn()).statusCode).toBe(200);
     return json(await ownerSide.get("/api/admin/health"), healthResponseSchema).busyCalendar;
   };
+  const tuesday = plus(monday, 1);
+  /**
+   * The answer to `request`, sent on PostgreSQL while the test holds the bookings' table and the
+   * calendar's host hangs: it checks its time by the last read, 3 seconds on, and goes to write
+   * it, where it waits; meanwhile the read comes in with a meeting on Tuesday at `hour`.
+   */
+  async function afterReadComesIn<T>(request: () => Promise<T>, hour: number): Promise<T> {
+    stand.answer = "no answer";
+    clock.advance(minute + 1000);
+    const hold = new pg.Client(t.databaseUrl);
+    await hold.connect();
+    await hold.query("begin; lock table bookings in share mode");
+    const reads = stand.reads;
+    const answer = request();
+    try {
+      await expect.poll(() => lockWaiters(t), { timeout: 20_000 }).toBe(1);
+      expect(stand.reads).toBe(reads + 1);
+      const before = (await health())?.readAt;
+      const meetings = [11, 10, 14].map((h) => meeting(monday, h));
+      const then = [`UID:tuesday-${hour}`, ...meeting(tuesday, hour).slice(1)];
+      stand.release({ status: 200, body: calendarFile(...meetings, then) });
+      await waitFor(async () => (await health())?.readAt !== before, { what: "the read in" });
+    } finally {
+      await hold.query("commit");
+      await hold.end();
+    }
+    return answer;
+  }
+  /** How the reader of the call booked last moves it: by the link their invitation carries. */
+  async function mover() {
+    const email = `fresh-${backend}-${readers}@example.org`;
+    await smtp.waitFor(() => smtp.to(email).length > 0);
+    const token = /\/book\/reschedule\?token=([\w-]{43})/.exec(
+      smtp.to(email)[0]?.parsed.text ?? "",
+    )?.[1];
+    return (start: number) =>
+      t.app.inject({
+        method: "POST",
+        url: "/book/reschedule",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ token: token ?? "", start: iso(start) }).toString(),
+      });
+  }
 
   bookingsApp(
     backend,
@@ -128,39 +171,16 @@ describe.each(backends)("the owner's busy calendar, read when it matters, on %s"
     });
   });
 
-  // Only PostgreSQL lets the test hold the booking's write alone: SQLite's one connection would
-  // hold the booking's reads before its check too.
+  // PostgreSQL alone: each statement there waits for the database, and a read may come in
+  // meanwhile. SQLite runs the check and the transaction in one turn of the event loop (its
+  // statements are calls, not I/O): no read comes in between them, nor can a test make one.
   it.runIf(backend === "postgres")(
     "refuses a booking whose time a read marked busy after the time was checked, as it commits",
     async () => {
       serve(11, 10, 14);
       clock.advance(minute + 1000);
       expect((await book(at(monday, 14, 30))).statusCode).toBe(422);
-      // The host hangs: the booking checks its time by the last read, 3 seconds on, and goes to
-      // write it, where the test holds it; meanwhile the read comes in with a meeting then.
-      stand.answer = "no answer";
-      clock.advance(minute + 1000);
-      const hold = new pg.Client(t.databaseUrl);
-      await hold.connect();
-      await hold.query("begin; lock table bookings in share mode");
-      const reads = stand.reads;
-      const tuesday = plus(monday, 1);
-      const booking = book(at(tuesday, 11));
-      try {
-        await expect.poll(() => lockWaiters(t), { timeout: 20_000 }).toBe(1);
-        expect(stand.reads).toBe(reads + 1);
-        const before = (await health())?.readAt;
-        const meetings = [11, 10, 14].map((hour) => meeting(monday, hour));
-        stand.release({
-          status: 200,
-          body: calendarFile(...meetings, ["UID:tuesday-11", ...meeting(tuesday, 11).slice(1)]),
-        });
-        await waitFor(async () => (await health())?.readAt !== before, { what: "the read in" });
-      } finally {
-        await hold.query("commit");
-        await hold.end();
-      }
-      const answer = await booking;
+      const answer = await afterReadComesIn(() => book(at(tuesday, 11)), 11);
       expect(answer.statusCode, answer.body).toBe(409);
       const list = json(await ownerSide.get("/api/admin/bookings"), bookingsResponseSchema);
       expect(list.bookings.map((call) => call.start)).not.toContain(iso(at(tuesday, 11)));
@@ -169,23 +189,33 @@ describe.each(backends)("the owner's busy calendar, read when it matters, on %s"
     },
   );
 
+  // The same for a reader's move, on PostgreSQL alone as the booking's above.
+  it.runIf(backend === "postgres")(
+    "refuses a reader's move to a time a read marked busy after the time was checked, as it commits",
+    async () => {
+      serve(11, 10, 14);
+      clock.advance(minute + 1000);
+      const booked = await book(at(tuesday, 15));
+      expect(booked.statusCode, booked.body).toBe(201);
+      const move = await mover();
+      const answer = await afterReadComesIn(() => move(at(tuesday, 13)), 13);
+      expect(answer.statusCode, answer.body).toBe(303);
+      expect(answer.headers.location).toContain("refused=taken");
+      // The call stays at its time, and moves to the time beside it as ever.
+      const list = json(await ownerSide.get("/api/admin/bookings"), bookingsResponseSchema);
+      const starts = list.bookings.map((call) => call.start);
+      expect(starts).toContain(iso(at(tuesday, 15)));
+      expect(starts).not.toContain(iso(at(tuesday, 13)));
+      expect((await move(at(tuesday, 14, 30))).statusCode).toBe(200);
+    },
+  );
+
   it("reads it again for a reader's move too", async () => {
     serve(11, 10, 14);
     clock.advance(minute + 1000);
     const booked = await book(at(monday, 12));
     expect(booked.statusCode).toBe(201);
-    const email = `fresh-${backend}-${readers}@example.org`;
-    await smtp.waitFor(() => smtp.to(email).length > 0);
-    const token = /\/book\/reschedule\?token=([\w-]{43})/.exec(
-      smtp.to(email)[0]?.parsed.text ?? "",
-    )?.[1];
-    const move = (start: number) =>
-      t.app.inject({
-        method: "POST",
-        url: "/book/reschedule",
-        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams({ token: token ?? "", start: iso(start) }).toString(),
-      });
+    const move = await mover();
     serve(11, 10, 14, 13);
     clock.advance(minute + 1000);
     const refused = await move(at(monday, 13));
