@@ -82,9 +82,10 @@ const isBusy = (event: ICAL.Component) =>
   String(event.getFirstPropertyValue("status") ?? "").toUpperCase() !== "CANCELLED";
 
 /**
- * An event whose rule was not expanded (`namesNoDay`, ical.js refused it, or it held a read
- * past the thread's time): its UID, at most 100 characters, and its first start; `key` a digest
- * of its text, so an edited event is tried again. Nothing of its title or description.
+ * An event whose rule was not expanded (`namesNoDay`, ical.js refused it, it made more than
+ * `eventInstancesMax`, or it held a read past the thread's time): its UID, at most 100
+ * characters, and its first start; `key` a digest of its text, so an edited event is tried
+ * again. Nothing of its title or description.
  */
 export type Skipped = { key: string; uid: string; start: string };
 
