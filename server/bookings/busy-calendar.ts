@@ -40,6 +40,8 @@ export type BusyCalendarOptions = {
   allowPrivate?: boolean | ((address: string) => boolean);
   /** How often it is read: every 5 minutes unless given. */
   everyMs?: number;
+  /** How long its thread may take to read the file: 5 seconds unless given. */
+  limitMs?: number;
 };
 
 export type BusyCalendarHealth = {
@@ -82,8 +84,7 @@ type Reading = {
   clock: () => Date;
   /** The owner's zone and how many days ahead calls are booked, as they are now. */
   hours: () => Promise<{ zone: string; horizonDays: number }>;
-  allowPrivate?: BusyCalendarOptions["allowPrivate"];
-};
+} & Pick<BusyCalendarOptions, "allowPrivate" | "limitMs">;
 
 /**
  * Reads the calendar at `url`: its busy intervals from a day ago to two days past the
@@ -93,7 +94,14 @@ type Reading = {
  * go on: `more`); the next reads skip it while the file holds it as it was. The command line's
  * move reads it so, once (docs/decisions/085-a-calendar-read-the-same-on-a-loaded-machine.md).
  */
-export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate }: Reading) {
+export function calendarReader({
+  url: given,
+  siteUrl,
+  clock,
+  hours,
+  allowPrivate,
+  limitMs,
+}: Reading) {
   const fetch = createRemoteFetch({
     allowPrivate: allowPrivate ?? false,
     userAgent: `EngageWithEngineer (+${siteUrl})`,
@@ -112,6 +120,7 @@ export function calendarReader({ url: given, siteUrl, clock, hours, allowPrivate
       try {
         const read = await readBusyTimes(text, window, {
           skip: [...held.keys()],
+          limitMs,
           ...(signal ? { signal } : {}),
         });
         // An event the file no longer holds as it was is forgotten.
