@@ -162,11 +162,21 @@ function calendarSite(backend: Backend, limitMs?: number) {
     /** Health as the owner sees it, whole (`wholeHealth`) or the calendar's part. */
     wholeHealth: health,
     health: async () => (await health()).busyCalendar,
-    /** Serves `given` until Health says `why`: the last busy times kept, no event skipped. */
+    /**
+     * Serves `given` until Health says `why` of a read begun after (a slow read of the file before
+     * may say the same): the last busy times kept, no event skipped.
+     */
     async refused(given: Answer, why: string) {
+      const since = clock.now().getTime();
       stand.answer = given;
       const calendar = async () => (await health()).busyCalendar;
-      await waitFor(async () => (await calendar())?.why === why, { what: why, timeoutMs: 30_000 });
+      await waitFor(
+        async () => {
+          const read = await calendar();
+          return read?.why === why && Date.parse(read.failedAt ?? "") >= since;
+        },
+        { what: why, timeoutMs: 30_000 },
+      );
       expect(await calendar()).toMatchObject({ inForce: true, skipped: 0 });
       const starts = new Set((await slots()).starts);
       for (const start of busy()) expect(starts.has(iso(start))).toBe(false);
