@@ -320,5 +320,3 @@ export function startBusyCalendar({
     },
   };
 }
-
-export type BusyCalendar = ReturnType<typeof startBusyCalendar>;
