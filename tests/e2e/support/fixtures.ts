@@ -37,17 +37,18 @@ async function holdMarquee(context: BrowserContext) {
 }
 
 /**
- * Draws the drawer's backdrop without its blur in every page of `context`, on
- * the tests' headless shell only (E2E_CHROMIUM unset). Without a GPU the
- * shell blurs the whole page behind the drawer in software, on each of the
- * drawer's frames: it multiplied the first tap's time by five, where a phone
- * composites it on its GPU (docs/decisions/048-drawer-backdrop-blurred.md).
+ * Draws every backdrop filter flat in every page of `context`, on the tests'
+ * headless shell only (E2E_CHROMIUM unset): the drawer's backdrop, the
+ * dialogs' overlays and the scrolled header's. Without a GPU the shell blurs
+ * what lies behind them in software, on each frame while they show: the
+ * drawer's multiplied the first tap's time by five, where a phone composites
+ * it on its GPU (docs/decisions/048-drawer-backdrop-blurred.md).
  */
 async function flatBackdrop(context: BrowserContext) {
   if (process.env.E2E_CHROMIUM) return;
   await context.addInitScript(() => {
     const sheet = new CSSStyleSheet();
-    sheet.replaceSync(".site-menu::backdrop { backdrop-filter: none !important; }");
+    sheet.replaceSync("*, ::backdrop { backdrop-filter: none !important; }");
     document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   });
 }
@@ -66,8 +67,9 @@ async function quieten(
  * test, whether the test passed or failed, so a failure never leaves browsers
  * running beside the next tests. Its pages, and the `page` every test gets,
  * hold the header's marquee still unless the test asks for it moving with
- * `test.use({ movingMarquee: true })`, and draw the drawer's backdrop without
- * its blur unless it asks for it with `test.use({ blurredBackdrop: true })`.
+ * `test.use({ movingMarquee: true })`, and draw backdrop filters (the drawer's
+ * backdrop, the dialogs' overlays, the scrolled header) without their blur
+ * unless it asks for them with `test.use({ blurredBackdrop: true })`.
  */
 export const test = base.extend<{
   visitor: OpenVisitor;
