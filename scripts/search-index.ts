@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as pagefind from "pagefind";
 
@@ -22,6 +22,16 @@ import * as pagefind from "pagefind";
  * without JavaScript (server/web/site-search.ts,
  * docs/decisions/033-search-without-javascript.md).
  */
+const unusedInterfaces = new Set([
+  "pagefind-ui.js",
+  "pagefind-ui.css",
+  "pagefind-modular-ui.js",
+  "pagefind-modular-ui.css",
+  "pagefind-component-ui.js",
+  "pagefind-component-ui.css",
+  "pagefind-highlight.js",
+]);
+
 export async function writeSearchIndex(
   clientDir: string,
   itemPaths: Iterable<string>,
@@ -48,26 +58,22 @@ export async function writeSearchIndex(
       });
       if (added.errors.length > 0) throw new Error(`${file}: ${added.errors.join("; ")}`);
     }
-    const written = await index.writeFiles({ outputPath });
-    if (written.errors.length > 0) throw new Error(written.errors.join("; "));
-    // Read before the service is closed: closing ends its process, and a file
-    // it was still writing would stay empty (seen once: the entry file, which
-    // a minute of waiting after the close never filled).
-    pages = await indexedPages(outputPath);
+    // The files are taken in memory and written here: `writeFiles` answered
+    // before the service had written them all, and closing the service ends
+    // its process, which once left pagefind.js cut off at 32 KB under load
+    // (the header's search then could not load).
+    const bundle = await index.getFiles();
+    if (bundle.errors.length > 0) throw new Error(bundle.errors.join("; "));
+    for (const file of bundle.files) {
+      // Pagefind's ready-made interfaces: the site has its own dialog.
+      if (unusedInterfaces.has(file.path)) continue;
+      const target = path.join(outputPath, file.path);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, file.content);
+    }
+    pages = indexedPages(outputPath);
   } finally {
     await pagefind.close();
-  }
-  // Pagefind also writes its ready-made interfaces; the site has its own dialog.
-  for (const unused of [
-    "pagefind-ui.js",
-    "pagefind-ui.css",
-    "pagefind-modular-ui.js",
-    "pagefind-modular-ui.css",
-    "pagefind-component-ui.js",
-    "pagefind-component-ui.css",
-    "pagefind-highlight.js",
-  ]) {
-    rmSync(path.join(outputPath, unused), { force: true });
   }
   return pages;
 }
@@ -105,24 +111,10 @@ export function withoutItemCopies(html: string, file: string, itemPaths: Set<str
   );
 }
 
-/**
- * How many pages the index holds, from the entry file Pagefind writes. Its
- * service process may still be flushing that file when `writeFiles` returns
- * (seen as an empty file on a loaded machine): read until it parses.
- */
-async function indexedPages(outputPath: string): Promise<number> {
-  const file = path.join(outputPath, "pagefind-entry.json");
-  // A minute: on a machine loaded by other builds, 5 s was seen not to be enough.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const entry = JSON.parse(readFileSync(file, "utf8")) as {
-        languages: Record<string, { page_count: number }>;
-      };
-      return Object.values(entry.languages).reduce((sum, language) => sum + language.page_count, 0);
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+/** How many pages the index holds, from the entry file written above. */
+function indexedPages(outputPath: string): number {
+  const entry = JSON.parse(readFileSync(path.join(outputPath, "pagefind-entry.json"), "utf8")) as {
+    languages: Record<string, { page_count: number }>;
+  };
+  return Object.values(entry.languages).reduce((sum, language) => sum + language.page_count, 0);
 }
