@@ -7,7 +7,6 @@ import { z } from "zod";
 import { firstLoaded, type LoadedComments } from "../../../app/lib/comment-list.ts";
 import type { OwnerProfile } from "../../../content/owner.ts";
 import { commentsResponseSchema } from "../../../contract/api.ts";
-import type { Endpoints, Route } from "../../../contract/endpoints.ts";
 import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
 import { sqliteFileOf } from "../../../server/db/store-config.ts";
@@ -286,7 +285,6 @@ export const readinessSchema = z.object({
   liveEvents: z.enum(["listening", "reconnecting"]),
   reason: z.string().optional(),
 });
-export type Readiness = z.infer<typeof readinessSchema>;
 
 /** A JSON Schema of the OpenAPI document, as far as tests read one. */
 export type OpenApiSchema = {
@@ -326,10 +324,6 @@ export const openApiDocumentSchema = z.object({
     ),
   ),
 });
-export type OpenApiDocument = z.infer<typeof openApiDocumentSchema>;
-
-/** The contract's answer to `route`, for the routes whose answer has no type of its own. */
-export type ResponseOf<R extends Route> = Endpoints[R]["response"];
 
 /**
  * An answer's JSON body, checked against the schema the contract (or, for
