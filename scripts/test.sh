@@ -29,6 +29,13 @@ export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-${TMPDIR:-/tmp}/node-compile-ca
 # Likewise the spam model, by the hash of what it is trained from
 # (scripts/spam-model.ts): a clean clone copies it rather than train it again.
 export SPAM_MODEL_CACHE="${SPAM_MODEL_CACHE:-${TMPDIR:-/tmp}/ewe-spam-models}"
+# Everything else the run's processes write to the system's temporary folder (the
+# browser tests' servers' data folders, Chromium's profiles, PostgreSQL's clusters,
+# the checks' scratch files) goes with the run: a folder of its own, removed by
+# `cleanup`, which the `postgres` user may pass through (0711) to its cluster.
+mkdir "$scratch/tmp"
+chmod 711 "$scratch" "$scratch/tmp"
+export TMPDIR="$scratch/tmp"
 
 # The site the browser tests build and serve goes to a folder of its own (the
 # same as BUILD_DIR in tests/e2e/support/site.ts): a site running from this
