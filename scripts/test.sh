@@ -29,6 +29,8 @@ export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-${TMPDIR:-/tmp}/node-compile-ca
 # Likewise the spam model, by the hash of what it is trained from
 # (scripts/spam-model.ts): a clean clone copies it rather than train it again.
 export SPAM_MODEL_CACHE="${SPAM_MODEL_CACHE:-${TMPDIR:-/tmp}/ewe-spam-models}"
+# And Playwright's compiled test files, which it would otherwise keep in TMPDIR.
+export PLAYWRIGHT_TRANSFORM_CACHE_DIR="${PLAYWRIGHT_TRANSFORM_CACHE_DIR:-${TMPDIR:-/tmp}/playwright-transform-cache-$(id -u)}"
 # Everything else the run's processes write to the system's temporary folder (the
 # browser tests' servers' data folders, Chromium's profiles, PostgreSQL's clusters,
 # the checks' scratch files) goes with the run: a folder of its own, removed by
