@@ -226,17 +226,21 @@ async function callsAhead(trx: Db, now: Date, ids: readonly number[]) {
 }
 
 /**
- * The cancellations to both sides (or the owner's alone, `reader: false`), with the call in
- * them (it may be deleted before they go).
+ * A call just cancelled: the mails still queued for it go, and its cancellations are queued
+ * to both sides (or the owner's alone, `reader: false`), with the call in them (it may be
+ * deleted before they go).
  */
 export async function queueCancellations(
   trx: Db,
   now: Date,
-  booking: { id: number; email: string; sequence: number },
-  call: CancelledCall,
+  booking: { id: number; email: string; sequence: number } & Omit<CancelledCall, "message" | "by">,
+  { by, message }: Pick<CancelledCall, "by" | "message">,
   ownerEmail: string | undefined,
   { reader = true }: { reader?: boolean } = {},
 ) {
+  await dropQueued(trx, booking.id);
+  const { uid, start, end, service, readerZone } = booking;
+  const call = { uid, start, end, service, readerZone, message, by };
   const recipients = recipientsOf(booking.email, ownerEmail).filter(
     ([to]) => reader || to !== "reader",
   );

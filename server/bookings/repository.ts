@@ -266,9 +266,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           .executeTakeFirst();
         if (!row) return undefined;
         const booking = toStored(row);
-        await dropQueued(trx, booking.id);
-        const { uid, start, end, service, readerZone } = booking;
-        const call = { uid, start, end, service, readerZone, message: by.message, by: by.who };
+        const call = { by: by.who, message: by.message };
         await queueCancellations(trx, clock(), booking, call, by.ownerEmail);
         return booking;
       });

@@ -1,7 +1,7 @@
 import { transact } from "../db/owner-actor.ts";
 import type { Db } from "../db/store.ts";
 import type { OnUndeliverable } from "../outbox/recipient-health.ts";
-import { dropQueued, parseBookingPayload, queueCancellations } from "./queued-mails.ts";
+import { parseBookingPayload, queueCancellations } from "./queued-mails.ts";
 import { toStored } from "./stored.ts";
 
 /**
@@ -50,19 +50,10 @@ export function releaseUndeliverable({
         .returningAll()
         .executeTakeFirst();
       if (!cancelled) return false;
-      const booking = toStored(cancelled);
-      await dropQueued(trx, booking.id);
-      const { uid, start, end, service, readerZone } = booking;
-      const call = {
-        uid,
-        start,
-        end,
-        service,
-        readerZone,
-        message: null,
-        by: "undeliverable" as const,
-      };
-      await queueCancellations(trx, clock(), booking, call, ownerEmail, { reader: false });
+      const call = { by: "undeliverable" as const, message: null };
+      await queueCancellations(trx, clock(), toStored(cancelled), call, ownerEmail, {
+        reader: false,
+      });
       return true;
     });
     if (released) woken();
