@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { crc32, deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasNoControlOrDirectionCharacters } from "../../contract/text.ts";
@@ -169,6 +169,35 @@ describe("remote fetches", () => {
     await expect(fetchRemote(`${base}/loop`)).rejects.toThrow(/too many redirects/);
     await expect(fetchRemote(`${base}/large`, { maxBytes: 10_000 })).rejects.toThrow(/larger/);
     await expect(fetchRemote(`${base}/silent`, { timeoutMs: 300 })).rejects.toThrow(/no answer/);
+  });
+
+  it("asks a read again on a new connection when its server closed the kept one as it was sent; never a send", async () => {
+    // A server that closes a kept connection when a request comes on it, as one whose
+    // idle time ran out just then.
+    const served = new WeakSet<Socket>();
+    let connections = 0;
+    const closing = createServer((request, response) => {
+      if (served.has(request.socket)) return request.socket.destroy();
+      served.add(request.socket);
+      response.end(request.url);
+    }).on("connection", () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => closing.listen(0, "127.0.0.1", resolve));
+    const at = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`;
+    const fetchRemote = createRemoteFetch({ allowPrivate: true, userAgent: "test" });
+    const read = async (path: string) => (await fetchRemote(`${at}${path}`)).body.toString();
+    expect(await read("/first")).toBe("/first");
+    // A send on the kept connection fails: its server may have taken it.
+    await expect(fetchRemote(`${at}/sent`, { method: "POST", body: "x" })).rejects.toThrow(
+      /socket hang up/,
+    );
+    expect(await read("/second")).toBe("/second");
+    expect(await read("/third")).toBe("/third");
+    // The first, the second's, and the third's own once its kept one was closed.
+    expect(connections).toBe(3);
+    closing.closeAllConnections();
+    closing.close();
   });
 
   it("keeps a writer's picture only when it is a small image within reach", async () => {

@@ -12,7 +12,8 @@ import ipaddr from "ipaddr.js";
  * reserved) between a check and the connection; a public address on the
  * web's own port only (the scheme's: 80 or 443), so that no one can have the
  * site knock on another's mail or database port; a time limit for the whole
- * exchange, a size limit on the body and few redirects, each checked again.
+ * exchange, a size limit on the body and few redirects, each checked again;
+ * a read whose kept connection its server closed as it was sent is asked once more.
  * `allowPrivate` lifts the address check: only the tests set it
  * (ALLOW_PRIVATE_ADDRESSES_IN_TESTS). The inboxes handed to Fedify
  * are also checked before (`createInboxCheck`), so that a follower on a
@@ -197,6 +198,7 @@ export function createRemoteFetch({
     options: RemoteFetchOptions & { headers?: Record<string, string> },
     signal: AbortSignal,
     maxBytes: number,
+    fresh = false,
   ): Promise<RemoteAnswer> {
     return new Promise((resolve, reject) => {
       if (target.protocol !== "http:" && target.protocol !== "https:") {
@@ -208,6 +210,7 @@ export function createRemoteFetch({
         return reject(new AddressRefused(literal, allowed(literal) ? "port" : "private", false));
       }
       const client = target.protocol === "https:" ? process.getBuiltinModule("node:https") : http;
+      let answered = false;
       const request = client.request(
         target,
         {
@@ -215,8 +218,11 @@ export function createRemoteFetch({
           headers: { "user-agent": userAgent, ...options.headers },
           lookup: lookupFor(usualPort),
           signal,
+          // A retry's connection is its own (below).
+          ...(fresh ? { agent: false } : {}),
         },
         (response) => {
+          answered = true;
           const chunks: Buffer[] = [];
           let size = 0;
           response.on("data", (chunk: Buffer) => {
@@ -241,9 +247,23 @@ export function createRemoteFetch({
           response.on("error", reject);
         },
       );
-      request.on("error", (error) =>
-        reject(error instanceof RemoteFetchError ? error : new RemoteFetchError(error.message)),
-      );
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        // A connection kept from an earlier fetch that its server closed as this one was
+        // sent (each side's idle time runs out at once): a read is asked again, once, on
+        // a new connection, as Node's documentation advises. A send is not: it may have been taken.
+        const method = options.method ?? "GET";
+        if (
+          !fresh &&
+          !answered &&
+          request.reusedSocket &&
+          (method === "GET" || method === "HEAD") &&
+          (error.code === "ECONNRESET" || error.code === "EPIPE")
+        ) {
+          resolve(once(target, options, signal, maxBytes, true));
+          return;
+        }
+        reject(error instanceof RemoteFetchError ? error : new RemoteFetchError(error.message));
+      });
       request.end(options.body);
     });
   }

@@ -114,7 +114,16 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       allowPrivateAddresses,
       items: () => new Map([["/science/soap", {}]]),
       moderation: () => moderation,
-      log: { info: (_object, message) => logged.push(message), warn: () => {} },
+      log: {
+        // Why a fetch failed, with its line: a test that fails on one says so.
+        info: (object, message) =>
+          logged.push(
+            (object as { err?: unknown }).err instanceof Error
+              ? `${message}: ${(object as { err: Error }).err.message}`
+              : message,
+          ),
+        warn: () => {},
+      },
       changed: () => {},
     });
 
@@ -394,7 +403,10 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       202,
     );
     await waitFor(async () => held.size === 2, { what: "two slow pages fetched" });
-    expect([...held.keys()].sort()).toEqual(["/notes/slow/0", "/notes/slow/other"]);
+    expect([...held.keys()].sort(), logged.join("\n")).toEqual([
+      "/notes/slow/0",
+      "/notes/slow/other",
+    ]);
     // Once they are checked (their pages answer 404 and they go), the network may send again.
     await releaseSlow(webmentions);
     expect((await mentionFrom(app, "2001:db8:1:3::7", `${source}/slow/21`)).statusCode).toBe(202);
