@@ -13,7 +13,10 @@ import ipaddr from "ipaddr.js";
  * web's own port only (the scheme's: 80 or 443), so that no one can have the
  * site knock on another's mail or database port; a time limit for the whole
  * exchange, a size limit on the body and few redirects, each checked again;
- * a read whose kept connection its server closed as it was sent is asked once more.
+ * each fetch on a connection of its own, never one kept from an earlier
+ * fetch: when the two sides' idle times ran out at once (Node's agent and
+ * Node's servers both keep one five seconds) the next fetch failed at once,
+ * and a webmention's source was forgotten as unreachable.
  * `allowPrivate` lifts the address check: only the tests set it
  * (ALLOW_PRIVATE_ADDRESSES_IN_TESTS). The inboxes handed to Fedify
  * are also checked before (`createInboxCheck`), so that a follower on a
@@ -198,7 +201,6 @@ export function createRemoteFetch({
     options: RemoteFetchOptions & { headers?: Record<string, string> },
     signal: AbortSignal,
     maxBytes: number,
-    fresh = false,
   ): Promise<RemoteAnswer> {
     return new Promise((resolve, reject) => {
       if (target.protocol !== "http:" && target.protocol !== "https:") {
@@ -210,7 +212,6 @@ export function createRemoteFetch({
         return reject(new AddressRefused(literal, allowed(literal) ? "port" : "private", false));
       }
       const client = target.protocol === "https:" ? process.getBuiltinModule("node:https") : http;
-      let answered = false;
       const request = client.request(
         target,
         {
@@ -218,11 +219,10 @@ export function createRemoteFetch({
           headers: { "user-agent": userAgent, ...options.headers },
           lookup: lookupFor(usualPort),
           signal,
-          // A retry's connection is its own (below).
-          ...(fresh ? { agent: false } : {}),
+          // A connection of its own, closed with the answer (above).
+          agent: false,
         },
         (response) => {
-          answered = true;
           const chunks: Buffer[] = [];
           let size = 0;
           response.on("data", (chunk: Buffer) => {
@@ -247,23 +247,9 @@ export function createRemoteFetch({
           response.on("error", reject);
         },
       );
-      request.on("error", (error: NodeJS.ErrnoException) => {
-        // A connection kept from an earlier fetch that its server closed as this one was
-        // sent (each side's idle time runs out at once): a read is asked again, once, on
-        // a new connection, as Node's documentation advises. A send is not: it may have been taken.
-        const method = options.method ?? "GET";
-        if (
-          !fresh &&
-          !answered &&
-          request.reusedSocket &&
-          (method === "GET" || method === "HEAD") &&
-          (error.code === "ECONNRESET" || error.code === "EPIPE")
-        ) {
-          resolve(once(target, options, signal, maxBytes, true));
-          return;
-        }
-        reject(error instanceof RemoteFetchError ? error : new RemoteFetchError(error.message));
-      });
+      request.on("error", (error) =>
+        reject(error instanceof RemoteFetchError ? error : new RemoteFetchError(error.message)),
+      );
       request.end(options.body);
     });
   }
