@@ -42,3 +42,9 @@ export const toYou = /\byou(r|rs)?\b/i;
 /** ...unless it asks what the engineer has written ("Do you have articles on GPS?"). */
 export const askingForWriting =
   /\b(articles?|posts?|blogs?|(write|written|writing) (about|on)|read about)\b/i;
+/**
+ * "What is X?": the X it names, up to a question it goes on to ("What is a DPF
+ * and why does it clog?" names a DPF).
+ */
+export const askingWhatIs =
+  /^\s*what(?:\s+is|\s+are|['’]s)\s+(.+?)(?:\s+and\s+(?:why|how|what|where|when|who|which|does|do|is|are|can)\b.*)?[\s?.!]*$/i;

@@ -7,11 +7,26 @@ import {
   askingForWriting,
   askingTheirStory,
   askingToReach,
+  askingWhatIs,
   askingWhoTheyAre,
   helpOnly,
   leaning,
   toYou,
 } from "./asking.ts";
+import {
+  coverageMin,
+  furtherShare,
+  fuzzyTermsMax,
+  homeWeight,
+  judgedMax,
+  offeringWeight,
+  otherPageShare,
+  pairsRanked,
+  pairWeight,
+  scoreMin,
+  seldomShare,
+  serviceCoverageMin,
+} from "./bounds.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
 import { quoteOf } from "./quote.ts";
 import { processTerm, termsOf, tokenizeWithAbbreviations } from "./terms.ts";
@@ -91,41 +106,6 @@ const docOf = (passage: Passage): Doc => ({
   heading: passage.heading ?? "",
   text: passage.text,
 });
-
-/**
- * The best passage must hold at least this share of the question's words,
- * each weighed by its rarity on the site: a word the site never uses weighs
- * most, so "the speed of light in glass" is not answered from a page about
- * light alone.
- */
-const coverageMin = 0.5;
-/** A question about the engineer's help needs less of its words in the service it names. */
-const serviceCoverageMin = 0.3;
-/** ...and score at least this (BM25, with the boosts above). */
-const scoreMin = 6;
-/** The best passages ranked again for the question's neighbouring words, and by how much each pair weighs. */
-const pairsRanked = 8;
-const pairWeight = 0.5;
-/**
- * A service's page answers a question put to the engineer ("Do you calibrate
- * engines?"); to one that is not ("What is balance of plant?") its passages weigh
- * this much, so that the writing answers first.
- */
-const offeringWeight = 0.6;
-/** The home page points to the writing in a line a piece: its passages weigh this much against the piece's own. */
-const homeWeight = 0.5;
-/** A word in at most this share of the passages is seldom used (6 of 383). */
-const seldomShare = 1 / 60;
-/** How far down the results an answer is looked for: the first that holds enough of the question. */
-const judgedMax = 20;
-/** Further sources score at least this share of the best. */
-const furtherShare = 0.35;
-/**
- * A misspelt word is found within two letters, among the query's first words: each
- * word searched for its misspellings walks the index, and a question of long words
- * (with the one before it) cost up to 70 ms of the one thread every reader shares.
- */
-const fuzzyTermsMax = 20;
 
 export function loadIndex(json: string): AssistantIndex {
   const { passages, index } = JSON.parse(json) as { passages: Passage[]; index: unknown };
@@ -301,19 +281,46 @@ export function loadIndex(json: string): AssistantIndex {
     const query = follows ? `${question} ${previous}` : question;
     const topic = beforeWords.filter((terms) => !terms.some((t) => asked.has(t)));
     const forHelp = askingForHelp.test(question) || (follows && askingForHelp.test(previous ?? ""));
+    const named = topic.length === 0 ? askingWhatIs.exec(question)?.[1] : undefined;
+    const namedWhole = named ? wordsOf(named) : [];
+    // The question's words a passage holds: as the search matched them, but not a word
+    // held only inside an abbreviation the question does not spell out whole (CAD is
+    // "computer aided design", yet a passage on CAD is not about "a slow computer").
+    const spelt = (result: SearchResult) => {
+      const words = passageWords(result.id);
+      const own = new Set(words.map((terms) => terms[0]));
+      return new Set(
+        result.queryTerms.filter(
+          (term) =>
+            own.has(term) ||
+            !words.some((terms) => terms.includes(term)) || // matched as a misspelling
+            words.some(
+              (terms) =>
+                terms.slice(1).includes(term) &&
+                terms.slice(1).every((t) => asked.has(t) || before.has(t)),
+            ),
+        ),
+      );
+    };
 
     // The first of the best passages that answers: one that scores enough and holds
     // enough of the question's words ("How accurate is GPS?" is answered by GPS's
     // passage on accuracy, not by the three that say "GPS" more often). A follow-up
     // is judged by its best alone: further down, some passage holds a word of each
     // ("What is a DPF?" after the pressure cooker: an injection passage's "pressure").
-    const judge = (results: SearchResult[], enough = coverageMin, forService = false) =>
-      results
-        .slice(0, topic.length > 0 ? 1 : judgedMax)
-        .find((result) => result.score >= scoreMin && answers(result, enough, forService)) ?? null;
+    const judge = (results: SearchResult[], enough = coverageMin, forService = false) => {
+      const judged = results.slice(0, topic.length > 0 ? 1 : judgedMax);
+      const top = judged.find(
+        (result) => result.score >= scoreMin && answers(result, enough, forService),
+      );
+      if (!top) return null;
+      const page = passages[top.id]?.page;
+      const lead = judged.find((result) => passages[result.id]?.page !== page);
+      return forService || !lead || lead.score * otherPageShare <= top.score ? top : null;
+    };
 
     const answers = (top: SearchResult, enough: number, forService: boolean) => {
-      const found = new Set(top.queryTerms);
+      const found = spelt(top);
       const holds = (terms: string[]) => terms.some((term) => found.has(term));
       // The share of `words` held, each weighed by its rarity.
       const share = (words: string[][]) => {
@@ -342,7 +349,15 @@ export function loadIndex(json: string): AssistantIndex {
       // it when the question's subject is another word the site seldom uses, which
       // this passage lacks ("What is the capital of France?": the differential's
       // patent in France; "Which laptop should I buy?": Wi-Fi's laptop).
-      return forService || dwellsOn(top) || !asks.some((terms) => !holds(terms) && seldom(terms));
+      if (forService) return true;
+      // "What is X?" asks for X whole: a passage that lacks a word of X the site
+      // uses is about something else ("What is the speed of light in glass?": GPS's
+      // speed of light). A word the site never uses may be said otherwise, and is
+      // weighed in the share above.
+      if (namedWhole.some((terms) => !holds(terms) && terms.some((term) => holding.has(term)))) {
+        return false;
+      }
+      return dwellsOn(top) || !asks.some((terms) => !holds(terms) && seldom(terms));
     };
 
     const pairs = askedWords

@@ -18,7 +18,8 @@ upon us very was we were what when where which while who whom why will with woul
 explain know want wondering anyone someone something thing things way ways really
 better best good clear hard big small step steps right new use using used make makes made
 website websites site sites page pages article articles blog blogs become becomes became becoming
-need needs needed today tomorrow yesterday now`.split(/\s+/),
+need needs needed today tomorrow yesterday now
+inside outside around without within across along via`.split(/\s+/),
 );
 
 /** Abbreviations and their words, both ways: each side is indexed and searched as the other too. */
@@ -77,6 +78,11 @@ const irregular = new Map([
   ["danger", "safe"],
   ["dangerous", "safe"],
   ["unsafe", "safe"],
+  // A filter that clogs is one whose channels are plugged ("Why does a DPF clog?").
+  ["clog", "plug"],
+  ["clogs", "plug"],
+  ["clogged", "plug"],
+  ["clogging", "plug"],
 ]);
 
 /** Words whose ending is no ending: an engineer is not an engine. */
