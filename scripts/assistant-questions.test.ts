@@ -38,6 +38,7 @@ it("declines a question the site does not answer though a passage shares its wor
     "What is the speed of light in glass?",
     "How do I fix a slow computer?",
     "How does a jet engine work?",
+    "How long should I boil an egg?",
   ]) {
     expect(outcome(question)?.pages, question).toEqual([]);
   }

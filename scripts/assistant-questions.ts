@@ -347,14 +347,12 @@ export const knownMisses = new Set([
   "How do I write a clear report for managers?",
   "How do small details cause big failures?",
   // Answered, each from a passage that holds every word the site has of it, or
-  // dwells on them, and scores well ahead of the rest.
+  // dwells on them, and scores well ahead of the rest: the phone's back-up from the
+  // voicebot's phone line, rice from the pressure cooker's rice.
   "How do I back up my phone?",
   "Why does my phone get hot when charging?",
   "How do magnets work?",
-  "How long should I boil an egg?",
   "How do I cook rice without a pressure cooker?",
-  "How do I change the engine oil in my car?",
-  "How do I improve my bowling speed in cricket?",
 ]);
 
 /** A question of the set as asked: the page it wants (null: none, it must be declined) and the pages of the answer. */

@@ -44,7 +44,10 @@ export const askingForWriting =
   /\b(articles?|posts?|blogs?|(write|written|writing) (about|on)|read about)\b/i;
 /**
  * "What is X?": the X it names, up to a question it goes on to ("What is a DPF
- * and why does it clog?" names a DPF).
+ * and why does it clog?" names a DPF)...
  */
 export const askingWhatIs =
   /^\s*what(?:\s+is|\s+are|['’]s)\s+(.+?)(?:\s+and\s+(?:why|how|what|where|when|who|which|does|do|is|are|can)\b.*)?[\s?.!]*$/i;
+/** ...and "How do I V?": the V it asks how to do ("How long should I boil an egg?": boil). */
+export const askingHowTo =
+  /^\s*how(?:\s+long|\s+often)?\s+(?:do|can|could|should|would|shall|must)\s+(?:i|we)\s+([\p{L}-]+)/iu;

@@ -5,6 +5,7 @@ import {
   askingAboutTheSite,
   askingForHelp,
   askingForWriting,
+  askingHowTo,
   askingTheirStory,
   askingToReach,
   askingWhatIs,
@@ -29,7 +30,7 @@ import {
 } from "./bounds.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
 import { quoteOf } from "./quote.ts";
-import { processTerm, termsOf, tokenizeWithAbbreviations } from "./terms.ts";
+import { processTerm, spelt, termsOf, tokenizeWithAbbreviations } from "./terms.ts";
 
 /** A text's words, each as the terms it is indexed under (an abbreviation has several). */
 const wordsOf = (text: string) =>
@@ -281,27 +282,12 @@ export function loadIndex(json: string): AssistantIndex {
     const query = follows ? `${question} ${previous}` : question;
     const topic = beforeWords.filter((terms) => !terms.some((t) => asked.has(t)));
     const forHelp = askingForHelp.test(question) || (follows && askingForHelp.test(previous ?? ""));
-    const named = topic.length === 0 ? askingWhatIs.exec(question)?.[1] : undefined;
+    const named =
+      topic.length > 0
+        ? undefined
+        : (askingWhatIs.exec(question)?.[1] ?? askingHowTo.exec(question)?.[1]);
     const namedWhole = named ? wordsOf(named) : [];
-    // The question's words a passage holds: as the search matched them, but not a word
-    // held only inside an abbreviation the question does not spell out whole (CAD is
-    // "computer aided design", yet a passage on CAD is not about "a slow computer").
-    const spelt = (result: SearchResult) => {
-      const words = passageWords(result.id);
-      const own = new Set(words.map((terms) => terms[0]));
-      return new Set(
-        result.queryTerms.filter(
-          (term) =>
-            own.has(term) ||
-            !words.some((terms) => terms.includes(term)) || // matched as a misspelling
-            words.some(
-              (terms) =>
-                terms.slice(1).includes(term) &&
-                terms.slice(1).every((t) => asked.has(t) || before.has(t)),
-            ),
-        ),
-      );
-    };
+    const askedOrBefore = new Set([...asked, ...before]);
 
     // The first of the best passages that answers: one that scores enough and holds
     // enough of the question's words ("How accurate is GPS?" is answered by GPS's
@@ -320,7 +306,7 @@ export function loadIndex(json: string): AssistantIndex {
     };
 
     const answers = (top: SearchResult, enough: number, forService: boolean) => {
-      const found = spelt(top);
+      const found = spelt(top.queryTerms, passageWords(top.id), askedOrBefore);
       const holds = (terms: string[]) => terms.some((term) => found.has(term));
       // The share of `words` held, each weighed by its rarity.
       const share = (words: string[][]) => {
@@ -350,9 +336,10 @@ export function loadIndex(json: string): AssistantIndex {
       // this passage lacks ("What is the capital of France?": the differential's
       // patent in France; "Which laptop should I buy?": Wi-Fi's laptop).
       if (forService) return true;
-      // "What is X?" asks for X whole: a passage that lacks a word of X the site
-      // uses is about something else ("What is the speed of light in glass?": GPS's
-      // speed of light). A word the site never uses may be said otherwise, and is
+      // "What is X?" asks for X whole, "How do I V?" for V: a passage that lacks a
+      // word of it the site uses is about something else ("What is the speed of
+      // light in glass?": GPS's speed of light; "How long should I boil an egg?":
+      // Garuda's eggs). A word the site never uses may be said otherwise, and is
       // weighed in the share above.
       if (namedWhole.some((terms) => !holds(terms) && terms.some((term) => holding.has(term)))) {
         return false;

@@ -113,6 +113,8 @@ function stemOnce(word: string): string {
   else if (w.endsWith("sses")) w = w.slice(0, -2);
   else if (/[^su]s$/.test(w) && w.length > 3) w = w.slice(0, -1);
   for (const [suffix, keep] of [
+    ["ability", ""],
+    ["able", ""],
     ["ational", "ate"],
     ["isation", "ise"],
     ["ization", "ise"],
@@ -213,4 +215,25 @@ export function tokenizeWithAbbreviations(text: string): string[] {
 /** Every indexed word of a text, each once. */
 export function termsOf(text: string): Set<string> {
   return new Set(tokenizeWithAbbreviations(text).flatMap((word) => processTerm(word) ?? []));
+}
+
+/**
+ * Of the terms of a question a passage matched, those it holds as the question
+ * means them: not one held only inside an abbreviation whose whole phrase the
+ * question does not name (CAD is "computer aided design", but a passage on CAD
+ * is not about "a slow computer"). `words`: the passage's words as indexed, each
+ * its own stem first; `asked`: the question's terms.
+ */
+export function spelt(matched: string[], words: string[][], asked: Set<string>): Set<string> {
+  const own = new Set(words.map((terms) => terms[0]));
+  return new Set(
+    matched.filter(
+      (term) =>
+        own.has(term) ||
+        !words.some((terms) => terms.includes(term)) || // matched as a misspelling
+        words.some(
+          (terms) => terms.slice(1).includes(term) && terms.slice(1).every((t) => asked.has(t)),
+        ),
+    ),
+  );
 }
