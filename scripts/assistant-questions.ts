@@ -342,7 +342,7 @@ export const knownMisses = new Set([
   // Answered from another page, or declined.
   "Who invented the differential?", // the site says "patented"
   "What happens when one wheel is on ice?", // ICE is also the internal combustion engine
-  "Why do language models make up references to standards?", // the site says "attributed"
+  "Why do language models make up references to standards?", // the site: "invent … standard clauses"
   "How do I repair a relationship after an argument with a colleague?", // ...a quarrel
   "How do I write a clear report for managers?",
   "How do small details cause big failures?",
