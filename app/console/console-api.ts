@@ -228,7 +228,7 @@ function refocus(places: Places, to?: () => Element | null) {
 /** The focused element, or the button that opened the dialog it is in. */
 function pressedButton(): Element | null {
   const active = document.activeElement;
-  const dialog = active?.closest("[role=alertdialog]");
+  const dialog = active?.closest("[role=alertdialog], [role=dialog]");
   return dialog ? document.querySelector(`[aria-controls="${dialog.id}"]`) : active;
 }
 

@@ -1,14 +1,5 @@
-import { AlertDialog } from "radix-ui";
-import {
-  type InputHTMLAttributes,
-  type ReactNode,
-  useEffect,
-  useId,
-  useRef,
-  useState,
-} from "react";
+import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef } from "react";
 import { act, type Call, type Loaded, useBusy } from "./console-api.ts";
-import type { useRefusal } from "./refusal.tsx";
 
 export const buttonClass =
   "rounded-lg px-3 py-1.5 text-sm font-medium ring-1 ring-line hover:bg-white/5 disabled:opacity-50";
@@ -16,9 +7,6 @@ export const primaryClass =
   "rounded-lg bg-accent px-3 py-1.5 text-sm font-semibold text-ink hover:bg-accent-strong disabled:opacity-50";
 export const dangerClass =
   "rounded-lg px-3 py-1.5 text-sm font-medium text-red-300 ring-1 ring-red-500/40 hover:bg-red-500/10 disabled:opacity-50";
-/** The confirmation of what cannot be undone: solid red, never the accent's green. */
-const destructiveClass =
-  "rounded-lg bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-600 disabled:opacity-50";
 export const inputClass =
   "rounded-lg border border-line bg-ink px-3 py-1.5 text-slate-100 placeholder:text-slate-400";
 
@@ -193,96 +181,6 @@ export function Loading<T>({
     );
   }
   return <>{children(loaded.data)}</>;
-}
-
-/**
- * A button that asks before it acts: for what cannot be undone. A
- * "destructive" one (removing, banning) is red, and so is its confirmation; a
- * "primary" one (sending) is the accent. Closing gives the focus back to the
- * button, and a `call` keeps it on the page (useBusy).
- */
-export function ConfirmButton({
-  label,
-  ariaLabel,
-  title,
-  description,
-  confirmLabel = label,
-  dismissLabel = "Cancel",
-  onConfirm,
-  call,
-  done = "",
-  after,
-  tone = "destructive",
-  disabled = false,
-  refusal,
-  children,
-}: {
-  label: string;
-  /** The trigger's name when its label alone is not unique on the page. */
-  ariaLabel?: string;
-  title: string;
-  description: string;
-  /** The confirming button's words, when they are not the trigger's. */
-  confirmLabel?: string;
-  /** The button that leaves things as they are, where "Cancel" would read as the action. */
-  dismissLabel?: string;
-  /** What confirming does: `onConfirm`, or `call` toasting `done` and then running `after` (a reload) if it took, or what went wrong. */
-  onConfirm?: () => void;
-  call?: Call;
-  done?: string;
-  after?: () => unknown;
-  tone?: "destructive" | "primary";
-  disabled?: boolean;
-  /** Choices to make before confirming, under the description. */
-  children?: ReactNode;
-  /** Where a `call` refused is said (useRefusal, its fields among the children): the dialog stays open. */
-  refusal?: Pick<ReturnType<typeof useRefusal>, "refused" | "clear">;
-}) {
-  const [, busyWhile] = useBusy();
-  const [open, setOpen] = useState(false);
-  const confirm = (event: { preventDefault: () => void }) => {
-    if (!call) return onConfirm?.();
-    if (!refusal) return void busyWhile(() => act(call, done, after));
-    event.preventDefault();
-    refusal.clear();
-    const closed = () => {
-      setOpen(false);
-      return after?.();
-    };
-    void busyWhile(() => act(call, done, closed, refusal.refused));
-  };
-  return (
-    <AlertDialog.Root open={open} onOpenChange={setOpen}>
-      <AlertDialog.Trigger
-        className={tone === "primary" ? primaryClass : dangerClass}
-        aria-label={ariaLabel}
-        disabled={disabled}
-      >
-        {label}
-      </AlertDialog.Trigger>
-      <AlertDialog.Portal>
-        <AlertDialog.Overlay className="fixed inset-0 z-50 bg-black/60" />
-        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 wrap-anywhere text-slate-200 shadow-2xl">
-          <AlertDialog.Title className="text-lg font-semibold text-slate-100">
-            {title}
-          </AlertDialog.Title>
-          <AlertDialog.Description className="mt-2 text-sm text-slate-300">
-            {description}
-          </AlertDialog.Description>
-          {children}
-          <div className="mt-6 flex justify-end gap-3">
-            <AlertDialog.Cancel className={buttonClass}>{dismissLabel}</AlertDialog.Cancel>
-            <AlertDialog.Action
-              className={tone === "primary" ? primaryClass : destructiveClass}
-              onClick={confirm}
-            >
-              {confirmLabel}
-            </AlertDialog.Action>
-          </div>
-        </AlertDialog.Content>
-      </AlertDialog.Portal>
-    </AlertDialog.Root>
-  );
 }
 
 /** A button (a toggle when `pressed` is given) that makes `call` at once, toasting `done` and running `after` (a reload) if it took, or what went wrong; the focus stays on the page (useBusy). */

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
+import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { suppressionKey } from "../../server/lib/mailbox.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
@@ -210,6 +211,82 @@ test("a confirmation fits a phone: a long title wraps and Escape gives the focus
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
   await expect(erase).toBeFocused();
+});
+
+/**
+ * Tabs once round the open `dialog`, from the control focused: the keyboard reaches each of
+ * its controls (of a group of radio buttons, the chosen one), each whole in the window.
+ */
+async function tabRound(page: Page, dialog: Locator) {
+  const stops = await dialog.evaluate((box) => {
+    const all = box.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea");
+    const each = [...all].filter(
+      (control) =>
+        !(control as HTMLButtonElement).disabled &&
+        !(control instanceof HTMLInputElement && control.type === "radio" && !control.checked),
+    );
+    for (const [at, control] of each.entries()) control.dataset.stop = String(at);
+    return each.length;
+  });
+  const reached = new Set<string>();
+  for (let step = 0; step < stops; step += 1) {
+    const focused = page.locator(":focus");
+    await expect(focused).toBeInViewport({ ratio: 1 });
+    reached.add((await focused.getAttribute("data-stop")) ?? "outside the dialog");
+    await page.keyboard.press("Tab");
+  }
+  expect([...reached].sort()).toEqual(Array.from({ length: stops }, (_, at) => String(at)).sort());
+}
+
+test("the dialogs with a form fit a phone: its first field focused, nothing wider than the window, and the keyboard reaches every control", async ({
+  visitor,
+}) => {
+  const site = own.siteUrl;
+  const { starts } = slotsResponseSchema.parse(
+    await (await fetch(`${site}/api/bookings/slots`)).json(),
+  );
+  const booked = await fetch(`${site}/api/bookings`, {
+    method: "POST",
+    headers: { origin: site, "content-type": "application/json" },
+    body: JSON.stringify({
+      start: starts[0],
+      name: longName,
+      email: "bo@example.org",
+      service: "dfmea",
+      zone: "Asia/Kolkata",
+    }),
+  });
+  expect(booked.status, await booked.text()).toBe(201);
+  const phone = { viewport: { width: 360, height: 640 } };
+  const page = await ownerPage(visitor, own, "/admin/bookings", phone);
+  const card = page.getByRole("article", { name: `Call with ${longName}` });
+  const dialogs = [
+    [`Move the call with ${longName}`, `Move the call with ${longName}`, "/admin/bookings"],
+    [`Cancel the call with ${longName}`, `Cancel the call with ${longName}?`, "/admin/bookings"],
+    [
+      new RegExp(`^Ban the writer of the comment of ${longWriter}`),
+      `Ban ${longWriter}?`,
+      "/admin/comments",
+    ],
+  ] as const;
+  for (const [button, name, screen] of dialogs) {
+    if (!page.url().endsWith(screen)) await page.goto(`${site}${screen}`);
+    const opener = (screen === "/admin/bookings" ? card : page).getByRole("button", {
+      name: button,
+    });
+    await opener.click();
+    const dialog = page.getByRole("dialog", { name });
+    // Its first field takes the focus once it is there (the times load first).
+    await expect(dialog.locator("input:focus, textarea:focus")).toHaveCount(1);
+    expect(await pastTheEdge(page)).toBe(0);
+    expect(await dialog.evaluate((box) => box.scrollWidth <= box.clientWidth)).toBe(true);
+    const box = await dialog.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 360).toBe(true);
+    await tabRound(page, dialog);
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await expect(opener).toBeFocused();
+  }
 });
 
 test("Newsletter, Questions, Subscribers and the Overview fit a phone: a long link, word or refusal wraps; each empty list says why", async ({

@@ -1012,10 +1012,17 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await expect(running.getByRole("button", { name: /^Delete the booking/ })).toBeVisible();
   await during.close();
 
-  await card.getByRole("button", { name: "Cancel the call with Meera Iyer" }).click();
-  const dialog = page.getByRole("alertdialog");
-  // A message the server refuses keeps the dialog open, the field marked and focused.
+  // A dialog with a form, not an alert: its field takes the focus; Escape gives it back.
+  const cancel = card.getByRole("button", { name: "Cancel the call with Meera Iyer" });
+  await cancel.click();
+  const dialog = page.getByRole("dialog", { name: "Cancel the call with Meera Iyer?" });
   const message = dialog.getByLabel("Message to Meera Iyer");
+  await expect(message).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(cancel).toBeFocused();
+  await cancel.click();
+  // A message the server refuses keeps the dialog open, the field marked and focused.
   await message.fill("I am travelling \u202Ethat week");
   await dialog.getByRole("button", { name: "Cancel the call" }).click();
   await expect(message).toBeFocused();
@@ -1024,7 +1031,7 @@ test("bookings: a call with the reader's note, the availability saved or refused
     "The message cannot contain control or text-direction characters.",
   );
   await expect(dialog).not.toContainText("body.");
-  expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
+  expect(await seriousViolations(page, '[role="dialog"]')).toEqual([]);
   await message.fill("I am travelling that week; sorry.");
   await expect(message).not.toHaveAttribute("aria-invalid");
   await dialog.getByRole("button", { name: "Cancel the call" }).click();
@@ -1054,10 +1061,12 @@ test("bookings: the owner moves a call by keyboard in a dialog of the free times
   const moveButton = card.getByRole("button", { name: "Move the call with Arjun Rao" });
   await moveButton.focus();
   await page.keyboard.press("Enter");
-  const dialog = page.getByRole("alertdialog", { name: "Move the call with Arjun Rao" });
+  // A dialog with a form, not an alert; its first field, the time chosen, takes the focus.
+  const dialog = page.getByRole("dialog", { name: "Move the call with Arjun Rao" });
   // The times grouped by day, as the booking page lists them, in the owner's zone, named.
   const times = dialog.getByRole("group", { name: `New time, in ${zoneName(ownerZone)}` });
   await expect(times).toBeVisible();
+  await expect(times.getByRole("radio", { checked: true })).toBeFocused();
   // Escape closes it, and the focus goes back to Move; nothing moved.
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
@@ -1074,12 +1083,14 @@ test("bookings: the owner moves a call by keyboard in a dialog of the free times
   await expect(times.getByRole("radio", { checked: true })).toHaveAccessibleName(
     timeLabel(Date.parse(firstDay[0] ?? ""), ownerZone),
   );
-  // The focus stays in the dialog however far the keyboard goes.
-  for (let step = 0; step < 6; step += 1) {
-    await page.keyboard.press("Tab");
-    expect(await dialog.evaluate((box) => box.contains(document.activeElement))).toBe(true);
+  // The focus stays in the dialog however far the keyboard goes, either way.
+  for (const key of ["Tab", "Shift+Tab"]) {
+    for (let step = 0; step < 6; step += 1) {
+      await page.keyboard.press(key);
+      expect(await dialog.evaluate((box) => box.contains(document.activeElement))).toBe(true);
+    }
   }
-  expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
+  expect(await seriousViolations(page, '[role="dialog"]')).toEqual([]);
   // A day further on: "Show more days" adds a week, and its first time takes the focus.
   expect(eighthDay.length).toBeGreaterThan(0);
   await dialog.getByRole("button", { name: "Show more days" }).press("Enter");
@@ -1090,10 +1101,14 @@ test("bookings: the owner moves a call by keyboard in a dialog of the free times
   await expect(chosen).toBeFocused();
   await page.keyboard.press("Space");
   await expect(chosen).toBeChecked();
-  expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
+  expect(await seriousViolations(page, '[role="dialog"]')).toEqual([]);
+  // Enter in the reason submits the form, as its button, "Move the call", does.
+  await expect(dialog.getByRole("button", { name: "Move the call" })).toHaveAttribute(
+    "type",
+    "submit",
+  );
   await dialog.getByLabel(/^Why/).fill("A workshop in Pune runs over");
-  await dialog.getByRole("button", { name: "Move the call" }).focus();
-  await page.keyboard.press("Enter");
+  await dialog.getByLabel(/^Why/).press("Enter");
   await expect(dialog).toBeHidden();
   await expect(page.getByText("Moved the call with Arjun Rao")).toBeVisible();
   await expect(card).toContainText("moved by you once");

@@ -2,12 +2,12 @@ import { useEffect, useReducer, useRef, useState } from "react";
 import type { Booking } from "../../../contract/bookings.ts";
 import { limits } from "../../../contract/limits.ts";
 import { momentLabel, zoneName } from "../../../contract/time-zones.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { consoleApi, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
 import {
   buttonClass,
-  ConfirmButton,
   Fact,
   Facts,
   Input,

@@ -2,17 +2,10 @@ import { type FormEvent, useRef, useState } from "react";
 import { toast } from "sonner";
 import type { BanScope, ConsoleComment } from "../../../contract/console.ts";
 import { limits } from "../../../contract/limits.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { act, type Call, consoleApi, useBusy } from "../console-api.ts";
 import { useRefusal } from "../refusal.tsx";
-import {
-  buttonClass,
-  ConfirmButton,
-  dangerClass,
-  inputClass,
-  primaryClass,
-  Radios,
-  When,
-} from "../ui.tsx";
+import { buttonClass, dangerClass, inputClass, primaryClass, Radios, When } from "../ui.tsx";
 
 /**
  * A comment's name for buttons and regions: its writer and its number, since

@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useState } from "react";
 import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
 import { Empty, List, Pager, usePages } from "../data.tsx";
 import { useLive } from "../live.tsx";
-import { Choice, ConfirmButton, Input, Loading, primaryClass, Radios } from "../ui.tsx";
+import { Choice, Input, Loading, primaryClass, Radios } from "../ui.tsx";
 import { type Changed, CommentCard } from "./comment-card.tsx";
 
 type Filter = CommentStatusFilter | "all";

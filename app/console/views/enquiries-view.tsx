@@ -2,6 +2,7 @@ import { type FormEvent, useState } from "react";
 import type { Enquiry, EnquiryStatusName } from "../../../contract/enquiries.ts";
 import { enquiryStatuses } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
@@ -9,7 +10,6 @@ import {
   ActButton,
   buttonClass,
   Choice,
-  ConfirmButton,
   Fact,
   Facts,
   Input,

@@ -1,9 +1,10 @@
 import { type FormEvent, useState } from "react";
 import type { ConsoleFollower, ConsoleMention } from "../../../contract/fediverse.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { act, useConsoleData } from "../console-api.ts";
 import { List, Pager, usePages } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
-import { ActButton, buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
+import { ActButton, buttonClass, Input, Loading, Panel, When } from "../ui.tsx";
 
 const hostOf = (address: string) => {
   try {

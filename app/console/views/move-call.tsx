@@ -1,27 +1,34 @@
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import type { Booking } from "../../../contract/bookings.ts";
 import { limits } from "../../../contract/limits.ts";
 import { slotsByDay, zoneName } from "../../../contract/time-zones.ts";
 import { FreeTimes } from "../../features/bookings/free-times.tsx";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { useConsoleData } from "../console-api.ts";
 import { useRefusal } from "../refusal.tsx";
-import { ConfirmButton, Input, Loading } from "../ui.tsx";
+import { Input, Loading } from "../ui.tsx";
 import type { Shared } from "./availability-form.tsx";
 
 /** Days of times listed at first, and added by "Show more days", as on the booking page. */
 const daysAtOnce = 7;
 
-/** The times a call may move to, in the owner's zone, day by day as the booking page lists them. */
+/**
+ * The times a call may move to, in the owner's zone, day by day as the booking page lists
+ * them, and the form's other fields (`children`) under them once there is a time to choose:
+ * the first field, which the dialog focuses, is the chosen time.
+ */
 function TimesToMoveTo({
   id,
   ownerZone,
   value,
   onChange,
+  children,
 }: {
   id: number;
   ownerZone: string;
   value: string;
   onChange: (start: string) => void;
+  children: ReactNode;
 }) {
   const { loaded } = useConsoleData("GET /admin/bookings/:id/times", { params: { id } });
   const starts = loaded.state === "ready" ? loaded.data.starts : null;
@@ -39,25 +46,28 @@ function TimesToMoveTo({
         // The days shown and one more, which says whether there are more.
         const allDays = slotsByDay(starts, ownerZone, shownDays);
         return (
-          <div className="mt-4 max-h-[45vh] overflow-y-auto pr-1">
-            {busy.length > 0 ? (
-              <p className="mb-2 text-sm text-slate-300">
-                A time marked busy meets an event in your own calendar; you may still choose it.
-              </p>
-            ) : null}
-            <FreeTimes
-              id={`move-${id}`}
-              zone={ownerZone}
-              legend={`New time, in ${zoneName(ownerZone)}`}
-              days={allDays.slice(0, shownDays)}
-              more={allDays.length > shownDays}
-              problem={undefined}
-              start={value}
-              choose={onChange}
-              showMore={() => setShownDays((shown) => shown + daysAtOnce)}
-              busy={new Set(busy)}
-            />
-          </div>
+          <>
+            <div className="mt-4 max-h-[45vh] overflow-y-auto pr-1">
+              {busy.length > 0 ? (
+                <p className="mb-2 text-sm text-slate-300">
+                  A time marked busy meets an event in your own calendar; you may still choose it.
+                </p>
+              ) : null}
+              <FreeTimes
+                id={`move-${id}`}
+                zone={ownerZone}
+                legend={`New time, in ${zoneName(ownerZone)}`}
+                days={allDays.slice(0, shownDays)}
+                more={allDays.length > shownDays}
+                problem={undefined}
+                start={value}
+                choose={onChange}
+                showMore={() => setShownDays((shown) => shown + daysAtOnce)}
+                busy={new Set(busy)}
+              />
+            </div>
+            {children}
+          </>
         );
       }}
     </Loading>
@@ -89,15 +99,16 @@ export function MoveCall({ booking, ownerZone, changed }: { booking: Booking } &
       after={changed}
       refusal={refusal}
     >
-      <TimesToMoveTo id={booking.id} ownerZone={ownerZone} value={start} onChange={setStart} />
-      <Input
-        label="Why (optional, for the reader)"
-        maxLength={limits.moveReasonMax}
-        value={reason}
-        onChange={setReason}
-        className="mt-4"
-        {...refusal.field("reason")}
-      />
+      <TimesToMoveTo id={booking.id} ownerZone={ownerZone} value={start} onChange={setStart}>
+        <Input
+          label="Why (optional, for the reader)"
+          maxLength={limits.moveReasonMax}
+          value={reason}
+          onChange={setReason}
+          className="mt-4"
+          {...refusal.field("reason")}
+        />
+      </TimesToMoveTo>
       <div className="mt-2">{refusal.problem}</div>
     </ConfirmButton>
   );

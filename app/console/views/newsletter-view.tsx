@@ -2,10 +2,11 @@ import { type FormEvent, useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List, Table } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
-import { buttonClass, ConfirmButton, Input, Loading, When, whenText } from "../ui.tsx";
+import { buttonClass, Input, Loading, When, whenText } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;

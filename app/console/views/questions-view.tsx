@@ -1,9 +1,10 @@
 import { useState } from "react";
 import type { StoredQuestion } from "../../../contract/assistant.ts";
 import { plural } from "../../../contract/plural.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { useConsoleData } from "../console-api.ts";
 import { List, shortened } from "../data.tsx";
-import { ConfirmButton, Loading, Panel, Radios, When } from "../ui.tsx";
+import { Loading, Panel, Radios, When } from "../ui.tsx";
 
 type Filter = "all" | "yes" | "no";
 

@@ -1,19 +1,11 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
 import type { OwnerSession, WhoAmIResponse } from "../../../contract/console.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { useRefusal } from "../refusal.tsx";
-import {
-  ActButton,
-  ConfirmButton,
-  Input,
-  Loading,
-  Panel,
-  primaryClass,
-  When,
-  whenText,
-} from "../ui.tsx";
+import { ActButton, Input, Loading, Panel, primaryClass, When, whenText } from "../ui.tsx";
 
 function AddPasskey({ onAdded }: { onAdded: () => Promise<void> }) {
   const [name, setName] = useState("");

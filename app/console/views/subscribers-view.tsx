@@ -1,8 +1,9 @@
 import { useState } from "react";
 import { shownAddress } from "../../../contract/console-endpoints.ts";
+import { ConfirmButton } from "../confirm-button.tsx";
 import { useConsoleData, useSettled } from "../console-api.ts";
 import { Figures, Pager, Table, usePages } from "../data.tsx";
-import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
+import { buttonClass, Input, Loading, Panel, When } from "../ui.tsx";
 
 const reasons = {
   hard_bounce: "Refused: no such address",
