@@ -195,24 +195,6 @@ test("the block field says what to write, whole, on a phone", async ({ visitor }
   expect(await pastTheEdge(page)).toBe(0);
 });
 
-test("a confirmation fits a phone: a long title wraps and Escape gives the focus back", async ({
-  visitor,
-}) => {
-  const page = await openAt(visitor, "/admin/followers", 360);
-  const erase = page.getByRole("button", { name: /^Erase @inesduarte/ });
-  await erase.click();
-  const dialog = page.getByRole("alertdialog", { name: /^Erase @inesduarte/ });
-  await expect(dialog).toBeVisible();
-  const title = dialog.getByRole("heading", { name: /^Erase @inesduarte/ });
-  expect(await title.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
-  await expect(dialog.getByRole("button", { name: "Erase and block" })).toBeInViewport({
-    ratio: 1,
-  });
-  await page.keyboard.press("Escape");
-  await expect(dialog).toBeHidden();
-  await expect(erase).toBeFocused();
-});
-
 /**
  * Tabs once round the open `dialog`, from the control focused: the keyboard reaches each of
  * its controls (of a group of radio buttons, the chosen one), each whole in the window.
@@ -237,6 +219,33 @@ async function tabRound(page: Page, dialog: Locator) {
   }
   expect([...reached].sort()).toEqual(Array.from({ length: stops }, (_, at) => String(at)).sort());
 }
+
+test("a confirmation fits a phone: a long title wraps, Cancel has the focus, the keyboard reaches each button, nothing moves under reduced motion, and Escape gives the focus back", async ({
+  visitor,
+}) => {
+  const page = await openAt(visitor, "/admin/followers", 360);
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  const erase = page.getByRole("button", { name: /^Erase @inesduarte/ });
+  await erase.click();
+  const dialog = page.getByRole("alertdialog", { name: /^Erase @inesduarte/ });
+  await expect(dialog).toBeVisible();
+  expect(
+    await page.evaluate(
+      () => document.getAnimations().filter((each) => each.playState === "running").length,
+    ),
+  ).toBe(0);
+  // The button that leaves things as they are, as an alert dialog should.
+  await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await tabRound(page, dialog);
+  const title = dialog.getByRole("heading", { name: /^Erase @inesduarte/ });
+  expect(await title.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+  await expect(dialog.getByRole("button", { name: "Erase and block" })).toBeInViewport({
+    ratio: 1,
+  });
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(erase).toBeFocused();
+});
 
 test("the dialogs with a form fit a phone: its first field focused, nothing wider than the window, and the keyboard reaches every control", async ({
   visitor,
