@@ -64,7 +64,7 @@ export function ConfirmButton({
   /** Where a `call` refused is said (useRefusal, its fields among the children): the dialog stays open. */
   refusal?: Pick<ReturnType<typeof useRefusal>, "refused" | "clear">;
 }) {
-  const [, busyWhile] = useBusy();
+  const [busy, busyWhile] = useBusy();
   const [open, setOpen] = useState(false);
   /** Runs the action; whether the dialog is to stay open until the call has taken. */
   const confirm = () => {
@@ -81,9 +81,10 @@ export function ConfirmButton({
   const triggerClass = tone === "primary" ? primaryClass : dangerClass;
   const confirmClass = tone === "primary" ? primaryClass : destructiveClass;
   if (children) {
+    // Sent once: a second press while the first runs (a double click) does nothing.
     const submit = (event: FormEvent) => {
       event.preventDefault();
-      if (!confirm()) setOpen(false);
+      if (!busy && !confirm()) setOpen(false);
     };
     return (
       <Dialog.Root open={open} onOpenChange={setOpen}>
@@ -108,7 +109,7 @@ export function ConfirmButton({
                 <Dialog.Close type="button" className={buttonClass}>
                   {dismissLabel}
                 </Dialog.Close>
-                <button type="submit" className={confirmClass}>
+                <button type="submit" className={confirmClass} aria-disabled={busy || undefined}>
                   {confirmLabel}
                 </button>
               </div>
