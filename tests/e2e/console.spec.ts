@@ -1120,6 +1120,13 @@ test("bookings: the owner moves a call by keyboard in a dialog of the free times
   await expect(card.getByRole("heading")).toHaveText(
     `${momentLabel(Date.parse(target), ownerZone)} · Arjun Rao`,
   );
+  // Without JavaScript the screen names the command line, which moves a call too.
+  const plain = await ownerPage(visitor, own, "/admin/bookings", { javaScriptEnabled: false });
+  await expect(plain.getByRole("main")).toContainText(
+    "The console needs JavaScript. The command line does everything it does: npm run admin -- --help",
+  );
+  await plain.close();
+  expect(ownerCli(own, "--help")).toContain("bookings move");
 });
 
 test("a save the server fails says that nothing was changed, and nothing was", async ({
