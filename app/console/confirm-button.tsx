@@ -96,6 +96,8 @@ export function ConfirmButton({
           <Dialog.Content
             className={boxClass}
             ref={focusFirstField}
+            // A stray click beside the box drops nothing typed: Escape or the button closes it.
+            onInteractOutside={(event) => event.preventDefault()}
             onOpenAutoFocus={(event) => {
               event.preventDefault();
               if (event.currentTarget instanceof HTMLElement) firstField(event.currentTarget);

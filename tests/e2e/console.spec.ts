@@ -1024,6 +1024,9 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await cancel.click();
   // A message the server refuses keeps the dialog open, the field marked and focused.
   await message.fill("I am travelling \u202Ethat week");
+  // A click beside the box keeps it open, and what was typed.
+  await page.mouse.click(5, 5);
+  await expect(message).toHaveValue("I am travelling \u202Ethat week");
   await dialog.getByRole("button", { name: "Cancel the call" }).click();
   await expect(message).toBeFocused();
   await expect(message).toHaveAttribute("aria-invalid", "true");
