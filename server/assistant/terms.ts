@@ -1,3 +1,4 @@
+import { stem as porter2 } from "porter2";
 import { remembered } from "../lib/remembered.ts";
 
 /**
@@ -63,7 +64,10 @@ const synonyms: [string, string][] = [
   ["chatbot", "chat bot"],
 ];
 
-/** Forms no ending rule joins to their word. */
+/**
+ * Forms Porter2 does not join to their word, each read as that word, looked
+ * up as written and as stemmed ("clogged" is "clog", read as "plug").
+ */
 const irregular = new Map([
   ["written", "write"],
   ["wrote", "write"],
@@ -74,75 +78,36 @@ const irregular = new Map([
   ["chose", "choose"],
   ["chosen", "choose"],
   ["safety", "safe"],
+  ["accuracy", "accurate"],
   // A question of danger is one of safety ("Is hydrogen dangerous in a crash?").
   ["danger", "safe"],
-  ["dangerous", "safe"],
   ["unsafe", "safe"],
   // A filter that clogs is one whose channels are plugged ("Why does a DPF clog?").
   ["clog", "plug"],
-  ["clogs", "plug"],
-  ["clogged", "plug"],
-  ["clogging", "plug"],
 ]);
 
 /** Words whose ending is no ending: an engineer is not an engine. */
-const whole = new Map([
-  ["engineer", "engineer"],
-  ["engineers", "engineer"],
-  ["engineering", "engineer"],
-  ["engineered", "engineer"],
-]);
+const whole = new Set(["engineer", "engineers", "engineering", "engineered"]);
 
 /** Words kept stemmed and read: the index's hundred thousand words are a few thousand different ones. */
 const cacheMax = 50_000;
-const stemmed = remembered(stemOnce, cacheMax);
 
 /**
- * A light English stemmer: enough to join a word's common forms, not a
- * linguist's. Short words are left alone.
+ * Porter2, Snowball's English stemmer, with the site's own readings: its
+ * irregular forms and whole words above, American spellings as its British
+ * ones ("optimize" is "optimise"), and a doer or a comparative as its word,
+ * which Porter2 leaves (a starter starts, a leader leads, faster is fast), but
+ * not an -eer (a career is no care), a doubled letter's (a matter is no mat) or
+ * one that would leave under four letters (an offer is not "of", power not "pow").
  */
-const stem = (word: string) => (word.length <= 3 ? word : stemmed(word));
-
-function stemOnce(word: string): string {
-  if (/\d/.test(word)) return word;
-  const kept = whole.get(word);
-  if (kept) return kept;
-  let w = irregular.get(word) ?? word;
-  if (w.endsWith("'s")) w = w.slice(0, -2);
-  if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith("sses")) w = w.slice(0, -2);
-  else if (/[^su]s$/.test(w) && w.length > 3) w = w.slice(0, -1);
-  for (const [suffix, keep] of [
-    ["ability", ""],
-    ["able", ""],
-    ["ational", "ate"],
-    ["isation", "ise"],
-    ["ization", "ise"],
-    ["ations", "ate"],
-    ["ation", "ate"],
-    ["acy", "ate"],
-    ["ments", ""],
-    ["ment", ""],
-    ["ness", ""],
-    ["ive", ""],
-    ["ingly", ""],
-    ["edly", ""],
-    ["ing", ""],
-    ["ed", ""],
-    ["ly", ""],
-    ["er", ""],
-  ] as const) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
-      w = w.slice(0, -suffix.length) + keep;
-      break;
-    }
-  }
-  // "cooling" → "cool", "swinging" → "swing", "stopped" → "stop"
-  if (/([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w)) w = w.slice(0, -1);
-  if (w.endsWith("e") && w.length > 4) w = w.slice(0, -1);
-  if (w.endsWith("ize") || w.endsWith("ise")) w = w.slice(0, -3);
-  return w;
-}
+const stem = remembered((word: string): string => {
+  if (whole.has(word)) return "engineer";
+  const british = word.replace(/(\p{L}{3})iz(e|es|ed|ing|er|ers|ation|ations)$/u, "$1is$2");
+  const stemmed = porter2(irregular.get(british) ?? british);
+  const read = irregular.get(stemmed) ?? stemmed;
+  const doer = read.length >= 6 && /[^e]er$/.test(read) && !/(.)\1er$/.test(read);
+  return doer ? read.slice(0, -2) : read;
+}, cacheMax);
 
 // Accents are folded off Latin, Greek and Cyrillic letters ("café" → "cafe"); in other
 // scripts a mark is part of the letter (Devanagari's and Malayalam's vowel signs), so kept.

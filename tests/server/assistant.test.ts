@@ -1104,6 +1104,24 @@ describe("the index, asked as readers ask", () => {
     expect(best("What is a PINN?").page).toBe("/mechfusion-ai/pde-and-ai");
   });
 
+  it("joins a word's forms without cutting a word that only ends like one", () => {
+    const same = (a: string, b: string) => expect(termsOf(a), `${a}, ${b}`).toEqual(termsOf(b));
+    same("refuelling", "refuel");
+    same("optimize", "optimisation"); // the site writes British English
+    same("starter", "starting"); // a doer is its word, as a comparative is
+    same("faster", "fast");
+    for (const [word, not] of [
+      ["speed", "sped"],
+      ["offer", "of"],
+      ["matter", "mat"],
+      ["career", "care"],
+      ["capable", "cap"],
+    ]) {
+      expect(termsOf(word), word).not.toEqual(termsOf(not));
+      expect([...termsOf(word)][0]?.length, word).toBeGreaterThan(3);
+    }
+  });
+
   it("answers from the best passage that holds the question, not the one that repeats a word of it", () => {
     // "GPS" is in every passage of its page; "accurate" only in the one on accuracy.
     expect(termsOf("accurate")).toEqual(termsOf("accuracy"));
