@@ -41,6 +41,9 @@ export function bookingComposers({
         return { outcome: "cancelled", reason: "the call was cancelled" };
       if (booking.sequence !== payload.sequence)
         return { outcome: "cancelled", reason: "the call was moved since" };
+      // Held up past the call (decision 092): it still goes while the call is on, with the room.
+      if (Date.parse(booking.end) <= clock().getTime())
+        return { outcome: "cancelled", reason: "the call is over" };
       const mailContext = await context(booking.service);
       if (payload.to === "owner") {
         const calendar =
@@ -81,6 +84,9 @@ export function bookingComposers({
         return { outcome: "cancelled", reason: "the call was cancelled or moved" };
       if (Date.parse(booking.start) <= clock().getTime())
         return { outcome: "cancelled", reason: "the call has begun" };
+      // Held up (behind its invitation, decision 092) until the hour-before one is due: that one says it.
+      if (payload.hoursBefore === 24 && Date.parse(booking.start) - clock().getTime() <= 3_600_000)
+        return { outcome: "cancelled", reason: "the next reminder is due" };
       return reminderMail(
         row.email,
         payload.to,

@@ -5,6 +5,7 @@ import type { Db, Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
 import { jsonOf } from "../lib/json.ts";
 import { dayMs } from "../lib/time.ts";
+import { forget } from "../outbox/forget.ts";
 import {
   button,
   detailsHtml,
@@ -14,7 +15,7 @@ import {
   oneLine,
 } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
-import { enqueue, forget } from "../outbox/queue.ts";
+import { enqueue } from "../outbox/queue.ts";
 import type { MailboxFull } from "./limits.ts";
 
 /**

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { OutboxKind } from "../db/schema.ts";
-import type { Db } from "../db/store.ts";
+import type { Db, Store } from "../db/store.ts";
 import { jsonOf } from "../lib/json.ts";
 import { toIso } from "../lib/time.ts";
-import { enqueue, forget, type QueuedMessage } from "../outbox/queue.ts";
+import { forget, hold } from "../outbox/forget.ts";
+import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
 
 /**
  * A booking's mails in the outbox (docs/product.md, "Book a call"): queued in
@@ -59,6 +60,19 @@ type BookingMailPayload = z.infer<typeof bookingMailPayload>;
 export const parseBookingPayload = (raw: string | null) => jsonOf(raw, bookingMailPayload);
 
 const payloadLike = (id: number) => `{"bookingId":${id},%`;
+
+/**
+ * A call's mails to one side go in the order queued (the outbox's series, decision 092):
+ * its reminders, a move and its cancellation wait for the invitation before them to go
+ * (or be dropped), so none answers or reminds of a mail the reader has not had.
+ */
+export const seriesOf = (id: number, to: "reader" | "owner") => `booking ${id} ${to}`;
+
+/** The series of a row of a booking's mail, by its payload (a row restored from before). */
+export const seriesOfRow = (payload: string | null) => {
+  const parsed = parseBookingPayload(payload);
+  return parsed ? seriesOf(parsed.bookingId, parsed.to) : null;
+};
 const reminderHours = [24, 1] as const;
 
 /** The recipients of a booking's mails: the reader, and the owner when there is an address. */
@@ -68,14 +82,24 @@ const recipientsOf = (email: string, ownerEmail: string | undefined) =>
     string,
   ][];
 
+const queuedOf = (id: number) => ({
+  kinds: bookingMailKinds,
+  payloadsLike: [payloadLike(id)],
+  statuses: ["queued" as const],
+});
+
 /** The booking's outbox rows still waiting: gone, so nothing queued before a change is sent. */
 export async function dropQueued(trx: Db, id: number) {
-  await forget(trx, {
-    kinds: bookingMailKinds,
-    payloadsLike: [payloadLike(id)],
-    statuses: ["queued"],
-  });
+  await forget(trx, queuedOf(id));
 }
+
+/**
+ * PostgreSQL: the booking's outbox rows still waiting, locked before a change takes its
+ * booking's row, as a send does (its row, then the booking it releases, undeliverable.ts):
+ * waits for a mail of the call being sent, and no change waits for a send that waits for it.
+ */
+export const holdQueued = (trx: Db, id: number, kind: Store["kind"]) =>
+  hold(trx, queuedOf(id), kind);
 
 type Call = { id: number; email: string; start: Date; sequence: number };
 
@@ -93,6 +117,7 @@ const reminders = (call: Call, ownerEmail: string | undefined, hours: 24 | 1, du
     email,
     payload: payloadOf(call, to, { hoursBefore: hours }),
     due: new Date(due).toISOString(),
+    series: seriesOf(call.id, to),
   }));
 
 const dueOf = (call: Call, hours: number) => call.start.getTime() - hours * 3_600_000;
@@ -154,11 +179,24 @@ export async function queueInvitations(
     kind: "booking_invitation" as const,
     email,
     payload: payloadOf(booking, to, { ...ownerMove, ...(to === "owner" ? { calendar } : {}) }),
+    series: seriesOf(booking.id, to),
   }));
   await enqueue(trx, now.toISOString(), [
     ...invitations,
     ...remindersAhead(now, booking, ownerEmail),
   ]);
+}
+
+/** A moved call's mails: what was queued for it goes, the new invitations and reminders come. */
+export async function queueMoved(
+  trx: Db,
+  now: Date,
+  { id, email, sequence }: Omit<Call, "start">,
+  { start, ownerEmail }: { start: Date; ownerEmail: string | undefined },
+  how: { reason?: string | null },
+) {
+  await dropQueued(trx, id);
+  await queueInvitations(trx, now, { id, email, start, sequence }, ownerEmail, how);
 }
 
 /**
@@ -251,6 +289,7 @@ export async function queueCancellations(
       kind: "booking_cancellation",
       email,
       payload: payloadOf(booking, to, { call }),
+      series: seriesOf(booking.id, to),
     })),
   );
 }

@@ -6,7 +6,7 @@ import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
 import { bookingLimits, type ConnectionFull, type DayLimit, type MailboxFull } from "./limits.ts";
 import { forgetNotMade } from "./not-made.ts";
-import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
+import * as mails from "./queued-mails.ts";
 import { createBookingSettings } from "./settings-repository.ts";
 import { type BookingRow, type LinkToken, type StoredBooking, toStored } from "./stored.ts";
 
@@ -60,7 +60,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       let deleted = 0;
       for (let start = 0; start < ids.length; start += 200) {
         const chunk = ids.slice(start, start + 200);
-        await forgetMails(trx, chunk, keepQueuedCancellations);
+        await mails.forgetMails(trx, chunk, keepQueuedCancellations);
         const result = await trx.deleteFrom("bookings").where("id", "in", chunk).executeTakeFirst();
         deleted += Number(result.numDeletedRows);
       }
@@ -73,13 +73,14 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
    * undefined: moved or cancelled meanwhile); with a token, the reader's (a new one), without,
    * the owner's move, which keeps the reader's and counts itself.
    */
-  const movedRow = (
+  async function movedRow(
     trx: Db,
     current: { id: number; sequence: number | string },
     move: Move,
     to: { sequence: number; token_hash?: string },
-  ) =>
-    trx
+  ) {
+    await mails.holdQueued(trx, current.id, store.kind);
+    return trx
       .updateTable("bookings")
       .set((eb) => ({
         starts_at: move.start.toISOString(),
@@ -93,18 +94,12 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       .where("status", "=", "booked")
       .returningAll()
       .executeTakeFirst();
+  }
 
-  /** A moved call's mails: what was queued for it goes, the new invitations and reminders come. */
+  /** A moved call's mails (`queueMoved`). */
   async function moved(trx: Db, row: BookingRow, move: Move, how: { reason?: string | null }) {
     const booking = toStored(row);
-    await dropQueued(trx, booking.id);
-    const call = {
-      id: booking.id,
-      email: booking.email,
-      start: move.start,
-      sequence: booking.sequence,
-    };
-    await queueInvitations(trx, clock(), call, move.ownerEmail, how);
+    await mails.queueMoved(trx, clock(), booking, move, how);
     return booking;
   }
 
@@ -175,7 +170,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           .executeTakeFirstOrThrow();
         await limits.made(trx, input, at);
         const call = { id, email: input.email, start: input.start, sequence: 0 };
-        await queueInvitations(trx, clock(), call, input.ownerEmail);
+        await mails.queueInvitations(trx, clock(), call, input.ownerEmail);
         return { id };
       });
     },
@@ -247,6 +242,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       within: Db = db,
     ): Promise<StoredBooking | undefined> {
       return transact(within, async (trx) => {
+        const id = "id" in which ? which.id : (await repository.byToken(which.token, trx))?.id;
+        if (id === undefined) return undefined;
+        await mails.holdQueued(trx, id, store.kind);
         const row = await trx
           .updateTable("bookings")
           .set((eb) => ({
@@ -257,7 +255,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
             cancel_message: by.message,
             updated_at: clock().toISOString(),
           }))
-          .$if("id" in which, (q) => q.where("id", "=", "id" in which ? which.id : 0))
+          .where("id", "=", id)
           .$if("token" in which, (q) =>
             q.where("token_hash", "=", "token" in which ? tokenDigest(which.token) : ""),
           )
@@ -267,7 +265,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         if (!row) return undefined;
         const booking = toStored(row);
         const call = { by: by.who, message: by.message };
-        await queueCancellations(trx, clock(), booking, call, by.ownerEmail);
+        await mails.queueCancellations(trx, clock(), booking, call, by.ownerEmail);
         return booking;
       });
     },

@@ -2,7 +2,7 @@ import { DatabaseSync } from "node:sqlite";
 import type { Db } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 import { enqueue } from "../outbox/queue.ts";
-import { dropQueued, parseBookingPayload, queueReminders } from "./queued-mails.ts";
+import { dropQueued, parseBookingPayload, queueReminders, seriesOfRow } from "./queued-mails.ts";
 
 /** A call as the database a restore replaced holds it: what became of it after the backup. */
 type CallSince = {
@@ -150,7 +150,8 @@ export async function keepCallsSince(
       mail.kind === "booking_cancellation" ||
       movedIds.has(parseBookingPayload(mail.payload)?.bookingId ?? 0),
   );
-  await enqueue(db, now.toISOString(), unsent);
+  const series = unsent.map((mail) => ({ ...mail, series: seriesOfRow(mail.payload) }));
+  await enqueue(db, now.toISOString(), series);
   const cancellations = unsent.filter((mail) => mail.kind === "booking_cancellation").length;
   return {
     cancelled,

@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { forget } from "../outbox/queue.ts";
+import { forget } from "../outbox/forget.ts";
 
 /** The outbox kinds that carry a reply mail to one watch (its token names the watch). */
 export const watchMailKinds = ["reply_notice", "reply_digest"] as const;

@@ -3,7 +3,7 @@ import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import { statementParts } from "../lib/parts.ts";
 import { nowIso } from "../lib/time.ts";
-import { forget } from "../outbox/queue.ts";
+import { forget } from "../outbox/forget.ts";
 import { forgetWatches, watchMailKinds } from "./forget-watches.ts";
 import type { ReplyMailPayload } from "./reply-watches.ts";
 import { type CommentEvents, columns, emptiedPlace, type Removal, type Row } from "./rows.ts";

@@ -4,7 +4,7 @@ import type { Store } from "../db/store.ts";
 import { type AddressKey, domainsOf, mailboxDigest, mailboxOf } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 import { isToken, type StandingLinks, standingLinks, tokenDigest } from "../lib/tokens.ts";
-import { forget } from "../outbox/queue.ts";
+import { forget } from "../outbox/forget.ts";
 import { fillDigests } from "../outbox/suppressions.ts";
 import { forgetWatches, watchMailKinds } from "./forget-watches.ts";
 

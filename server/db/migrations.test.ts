@@ -300,6 +300,16 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "062-event-directions.ts",
     "3f11dddd66f0d742d67c79c297ae2daee7c7adc66400b8cb7d0b683497f1f8e1",
   ],
+  [
+    "063_undeliverable_bookings",
+    "063-undeliverable-bookings.ts",
+    "f01da78f44bcd823f5b90001aae44ce2e194b9aabd88d174d6a76778fcd2c8d9",
+  ],
+  [
+    "064_outbox_series",
+    "064-outbox-series.ts",
+    "8032b25c8157aa874086ee40bc35ecd43ce0489a9db0f1760f39f153e498d7b4",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string][] = [
   ["dialect.ts", "f1db253aa8f522d030d249a3ac8facecb3b06537950eff92d010a89c155588d7"],

@@ -57,6 +57,7 @@ import { bookingsMade } from "./migrations/060-bookings-made.ts";
 import { commentDirections } from "./migrations/061-comment-directions.ts";
 import { eventDirections } from "./migrations/062-event-directions.ts";
 import { undeliverableBookings } from "./migrations/063-undeliverable-bookings.ts";
+import { outboxSeries } from "./migrations/064-outbox-series.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -136,5 +137,6 @@ export function migrations(
     "061_comment_directions": commentDirections(),
     "062_event_directions": eventDirections(),
     "063_undeliverable_bookings": undeliverableBookings(),
+    "064_outbox_series": outboxSeries(),
   };
 }

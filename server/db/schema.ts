@@ -53,6 +53,8 @@ export type OutboxTable = {
   sent_at: MaybeTime;
   /** What the mail drew afterwards: a bounce or a complaint (an edition's figures). */
   feedback: Maybe<"bounce" | "complaint">;
+  /** Its series: rows of one go in the order queued (server/outbox/queue.ts, `QueuedMessage`). */
+  series: Maybe<string>;
 };
 
 export type CommentAction = "approve" | "delete";

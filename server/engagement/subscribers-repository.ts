@@ -16,7 +16,8 @@ import { type AddressKey, heldAddress, keptDomain, readableAddress } from "../li
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newSeed, newToken, type StandingLinks, tokenDigest } from "../lib/tokens.ts";
 import { keepWithoutAddress, mailboxOfEdition } from "../outbox/erased-copies.ts";
-import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
+import { anyStatus, forget } from "../outbox/forget.ts";
+import { enqueue } from "../outbox/queue.ts";
 import { reconfirmableSubscribers } from "./imported-subscribers.ts";
 import { forgetOnLeaving, hourlyForgetting, pruneUnconfirmed } from "./subscribers-retention.ts";
 
@@ -47,7 +48,6 @@ type SubscribeOutcome =
   | SenderLimited;
 
 type ConfirmOutcome = "confirmed" | "unknown" | "expired" | "used";
-
 export type SubscribersRepository = ReturnType<typeof createSubscribersRepository>;
 
 /** Keeps the seed of a removed subscription's link, so the link still answers "unsubscribed". */

@@ -5,7 +5,7 @@ import type { Db } from "../db/store.ts";
 import { type AddressKey, heldAddress } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
 import { keepWithoutAddress, mailedAt } from "../outbox/erased-copies.ts";
-import { forget } from "../outbox/queue.ts";
+import { forget } from "../outbox/forget.ts";
 
 /* What the newsletter's list forgets, and when: the hourly pruning's part of subscribers-repository.ts. */
 

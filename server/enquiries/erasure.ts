@@ -4,7 +4,7 @@ import { mailboxOf } from "../lib/mailbox.ts";
 import { statementParts } from "../lib/parts.ts";
 import { dayMs } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
-import { forget } from "../outbox/queue.ts";
+import { forget } from "../outbox/forget.ts";
 import {
   acknowledgementIntervalMs,
   type EnquiryMailPayload,

@@ -1,11 +1,4 @@
-import {
-  type ExpressionBuilder,
-  type ExpressionOrFactory,
-  type Insertable,
-  type SelectQueryBuilder,
-  type SqlBool,
-  sql,
-} from "kysely";
+import { type ExpressionBuilder, type Insertable, type SelectQueryBuilder, sql } from "kysely";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import { withoutAddresses } from "../lib/log.ts";
@@ -15,11 +8,9 @@ import type { OnOutboxDeleted } from "./mail-files.ts";
 import { takeMarks } from "./marks.ts";
 
 /*
- * The outbox table's one module: the modules above queue mail and forget it in their own
- * transaction; the worker (outbox-worker.ts) claims rows and records what became of them.
+ * The outbox table's writer: the modules above queue mail here and forget it (forget.ts) in
+ * their own transaction; the worker (outbox-worker.ts) claims rows and records what became of them.
  */
-
-type Where = ExpressionBuilder<Database, "outbox">;
 
 /** A message to queue: what it is, to whom, and what its composer needs. */
 export type QueuedMessage = {
@@ -34,6 +25,12 @@ export type QueuedMessage = {
   payload?: string | null;
   /** When it is due, if not at once (a digest's window). */
   due?: string;
+  /**
+   * Its series, if it goes in order with others (a booked call's mails to one side): it is
+   * not claimed while an earlier row of its series is queued or being sent; one sent,
+   * failed, cancelled or deleted lets it go. Its own kind decides what a late mail says.
+   */
+  series?: string | null;
 };
 
 /** Hands the ids of the rows `writer` deleted to its store's `onOutboxDeleted`; how many. */
@@ -61,6 +58,7 @@ export async function enqueue(writer: Db, at: string, messages: readonly QueuedM
         token: message.token ?? null,
         email_hash: message.emailHash ?? null,
         payload: message.payload ?? null,
+        series: message.series ?? null,
         status: "queued" as const,
         next_attempt_at: message.due ?? at,
         created_at: at,
@@ -108,68 +106,6 @@ export async function enqueueEach(
     .onConflict((conflict) => conflict.doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0);
-}
-
-/** Which queued or sent messages to forget: of these kinds, with one of these tokens, payloads or recipients. */
-type Forgotten = {
-  kinds: readonly OutboxKind[];
-  ids?: readonly number[];
-  tokens?: readonly string[];
-  /** Recipients, in any letter case (an address erased on request). */
-  addresses?: readonly string[];
-  payloads?: readonly string[];
-  /** `LIKE` patterns on the payload (a webhook body naming a deleted row). */
-  payloadsLike?: readonly string[];
-  /** Only messages in these states (those still queued, say); any state unless given. */
-  statuses?: readonly Status[];
-};
-
-type Status = OutboxTable["status"];
-/** Every state: a read by kind naming them all reads the index outbox_due (state, kind, id). */
-const states: Record<Status, 0> = { queued: 0, sending: 0, sent: 0, failed: 0, cancelled: 0 };
-export const anyStatus = (eb: Where) => eb("status", "in", Object.keys(states) as Status[]);
-
-/** Deletes the messages about something deleted: deleted means the outbox too. How many. */
-export async function forget(writer: Db, match: Forgotten): Promise<number> {
-  const { kinds, ids = [], tokens = [], addresses = [], payloads = [], payloadsLike = [] } = match;
-  const { statuses } = match;
-  if (kinds.length === 0) return 0;
-  const chunk = <T>(values: readonly T[], size: number) =>
-    Array.from({ length: Math.ceil(values.length / size) }, (_, i) =>
-      values.slice(i * size, i * size + size),
-    );
-  const matches: ExpressionOrFactory<Database, "outbox", SqlBool>[] = [
-    ...chunk(ids, 500).map((part) => (eb: Where) => eb("id", "in", part)),
-    ...chunk(tokens, 500).map((part) => (eb: Where) => eb("token", "in", part)),
-    ...chunk(addresses, 500).map(
-      (part) => (eb: Where) =>
-        eb(
-          sql<string>`lower(email)`,
-          "in",
-          part.map((address) => address.trim().toLowerCase()),
-        ),
-    ),
-    // No index holds payloads: read by state and kind, only their kinds' rows.
-    ...chunk(payloads, 500).map(
-      (part) => (eb: Where) => eb.and([anyStatus(eb), eb("payload", "in", part)]),
-    ),
-    ...chunk(payloadsLike, 100).map(
-      (part) => (eb: Where) =>
-        eb.and([anyStatus(eb), eb.or(part.map((pattern) => eb("payload", "like", pattern)))]),
-    ),
-  ];
-  let count = 0;
-  for (const where of matches) {
-    const rows = await writer
-      .deleteFrom("outbox")
-      .where("kind", "in", kinds)
-      .where(where)
-      .$if(statuses !== undefined, (q) => q.where("status", "in", statuses ?? []))
-      .returning("id")
-      .execute();
-    count += await deleted(writer, rows);
-  }
-  return count;
 }
 
 /**
@@ -264,6 +200,14 @@ export function createOutboxRepository(
   /** The kind claimed last from `kinds`, while one of them comes after it. */
   const lastTurn = (kinds: readonly OutboxKind[] | undefined, last = turns.get(turnOf(kinds))) =>
     last === undefined || kinds?.every((kind) => kind <= last) ? undefined : last;
+  /** An earlier row of the row's series still queued or being sent (`QueuedMessage`). */
+  const earlier = (eb: ExpressionBuilder<Database, "outbox">) =>
+    eb
+      .selectFrom("outbox as before")
+      .select("before.id")
+      .whereRef("before.series", "=", "outbox.series")
+      .whereRef("before.id", "<", "outbox.id")
+      .where("before.status", "in", ["queued", "sending"]);
   // The kinds after `after` are compared and named too: PostgreSQL reads on from `after`; SQLite
   // seeks each named, and, were the earlier named, read `kind > ?` off each of their rows.
   const due = (from: Db, now: string, kinds?: readonly OutboxKind[], after?: OutboxKind) => {
@@ -272,6 +216,7 @@ export function createOutboxRepository(
       .selectFrom("outbox")
       .where("status", "=", "queued")
       .where("next_attempt_at", "<=", now)
+      .where((eb) => eb.or([eb("series", "is", null), eb.not(eb.exists(earlier(eb)))]))
       .$if(named !== undefined, (query) => query.where("kind", "in", named ?? []))
       .$if(after !== undefined, (query) => query.where("kind", ">", after as OutboxKind));
   };

@@ -107,13 +107,13 @@ export const exportTables: readonly ExportTable[] = [
     only: { column: "kind", equals: "edition" },
     columnsLeftOut: {
       payload: "an edition's row has none: it holds other kinds' bodies",
+      series: "an edition's row has none: it orders other kinds' mails",
     },
     unique: [same("edition_id", "email")],
     references: [{ column: "edition_id", table: "editions", inFile: true }],
     // What the mail drew afterwards ("bounce" or "complaint"): the edition's figures count it.
-    // A removed reader's copy keeps the digest of the mailbox instead of the address
-    // (server/outbox/erased-copies.ts): with the same secret, the new site does not send
-    // them that edition again either.
+    // A removed reader's copy keeps the digest of the mailbox instead of the address (server/
+    // outbox/erased-copies.ts): with the same secret, the new site does not send it them again.
     columns: columns(`id:int kind=edition edition_id:int email<address? email_hash<key? token<key?
       status=queued|sending|sent|failed|cancelled attempts:int next_attempt_at:time last_error?
       created_at:time sent_at:time? feedback?`),

@@ -16,7 +16,8 @@ import { createEnquiriesRepository } from "../../server/enquiries/repository.ts"
 import { createEventJournal } from "../../server/events/journal.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { createListHealth } from "../../server/newsletter/list-health.ts";
-import { createOutboxRepository, enqueue, forget } from "../../server/outbox/queue.ts";
+import { forget } from "../../server/outbox/forget.ts";
+import { createOutboxRepository, enqueue } from "../../server/outbox/queue.ts";
 import { createSuppressions } from "../../server/outbox/suppressions.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { backends, siteUrl } from "./support/test-app.ts";
