@@ -410,5 +410,13 @@ describe.each(backends)("the owner's move of a call on %s", (backend) => {
     const late = await move(call.id, { start: free[90] });
     expect(late.statusCode).toBe(409);
     expect(json(late, errorResponseSchema).error.message).toContain("has begun");
+    // Nothing changed, and neither side is sent a new invitation.
+    expect((await upcoming()).find((b) => b.id === call.id)).toMatchObject({
+      status: "booked",
+      start: call.start,
+      moves: 0,
+    });
+    expect((await freeStarts()).includes(free[90] ?? "")).toBe(true);
+    expect(smtp.to(call.email)).toHaveLength(1);
   });
 });

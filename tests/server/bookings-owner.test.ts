@@ -576,6 +576,9 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect(late.statusCode).toBe(409);
     expect(json(late, errorResponseSchema).error.message).toContain("has begun");
     expect(await linesFor("booking cancel", `booking ${call.id}`)).toHaveLength(0);
+    // Still booked, in both calendars: neither side is sent a cancellation.
+    expect((await upcoming()).find((b) => b.id === call.id)?.status).toBe("booked");
+    expect(smtp.to(call.email)).toHaveLength(1);
   });
 
   it("keeps a call in the calendar feed for a month after it, by the site's clock", async () => {

@@ -140,6 +140,60 @@ describe.each(backends)("a booking whose invitation bounces on %s", (backend) =>
     expect((await listed(kept.email))?.status).toBe("booked");
   });
 
+  it("keeps a call that has begun when its invitation is refused for good, at send time or in a report", async () => {
+    const late = `late-${backend}@example.org`;
+    const reported = `reported-${backend}@example.org`;
+    // The reader's server says "later" until the call has begun, then refuses it for good.
+    let begun = false;
+    smtp.answer = (to) =>
+      !to.includes(late)
+        ? undefined
+        : begun
+          ? { code: 550, message: "5.1.1 <late>: Recipient address rejected: User unknown" }
+          : { code: 451, message: "4.2.0 Try again later" };
+    const held = await bookFor(reported, 6).then(async (call) => {
+      const name = `Reader ${readers + 1}`;
+      const start = (await free())[7] ?? "";
+      readers += 1;
+      const response = await bookAs(t, `10.8.1.${readers}`, start, late, name);
+      expect(response.statusCode, response.body).toBe(201);
+      return { first: call, start, name };
+    });
+    clock.advance(Date.parse(held.start) - clock.now().getTime() + 60_000);
+    begun = true;
+    await expect.poll(() => invitationStatus(late), { timeout: 20_000 }).toBe("failed");
+    // Reported hard-bounced by a verified provider once its call has begun, too.
+    clock.advance(Date.parse(held.first.start) - clock.now().getTime() + 60_000);
+    expect((await postmark(reported, "HardBounce")).statusCode).toBe(200);
+
+    for (const email of [late, reported]) {
+      const [row] = await runSql(
+        t,
+        "select status, undeliverable, sequence from bookings where email = ?",
+        [email],
+      );
+      expect(
+        { ...row, undeliverable: Number(row?.undeliverable), sequence: Number(row?.sequence) },
+        email,
+      ).toEqual({
+        status: "booked",
+        undeliverable: 0,
+        sequence: 0,
+      });
+    }
+    // Neither owner's copy is taken out: nobody is sent a cancellation.
+    const ids = await runSql(t, "select id from bookings where email in (?, ?)", [late, reported]);
+    for (const { id } of ids) {
+      const mails =
+        "select kind from outbox where kind = 'booking_cancellation' and payload like ?";
+      expect(await runSql(t, mails, [`{"bookingId":${id},%`])).toEqual([]);
+    }
+    expect(ownerMails(held.name).map((mail) => mail.parsed.text)).not.toContainEqual(
+      expect.stringContaining("cancelled"),
+    );
+    smtp.answer = () => undefined;
+  });
+
   /** A reader books the free time `index` places down the list for `email`, once its invitation has been tried. */
   async function bookFor(email: string, index = 4) {
     const start = (await free())[index] ?? "";
