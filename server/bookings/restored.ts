@@ -1,7 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
 import type { Db } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
-import { enqueue } from "../outbox/queue.ts";
+import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
 import { dropQueued, parseBookingPayload, queueReminders, seriesOfRow } from "./queued-mails.ts";
 
 /** A call as the database a restore replaced holds it: what became of it after the backup. */
@@ -138,27 +138,32 @@ export async function keepCallsSince(
     });
     cancelled.push(call);
   }
-  const { moved, unmoved } = await keepMoves(db, moves, now, ownerEmail);
-  // A moved call's invitations, by its id there, which must be its id here too.
-  const movedIds = new Set(
-    moves
-      .filter((move) => move.then.id === move.call.id && moved.some((c) => c.id === move.call.id))
-      .map((move) => move.call.id),
+  const withSeries = (mail: Since["unsent"][number]) => ({
+    ...mail,
+    series: seriesOfRow(mail.payload),
+  });
+  // A moved call's invitations (by its id there, which must be its id here too) go before its reminders.
+  const invitationsOf = (id: number) =>
+    since.unsent
+      .filter((mail) => mail.kind === "booking_invitation")
+      .filter((mail) => parseBookingPayload(mail.payload)?.bookingId === id)
+      .map(withSeries);
+  const { moved, unmoved, invitations } = await keepMoves(
+    db,
+    moves,
+    now,
+    ownerEmail,
+    invitationsOf,
   );
-  const unsent = since.unsent.filter(
-    (mail) =>
-      mail.kind === "booking_cancellation" ||
-      movedIds.has(parseBookingPayload(mail.payload)?.bookingId ?? 0),
-  );
-  const series = unsent.map((mail) => ({ ...mail, series: seriesOfRow(mail.payload) }));
-  await enqueue(db, now.toISOString(), series);
-  const cancellations = unsent.filter((mail) => mail.kind === "booking_cancellation").length;
+  const unsent = since.unsent.filter((mail) => mail.kind === "booking_cancellation");
+  await enqueue(db, now.toISOString(), unsent.map(withSeries));
+  const cancellations = unsent.length;
   return {
     cancelled,
     moved,
     unmoved,
     gone,
-    requeued: { cancellations, invitations: unsent.length - cancellations },
+    requeued: { cancellations, invitations },
   };
 }
 
@@ -172,10 +177,13 @@ async function keepMoves(
   moves: { row: { id: number; email: string }; then: CallSince; call: RestoredCall }[],
   now: Date,
   ownerEmail: string | undefined,
+  /** The call's invitations the replaced database had not sent, queued before its reminders. */
+  invitationsOf: (id: number) => QueuedMessage[],
 ) {
   const moved: RestoredCall[] = [];
   const unmoved: RestoredCall[] = [];
-  if (moves.length === 0) return { moved, unmoved };
+  let invitations = 0;
+  if (moves.length === 0) return { moved, unmoved, invitations };
   await db.transaction().execute(async (trx) => {
     const ids = moves.map((move) => move.call.id);
     const held = await trx
@@ -209,6 +217,9 @@ async function keepMoves(
         .where("id", "=", call.id)
         .execute();
       await dropQueued(trx, call.id);
+      const unsent = then.id === call.id ? invitationsOf(call.id) : [];
+      await enqueue(trx, now.toISOString(), unsent);
+      invitations += unsent.length;
       await queueReminders(
         trx,
         now,
@@ -223,5 +234,5 @@ async function keepMoves(
       moved.push({ ...call, start: then.start });
     }
   });
-  return { moved, unmoved };
+  return { moved, unmoved, invitations };
 }

@@ -202,6 +202,19 @@ describe("a restore of a backup with calls cancelled or deleted since", () => {
         expect(reminder.sequence).toBe(1);
         expect([24, 1]).toContain(reminder.hoursBefore);
       }
+      // Each side's in the order it goes (decision 092): its invitation, then its reminders.
+      const series = restored
+        .prepare(
+          "select kind, series from outbox where status = 'queued' and series like ? order by id",
+        )
+        .all(`booking ${ids["Lena Park"]} %`)
+        .map((row) => `${row.series} ${row.kind}`);
+      for (const side of ["reader", "owner"])
+        expect(series.filter((row) => row.includes(` ${side} `))).toEqual([
+          `booking ${ids["Lena Park"]} ${side} booking_invitation`,
+          `booking ${ids["Lena Park"]} ${side} booking_reminder`,
+          `booking ${ids["Lena Park"]} ${side} booking_reminder`,
+        ]);
       // Nadia's is named above, for the owner: the restore cannot know how it ended.
       expect(status(ids["Nadia Khan"])).toEqual({ status: "booked", cancelled_by: null });
     } finally {
