@@ -1116,7 +1116,7 @@ describe("the index, asked as readers ask", () => {
       ["matter", "mat"],
       ["career", "care"],
       ["capable", "cap"],
-    ]) {
+    ] as const) {
       expect(termsOf(word), word).not.toEqual(termsOf(not));
       expect([...termsOf(word)][0]?.length, word).toBeGreaterThan(3);
     }
