@@ -33,16 +33,20 @@ const batchBytesMax = 4_000_000;
 /**
  * The mails of one listing, by the sizes the IMAP server gave: those too
  * large to be a report, and the rest in batches of at most `batchSize` mails
- * and `batchBytesMax` bytes, in their order.
+ * and `batchBytesMax` bytes, in their order. A row without a uid or a size is
+ * not a mail of the listing: Dovecot adds a row of the flags another reader
+ * changed (its `\Deleted`, by sequence number alone) to the answer.
  */
-export function planBatches(mails: readonly { uid: number; size?: number | undefined }[]): {
-  tooLarge: number[];
-  batches: number[][];
-} {
+export function planBatches(
+  rows: readonly { uid?: number | undefined; size?: number | undefined }[],
+): { tooLarge: number[]; batches: number[][] } {
   const tooLarge: number[] = [];
   const batches: number[][] = [];
+  const planned = new Set<number>();
   let bytes = 0;
-  for (const { uid, size = 0 } of mails) {
+  for (const { uid, size } of rows) {
+    if (uid === undefined || size === undefined || planned.has(uid)) continue;
+    planned.add(uid);
     if (size > reportBytesMax) tooLarge.push(uid);
     else {
       const last = batches.at(-1);
@@ -67,12 +71,16 @@ export function planBatches(mails: readonly { uid: number; size?: number | undef
  */
 export function mailsOf(
   batch: readonly number[],
-  rows: readonly { uid: number; source?: Buffer | undefined }[],
+  rows: readonly { uid?: number | undefined; source?: Buffer | undefined }[],
 ): { sources: Map<number, Buffer>; kept: number } {
   const sources = new Map<number, Buffer>();
-  for (const { uid, source } of rows) if (source && !sources.has(uid)) sources.set(uid, source);
-  const bodiless = new Set(rows.filter((row) => !sources.has(row.uid)).map((row) => row.uid));
-  return { sources, kept: batch.filter((uid) => bodiless.has(uid)).length };
+  const answered = new Set<number>();
+  for (const { uid, source } of rows) {
+    if (uid === undefined || !batch.includes(uid)) continue;
+    answered.add(uid);
+    if (source && !sources.has(uid)) sources.set(uid, source);
+  }
+  return { sources, kept: batch.filter((uid) => answered.has(uid) && !sources.has(uid)).length };
 }
 
 /**

@@ -161,6 +161,8 @@ describe("a bounce mailbox off this machine that offers no STARTTLS", () => {
 });
 
 describe("the bounce mailbox's batches", () => {
+  /** A row of the flags another reader set, as Dovecot adds one to an answer: by sequence number alone. */
+  const flagged = { seq: 1, uid: undefined, flags: new Set(["\\Deleted"]) };
   it("hold at most 50 mails and 4 MB by the sizes the server reports; a mail over 1 MB is no report", () => {
     const mails = (sizes: number[]) => sizes.map((size, uid) => ({ uid, size }));
     expect(planBatches(mails(Array(120).fill(500)))).toEqual({
@@ -171,6 +173,10 @@ describe("the bounce mailbox's batches", () => {
       tooLarge: [2, 3],
       batches: [[0, 1, 4]],
     });
+    // A row of flags is no mail of the listing, nor is a second row of one.
+    expect(
+      planBatches([{ uid: 4, size: 500 }, flagged, { uid: 5, size: 500 }, { uid: 4 }]),
+    ).toEqual({ tooLarge: [], batches: [[4, 5]] });
     // Four mails at the limit fill a batch; a fifth starts the next one.
     expect(planBatches(mails(Array(9).fill(1_000_000))).batches).toEqual([
       [0, 1, 2, 3],
@@ -185,7 +191,14 @@ describe("the bounce mailbox's batches", () => {
     // without a body, so it stays; 9 not at all (another reader took it).
     const { sources, kept } = mailsOf(
       [7, 8, 9],
-      [{ uid: 7, source: mail }, { uid: 7 }, { uid: 8 }, { uid: 12 }, { uid: 7, source: mail }],
+      [
+        { uid: 7, source: mail },
+        { uid: 7 },
+        { uid: 8 },
+        { uid: 12 },
+        flagged,
+        { uid: 7, source: mail },
+      ],
     );
     expect([...sources]).toEqual([[7, mail]]);
     expect(kept).toBe(1);
