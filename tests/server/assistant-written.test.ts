@@ -157,13 +157,15 @@ describe.each(backends)("written answers on %s", (backend) => {
   it("falls back to the quoted answer when the model takes longer than the timeout", async () => {
     model.behave({ hangAfter: "Cotton is ironed " });
     const started = Date.now();
-    const answer = json(await ask(cotton), assistantResponseSchema);
+    // Asked whole and streamed at once: both wait out the same timeout, side by side.
+    const [whole, stream] = await Promise.all([ask(cotton), streamed(cotton)]);
+    const answer = json(whole, assistantResponseSchema);
     expect(answer).toMatchObject({ known: true, written: false });
     expect(answer.answer).toMatch(/cotton 180–200°C/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs - 50);
 
     // Streamed: the piece written before the timeout, then the quote, which replaces it.
-    const events = frames((await streamed(cotton)).body);
+    const events = frames(stream.body);
     expect(events.map((e) => e.event)).toEqual(["sources", "text", "answer"]);
     const quoted = assistantStreamEvents.answer.parse(events.at(-1)?.data);
     expect(quoted.written).toBe(false);
