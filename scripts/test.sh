@@ -47,21 +47,11 @@ export BUILD_DIR=build/e2e
 started=$SECONDS
 phase() { echo "== $1 ($((SECONDS - started)) s)"; }
 
-# Runs a job in the background, its output prefixed with its name, in a
-# session of its own. `start_job NAME --low COMMAND…` runs it at a lower
-# priority: where Linux groups each session's processes for the scheduler
-# (autogrouping, /proc/self/autogroup), a process's nice weighs only against
-# its own session's, so the session's group is niced; `nice` covers the rest.
+# Runs a job in the background, its output prefixed with its name.
 start_job() {
   local name=$1
   shift
-  setsid bash -c 'set -o pipefail; name=$1; shift
-    if [[ $1 == --low ]]; then
-      shift
-      { echo 10 >/proc/self/autogroup; } 2>/dev/null || true
-      set -- nice -n 10 "$@"
-    fi
-    "$@" 2>&1 | sed -u "s/^/[$name] /"' \
+  setsid bash -c 'set -o pipefail; name=$1; shift; "$@" 2>&1 | sed -u "s/^/[$name] /"' \
     job "$name" "$@" &
   background+=("$!")
   eval "job_$name=$!"
@@ -101,11 +91,16 @@ bash scripts/ensure-system-deps.sh
 # that need no build (lint, types, the component and unit tests). The checks
 # are only CPU, with nothing that waits on a clock of its own, so they run at
 # a lower priority (nice): they take the CPU the other jobs leave idle,
-# instead of slowing them.
+# instead of slowing them. Where Linux groups each session's processes for
+# its scheduler (autogrouping, /proc/self/autogroup, on on the project's
+# machine), a nice weighs only within its own session, and each job is a
+# session (setsid): there the checks weigh as much as any job. Their session
+# niced to 10 was measured and not kept: beside others' work they ended with
+# the server tests (docs/benchmarks.md, "Test suite", session 60).
 phase "building the site for the browser tests, beside the server tests, lint, types and unit tests"
 start_job build node tests/e2e/support/build-site.ts
 start_job server vitest run --project server
-start_job checks --low bash -c 'biome check . && knip && npm run --silent typecheck:ts &&
+start_job checks nice -n 10 bash -c 'biome check . && knip && npm run --silent typecheck:ts &&
   vitest run --project components --project node'
 # typecheck:ts is TypeScript 7, the compiler in native code, on one thread:
 # the same findings as tsc 6 for a quarter of its CPU. It cannot read the
@@ -124,6 +119,6 @@ finish_jobs build
 phase "browser tests, beside the server tests, the built pages' HTML and the templates' types"
 start_job browser playwright test
 start_job html node scripts/validate-html.ts
-start_job astro --low npm run --silent typecheck:astro -- --noSync
+start_job astro nice -n 10 npm run --silent typecheck:astro -- --noSync
 finish_jobs html astro checks server browser
 phase "all passed"
