@@ -96,7 +96,7 @@ bash scripts/ensure-system-deps.sh
 # machine), a nice weighs only within its own session, and each job is a
 # session (setsid): there the checks weigh as much as any job. Their session
 # niced to 10 was measured and not kept: beside others' work they ended with
-# the server tests (docs/benchmarks.md, "Test suite", session 60).
+# the server tests, or after them (docs/benchmarks.md, "Test suite", session 60).
 phase "building the site for the browser tests, beside the server tests, lint, types and unit tests"
 start_job build node tests/e2e/support/build-site.ts
 start_job server vitest run --project server
