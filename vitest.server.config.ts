@@ -23,7 +23,9 @@ export const serverTestOptions = {
   // tests mostly wait (on child servers, PostgreSQL, timeouts), and `npm
   // test` runs them beside the browser tests, which they must not outlast
   // (docs/decisions/028-how-the-suite-stays-fast.md, 078: two made them the
-  // long pole). Each file has its own database, data folder and ports.
+  // long pole; four, measured in session 60, did not end them sooner: see
+  // docs/benchmarks.md, "Test suite"). Each file has its own database, data
+  // folder and ports.
   maxWorkers: 3,
   // Each file used to start a worker of its own and import the server into
   // it again: about a second of CPU per file, a fifth of the project's CPU.
