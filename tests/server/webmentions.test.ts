@@ -116,12 +116,10 @@ describe.each(backends)("webmentions received, on %s", (backend) => {
       moderation: () => moderation,
       log: {
         // Why a fetch failed, with its line: a test that fails on one says so.
-        info: (object, message) =>
-          logged.push(
-            (object as { err?: unknown }).err instanceof Error
-              ? `${message}: ${(object as { err: Error }).err.message}`
-              : message,
-          ),
+        info: (object, message) => {
+          const { err } = object as { err?: unknown };
+          logged.push(err instanceof Error ? `${message}: ${err.message}` : message);
+        },
         warn: () => {},
       },
       changed: () => {},
