@@ -225,7 +225,9 @@ describe.each(backends)("guards on %s", (backend) => {
       await alex.react("science", id, "love");
       const [value = "", signature] = (alex.cookie ?? "").split("=")[1]!.split(".");
       const forged = t.visitor();
-      forged.cookie = `ewe_visitor=${value.slice(0, -2)}AA.${signature}`;
+      // Another id with the first one's signature: its last two characters changed.
+      const other = value.endsWith("AA") ? "BA" : "AA";
+      forged.cookie = `ewe_visitor=${value.slice(0, -2)}${other}.${signature}`;
       expect(
         json(await forged.get(`/api/items/science/${id}/reactions`), reactionsResponseSchema).mine,
       ).toEqual([]);
