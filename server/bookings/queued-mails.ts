@@ -82,15 +82,20 @@ const recipientsOf = (email: string, ownerEmail: string | undefined) =>
     string,
   ][];
 
-const queuedOf = (id: number) => ({
+const queuedOf = (id: number, except: readonly number[] = []) => ({
   kinds: bookingMailKinds,
   payloadsLike: [payloadLike(id)],
   statuses: ["queued" as const],
+  except,
 });
 
-/** The booking's outbox rows still waiting: gone, so nothing queued before a change is sent. */
-export async function dropQueued(trx: Db, id: number) {
-  await forget(trx, queuedOf(id));
+/**
+ * The booking's outbox rows still waiting: gone, so nothing queued before a change is sent;
+ * but `sending`, the row whose send made the change (on PostgreSQL a row being sent is still
+ * `queued`), which stays for its outcome (decision 090).
+ */
+export async function dropQueued(trx: Db, id: number, sending?: number) {
+  await forget(trx, queuedOf(id, sending === undefined ? [] : [sending]));
 }
 
 /**
@@ -264,9 +269,9 @@ async function callsAhead(trx: Db, now: Date, ids: readonly number[]) {
 }
 
 /**
- * A call just cancelled: the mails still queued for it go, and its cancellations are queued
- * to both sides (or the owner's alone, `reader: false`), with the call in them (it may be
- * deleted before they go).
+ * A call just cancelled: the mails still queued for it go (but `sending`, `dropQueued`),
+ * and its cancellations are queued to both sides (or the owner's alone, `reader: false`),
+ * with the call in them (it may be deleted before they go).
  */
 export async function queueCancellations(
   trx: Db,
@@ -274,9 +279,9 @@ export async function queueCancellations(
   booking: { id: number; email: string; sequence: number } & Omit<CancelledCall, "message" | "by">,
   { by, message }: Pick<CancelledCall, "by" | "message">,
   ownerEmail: string | undefined,
-  { reader = true }: { reader?: boolean } = {},
+  { reader = true, sending }: { reader?: boolean; sending?: number } = {},
 ) {
-  await dropQueued(trx, booking.id);
+  await dropQueued(trx, booking.id, sending);
   const { uid, start, end, service, readerZone } = booking;
   const call = { uid, start, end, service, readerZone, message, by };
   const recipients = recipientsOf(booking.email, ownerEmail).filter(

@@ -51,8 +51,10 @@ export function releaseUndeliverable({
         .executeTakeFirst();
       if (!cancelled) return false;
       const call = { by: "undeliverable" as const, message: null };
+      // The invitation's own row stays, failed with its answer, as any hard-bounced mail.
       await queueCancellations(trx, clock(), toStored(cancelled), call, ownerEmail, {
         reader: false,
+        sending: Number(row.id),
       });
       return true;
     });

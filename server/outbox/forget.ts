@@ -23,6 +23,8 @@ type Forgotten = {
   payloadsLike?: readonly string[];
   /** Only messages in these states (those still queued, say); any state unless given. */
   statuses?: readonly Status[];
+  /** Never these rows (the one being sent, whose outcome is still to be recorded). */
+  except?: readonly number[];
 };
 
 type Status = OutboxTable["status"];
@@ -38,6 +40,7 @@ const chunk = <T>(values: readonly T[], size: number) =>
 /** The conditions `match` names, each a statement's (a few hundred values at most). */
 function conditions({ kinds, statuses, ...match }: Forgotten): ((eb: Where) => Condition)[] {
   const { ids = [], tokens = [], addresses = [], payloads = [], payloadsLike = [] } = match;
+  const { except = [] } = match;
   if (kinds.length === 0) return [];
   const lower = (part: readonly string[]) => part.map((address) => address.trim().toLowerCase());
   const each: ((eb: Where) => Condition)[] = [
@@ -61,6 +64,7 @@ function conditions({ kinds, statuses, ...match }: Forgotten): ((eb: Where) => C
         eb("kind", "in", kinds),
         where(eb),
         ...(statuses === undefined ? [] : [eb("status", "in", statuses)]),
+        ...(except.length === 0 ? [] : [eb("id", "not in", except)]),
       ]),
   );
 }

@@ -63,7 +63,7 @@ export function createRecipientHealth(
  * `db`: the delivery's own at send time (on PostgreSQL, the transaction that holds the row).
  */
 export type OnUndeliverable = (
-  row: Pick<OutboxRow, "kind" | "email" | "payload">,
+  row: Pick<OutboxRow, "id" | "kind" | "email" | "payload">,
   db?: Parameters<Deliver>[1],
 ) => Promise<void>;
 

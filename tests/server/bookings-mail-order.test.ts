@@ -169,6 +169,8 @@ describe.each(backends)("a booked call's mails in order on %s", (backend) => {
       expect(ownerMails(name)[1]?.parsed.text).toContain(
         "the reader's address does not receive mail",
       );
+      // The invitation stays, failed, as any mail refused for good (decision 090).
+      expect(await statusOf("booking_invitation", reader)).toBe("failed");
       // Nothing else of the call is left to send, to either side.
       await expect
         .poll(() =>

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
+import { healthResponseSchema } from "../../contract/console.ts";
 import { calendarOfMail } from "../support/calendar.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { aged, bookingsApp, cookieSecret, owner } from "./support/bookings.ts";
@@ -76,6 +77,9 @@ describe.each(backends)("a booking whose invitation bounces on %s", (backend) =>
         email,
       ])
     )[0]?.status;
+  /** The mails given up after their tries or refused for good, as Health counts them. */
+  const givenUp = async () =>
+    json(await signedIn.get("/api/admin/health"), healthResponseSchema).outbox.failed;
   /** The owner's mails about the call of `email`, by the name in their subject. */
   const ownerMails = (name: string) =>
     smtp.to(owner).filter((mail) => mail.parsed.subject?.includes(`Call with ${name}`));
@@ -86,11 +90,22 @@ describe.each(backends)("a booking whose invitation bounces on %s", (backend) =>
       address === nobody
         ? { code: 550, message: "5.1.1 <nobody>: Recipient address rejected: User unknown" }
         : undefined;
+    const failedBefore = await givenUp();
     const { start } = await bookFor(nobody, 2);
 
     await expect
       .poll(async () => (await listed(nobody))?.status, { timeout: 20_000 })
       .toBe("cancelled");
+    // The invitation stays, failed with the server's answer and counted a bounce, on Health
+    // among the mails given up, as any mail refused for good (its release took nothing of it).
+    const [invitation] = await runSql(
+      t,
+      "select status, last_error, feedback from outbox where kind = 'booking_invitation' and email = ?",
+      [nobody],
+    );
+    expect(invitation).toMatchObject({ status: "failed", feedback: "bounce" });
+    expect(invitation?.last_error).toContain("5.1.1");
+    expect(await givenUp()).toBe(failedBefore + 1);
     const call = await listed(nobody);
     expect(call).toMatchObject({ undeliverable: true, cancelledBy: null });
     // The time is free again, for the next reader.
