@@ -89,7 +89,7 @@ export type CommandContext = {
   actor: OwnerActor;
   /** A question to the person at the terminal; null when there is none (see `agreed`). */
   confirm: ((question: string) => Promise<boolean>) | null;
-  /** Now, for the commands whose answer depends on the day (`readers`). */
+  /** Now, for the commands whose answer depends on the day or the hour (`readers`, `bookings`). */
   clock: () => Date;
   allowPrivate?: AdminIo["allowPrivate"];
 };

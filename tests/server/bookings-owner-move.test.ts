@@ -12,12 +12,12 @@ import { auditEntrySchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
 import { linkTokens } from "../../server/bookings/stored.ts";
 import { calendarOfMail, readCalendar } from "../support/calendar.ts";
-import { admin } from "./support/admin.ts";
+import { admin, adminAt } from "./support/admin.ts";
 import { aged, cookieSecret, owner, ownerSideApp, ownerZone } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
 import type { Owner } from "./support/owner.ts";
 import type { ReceivedMail, SmtpSink } from "./support/smtp.ts";
-import { lockWaiters } from "./support/sql.ts";
+import { lockWaiters, runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -403,13 +403,35 @@ describe.each(backends)("the owner's move of a call on %s", (backend) => {
     expect((await admin(env, "bookings", "move", id, "--to", free[84] ?? "")).code).toBe(1);
   });
 
-  it("refuses to move a call that has begun", async () => {
+  it("refuses to move a call that has begun, from the console and the command line", async () => {
     const free = await freeStarts();
     const call = await book(free[1] ?? "");
+    const mails = () =>
+      runSql(t, "select id, kind from outbox where payload like ? order by id", [
+        `{"bookingId":${call.id},%`,
+      ]);
+    const before = await mails();
     clock.advance(Date.parse(call.start) - clock.now().getTime() + 60_000);
     const late = await move(call.id, { start: free[90] });
     expect(late.statusCode).toBe(409);
     expect(json(late, errorResponseSchema).error.message).toContain("has begun");
+    const to = `${free[90]?.slice(0, 16)}Z`;
+    const cli = await adminAt({ env, clock: () => clock.now() }, [
+      "bookings",
+      "move",
+      String(call.id),
+      "--to",
+      to,
+      "--reason",
+      "Clash",
+    ]);
+    expect(cli).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "That call has begun or is over; it can no longer be moved.\n",
+    });
+    expect(await lines(`booking ${call.id}`)).toEqual([]);
+    expect(await mails()).toEqual(before);
     // Nothing changed, and neither side is sent a new invitation.
     expect((await upcoming()).find((b) => b.id === call.id)).toMatchObject({
       status: "booked",

@@ -16,7 +16,7 @@ import {
 import { auditEntrySchema, healthResponseSchema } from "../../contract/console.ts";
 import { dateKey, wallTime } from "../../contract/time-zones.ts";
 import { calendarOfMail, readCalendar } from "../support/calendar.ts";
-import { admin } from "./support/admin.ts";
+import { admin, adminAt } from "./support/admin.ts";
 import { aged, owner, ownerSideApp, ownerZone } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
@@ -569,15 +569,37 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect((await outbox()).scheduled).toBeGreaterThanOrEqual(4);
   });
 
-  it("refuses to cancel a call that has begun", async () => {
+  it("refuses to cancel a call that has begun, from the console and the command line", async () => {
     const call = await book(0);
+    const mails = () =>
+      runSql(t, "select id, kind from outbox where payload like ? order by id", [
+        `{"bookingId":${call.id},%`,
+      ]);
+    const before = await mails();
     clock.advance(Date.parse(call.start) - clock.now().getTime() + 60_000);
     const late = await ownerBrowser.post(`/api/admin/bookings/${call.id}/cancel`, {});
     expect(late.statusCode).toBe(409);
     expect(json(late, errorResponseSchema).error.message).toContain("has begun");
+    const cli = await adminAt({ env, clock: () => clock.now() }, [
+      "bookings",
+      "cancel",
+      String(call.id),
+      "--message",
+      "Sorry",
+      "--yes",
+    ]);
+    expect(cli).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `Call ${call.id} has begun; it can no longer be cancelled.\n`,
+    });
     expect(await linesFor("booking cancel", `booking ${call.id}`)).toHaveLength(0);
-    // Still booked, in both calendars: neither side is sent a cancellation.
-    expect((await upcoming()).find((b) => b.id === call.id)?.status).toBe("booked");
+    // Still booked, in both calendars: neither side is queued a cancellation, nor sent one.
+    expect((await upcoming()).find((b) => b.id === call.id)).toMatchObject({
+      status: "booked",
+      start: call.start,
+    });
+    expect(await mails()).toEqual(before);
     expect(smtp.to(call.email)).toHaveLength(1);
   });
 

@@ -36,12 +36,11 @@ import { listed, printedJson } from "../table.ts";
  * and the owner's actions. A cancellation queued here is sent by the
  * server's outbox worker, which looks for new mail every second.
  */
-async function bookingsOf({ store, config, allowPrivate }: CommandContext) {
+async function bookingsOf({ store, config, allowPrivate, clock }: CommandContext) {
   const repository = createBookingsRepository(await store());
   const zoneOf = (availability: Availability) => ownerZoneIn(availability, config.bookingTimeZone);
   const ownerZone = async () => zoneOf(await repository.availability());
   const url = config.BOOKING_BUSY_CALENDAR_URL;
-  const clock = () => new Date();
   const reader = url
     ? calendarReader({
         url,
