@@ -1,5 +1,5 @@
 import { AlertDialog, Dialog } from "radix-ui";
-import { type FormEvent, type ReactNode, useState } from "react";
+import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { act, type Call, useBusy } from "./console-api.ts";
 import type { useRefusal } from "./refusal.tsx";
 import { buttonClass, dangerClass, primaryClass } from "./ui.tsx";
@@ -26,6 +26,7 @@ const buttonsClass = "mt-6 flex flex-wrap justify-end gap-3";
  * close on Escape and give the focus back to the button. A "destructive" one
  * (removing, banning) is red, and so is its confirmation; a "primary" one
  * (sending) is the accent. A `call` keeps the focus on the page (useBusy).
+ * A form left with nothing to send (`unavailable`) says why and offers only the way out.
  */
 export function ConfirmButton({
   label,
@@ -41,6 +42,7 @@ export function ConfirmButton({
   tone = "destructive",
   disabled = false,
   refusal,
+  unavailable,
   children,
 }: {
   label: string;
@@ -63,9 +65,27 @@ export function ConfirmButton({
   children?: ReactNode;
   /** Where a `call` refused is said (useRefusal, its fields among the children): the dialog stays open. */
   refusal?: Pick<ReturnType<typeof useRefusal>, "refused" | "clear">;
+  /**
+   * Why the form has nothing to send (Move with no free time): said in place of its confirming
+   * button, which it leaves out; the way out, the one button left, takes the focus and is
+   * described by it.
+   */
+  unavailable?: string | undefined;
 }) {
   const [busy, busyWhile] = useBusy();
   const [open, setOpen] = useState(false);
+  const why = useId();
+  const wayOut = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const button = wayOut.current;
+    if (!open || !unavailable || !button) return;
+    button.focus();
+    // Fields that come after all (a read newer than the one remembered) take it back, unless moved.
+    return () => {
+      const box = button.closest<HTMLElement>('[role="dialog"]');
+      if (box && document.activeElement === button) firstField(box);
+    };
+  }, [open, unavailable]);
   /** Runs the action; whether the dialog is to stay open until the call has taken. */
   const confirm = () => {
     if (!call) return void onConfirm?.();
@@ -84,7 +104,7 @@ export function ConfirmButton({
     // Sent once: a second press while the first runs (a double click) does nothing.
     const submit = (event: FormEvent) => {
       event.preventDefault();
-      if (!busy && !confirm()) setOpen(false);
+      if (!busy && !unavailable && !confirm()) setOpen(false);
     };
     return (
       <Dialog.Root open={open} onOpenChange={setOpen}>
@@ -107,13 +127,25 @@ export function ConfirmButton({
               <Dialog.Title className={titleClass}>{title}</Dialog.Title>
               <Dialog.Description className={descriptionClass}>{description}</Dialog.Description>
               {children}
+              {unavailable ? (
+                <p id={why} className="mt-4 text-sm text-slate-300">
+                  {unavailable}
+                </p>
+              ) : null}
               <div className={buttonsClass}>
-                <Dialog.Close type="button" className={buttonClass}>
+                <Dialog.Close
+                  ref={wayOut}
+                  type="button"
+                  className={buttonClass}
+                  aria-describedby={unavailable ? why : undefined}
+                >
                   {dismissLabel}
                 </Dialog.Close>
-                <button type="submit" className={confirmClass} aria-disabled={busy || undefined}>
-                  {confirmLabel}
-                </button>
+                {unavailable ? null : (
+                  <button type="submit" className={confirmClass} aria-disabled={busy || undefined}>
+                    {confirmLabel}
+                  </button>
+                )}
               </div>
             </form>
           </Dialog.Content>

@@ -4,13 +4,14 @@ import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/book
 import { dayLabel, timeLabel, wallTime } from "../../contract/time-zones.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
-import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
+import { type OwnSite, ownerCli, ownerPage, startOwnSite } from "./support/own-site.ts";
 
 /*
  * The owner's move beside their own calendar (docs/console.md, "Bookings"): a site of its
  * own reads the owner's calendar from a stand-in on loopback, with one meeting; the Move
  * dialog says "busy" beside the times that meet it, in words and not in colour alone, and
  * the owner may still choose one; Health counts an event whose repeats could not be expanded.
+ * With no free time at all, the dialog says why and offers only the way out.
  */
 
 test.describe.configure({ mode: "serial" });
@@ -147,4 +148,57 @@ test("Health says how many of the calendar's events were skipped, and nothing of
   const page = await ownerPage(visitor, own, "/admin/health");
   await expect(page.getByText(/1 event skipped: could not be expanded/)).toBeVisible();
   await expect(page.getByText("Leap-day dinner")).toHaveCount(0);
+});
+
+test("with no free time to move a call to, the Move dialog says why and offers nothing to send, by keyboard too", async ({
+  visitor,
+}) => {
+  // Every weekday off: no time is free, not even for the owner, who may ignore the notice.
+  const days = ["mon", "tue", "wed", "thu", "fri"];
+  ownerCli(own, "bookings", "hours", ...days.flatMap((day) => [`--${day}`, "off"]));
+  try {
+    const moves: string[] = [];
+    const page = await ownerPage(visitor, own, "/admin/bookings");
+    page.on("request", (request) => {
+      if (request.method() === "POST") moves.push(request.url());
+    });
+    const card = page.getByRole("article", { name: "Call with Kavya Menon" });
+    const move = card.getByRole("button", { name: "Move the call with Kavya Menon" });
+    await move.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Move the call with Kavya Menon" });
+    const why =
+      /^No free time to move it to: every time within your hours, as far ahead as calls are booked, is taken or a date off\./;
+    await expect(dialog.getByText(why)).toBeVisible();
+    // Nothing to send: the way out alone, focused, and its description says why.
+    const keep = dialog.getByRole("button", { name: "Keep the time" });
+    await expect(keep).toBeFocused();
+    await expect(keep).toHaveAccessibleDescription(why);
+    await expect(dialog.getByRole("button")).toHaveCount(1);
+    await expect(dialog.getByRole("radio")).toHaveCount(0);
+    for (const key of ["Tab", "Shift+Tab"]) {
+      await page.keyboard.press(key);
+      await expect(keep).toBeFocused();
+    }
+    expect(await seriousViolations(page, '[role="dialog"]')).toEqual([]);
+    // Escape closes it, and the focus goes back to Move; nothing was sent.
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await expect(move).toBeFocused();
+    // Opened again, Enter on the way out closes it too.
+    await move.press("Enter");
+    await expect(keep).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeHidden();
+    await expect(move).toBeFocused();
+    expect(moves).toEqual([]);
+    // Times to choose again: the dialog offers the move, as before.
+    ownerCli(own, "bookings", "hours", "--mon", "10:00-17:00");
+    await move.press("Enter");
+    await expect(dialog.getByRole("radio", { checked: true })).toBeFocused();
+    await expect(dialog.getByRole("button", { name: "Move the call" })).toBeVisible();
+    await expect(dialog.getByText(why)).toHaveCount(0);
+    await page.keyboard.press("Escape");
+  } finally {
+    ownerCli(own, "bookings", "hours", ...days.flatMap((day) => [`--${day}`, "10:00-17:00"]));
+  }
 });

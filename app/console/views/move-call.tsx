@@ -15,19 +15,22 @@ const daysAtOnce = 7;
 /**
  * The times a call may move to, in the owner's zone, day by day as the booking page lists
  * them, and the form's other fields (`children`) under them once there is a time to choose:
- * the first field, which the dialog focuses, is the chosen time.
+ * the first field, which the dialog focuses, is the chosen time. `onNone` hears whether
+ * there is none to choose (the dialog then says so, and offers only the way out).
  */
 function TimesToMoveTo({
   id,
   ownerZone,
   value,
   onChange,
+  onNone,
   children,
 }: {
   id: number;
   ownerZone: string;
   value: string;
   onChange: (start: string) => void;
+  onNone: (none: boolean) => void;
   children: ReactNode;
 }) {
   const { loaded } = useConsoleData("GET /admin/bookings/:id/times", { params: { id } });
@@ -37,12 +40,15 @@ function TimesToMoveTo({
   useEffect(() => {
     if (starts?.[0] && !starts.includes(value)) onChange(starts[0]);
   }, [starts, value, onChange]);
+  const none = starts?.length === 0;
+  useEffect(() => {
+    onNone(none);
+    return () => onNone(false);
+  }, [none, onNone]);
   return (
     <Loading loaded={loaded}>
       {({ starts, busy }) => {
-        if (starts.length === 0) {
-          return <p className="mt-4 text-sm text-slate-300">No free time to move it to.</p>;
-        }
+        if (starts.length === 0) return null;
         // The days shown and one more, which says whether there are more.
         const allDays = slotsByDay(starts, ownerZone, shownDays);
         return (
@@ -81,6 +87,7 @@ function TimesToMoveTo({
 export function MoveCall({ booking, ownerZone, changed }: { booking: Booking } & Shared) {
   const [start, setStart] = useState("");
   const [reason, setReason] = useState("");
+  const [none, setNone] = useState(false);
   const refusal = useRefusal(["reason"]);
   return (
     <ConfirmButton
@@ -98,8 +105,19 @@ export function MoveCall({ booking, ownerZone, changed }: { booking: Booking } &
       done={`Moved the call with ${booking.name}`}
       after={changed}
       refusal={refusal}
+      unavailable={
+        none
+          ? "No free time to move it to: every time within your hours, as far ahead as calls are booked, is taken or a date off. Open more under Availability, or keep the time."
+          : undefined
+      }
     >
-      <TimesToMoveTo id={booking.id} ownerZone={ownerZone} value={start} onChange={setStart}>
+      <TimesToMoveTo
+        id={booking.id}
+        ownerZone={ownerZone}
+        value={start}
+        onChange={setStart}
+        onNone={setNone}
+      >
         <Input
           label="Why (optional, for the reader)"
           maxLength={limits.moveReasonMax}
