@@ -341,15 +341,13 @@ export const unanswerable: string[] = [
 export const knownMisses = new Set([
   // Answered from another page, or declined.
   "Who invented the differential?", // the site says "patented"
-  "What happens when one wheel is on ice?", // ICE is also the internal combustion engine
   "Why do language models make up references to standards?", // the site: "invent … standard clauses"
   "How do I repair a relationship after an argument with a colleague?", // ...a quarrel
   "How do I write a clear report for managers?",
   "How do small details cause big failures?",
   // Answered, each from a passage that holds every word the site has of it, or
-  // dwells on them, and scores well ahead of the rest: the phone's back-up from the
-  // voicebot's phone line, rice from the pressure cooker's rice.
-  "How do I back up my phone?",
+  // dwells on them, and scores well ahead of the rest: the phone from an EV
+  // battery's heat, rice from the pressure cooker's rice.
   "Why does my phone get hot when charging?",
   "How do magnets work?",
   "How do I cook rice without a pressure cooker?",

@@ -16,7 +16,7 @@ get gets got had has have having he her here hers him his how i if in into is it
 more most much my no nor not now of off on once only or other our ours out over own please same she should
 so some such tell than that the their them then there these they this those through to too under until up
 upon us very was we were what when where which while who whom why will with would you your yours
-explain know want wondering anyone someone something thing things way ways really
+explain know want wondering anyone someone something thing things way ways really actually
 better best good clear hard big small step steps right new use using used make makes made
 website websites site sites page pages article articles blog blogs become becomes became becoming
 need needs needed today tomorrow yesterday now
@@ -89,6 +89,16 @@ const irregular = new Map([
 /** Words whose ending is no ending: an engineer is not an engine. */
 const whole = new Set(["engineer", "engineers", "engineering", "engineered"]);
 
+/**
+ * Nouns whose "-er" is part of the word, though what is left is a word of its own:
+ * a router is no route, a corner no corn (found among the site's words and its
+ * questions').
+ */
+const noDoer = new Set(["router", "charter", "corner", "quarter", "master", "proper", "number"]);
+
+/** American "-er" for the British "-re" the site writes ("center" is "centre", not "cent"). */
+const britishRe = /^(cent|fib|lit|theat|calib|sab|spect|lust|meag|somb)er(s?)$/;
+
 /** Words kept stemmed and read: the index's hundred thousand words are a few thousand different ones. */
 const cacheMax = 50_000;
 
@@ -97,51 +107,76 @@ const cacheMax = 50_000;
  * irregular forms and whole words above, American spellings as its British
  * ones ("optimize" is "optimise"), and a doer or a comparative as its word,
  * which Porter2 leaves (a starter starts, a leader leads, faster is fast), but
- * not an -eer (a career is no care), a doubled letter's (a matter is no mat) or
- * one that would leave under four letters (an offer is not "of", power not "pow").
+ * not an -eer (a career is no care), a doubled letter's (a matter is no mat),
+ * one that would leave under four letters (an offer is not "of", power not "pow"),
+ * one that would leave a common word (a shoulder is no "should") or a noun of
+ * `noDoer`.
  */
 const stem = remembered((word: string): string => {
   if (whole.has(word)) return "engineer";
-  const british = word.replace(/(\p{L}{3})iz(e|es|ed|ing|er|ers|ation|ations)$/u, "$1is$2");
+  const british = word
+    .replace(/(\p{L}{3})iz(e|es|ed|ing|er|ers|ation|ations)$/u, "$1is$2")
+    .replace(britishRe, "$1re$2");
   const stemmed = porter2(irregular.get(british) ?? british);
   const read = irregular.get(stemmed) ?? stemmed;
-  const doer = read.length >= 6 && /[^e]er$/.test(read) && !/(.)\1er$/.test(read);
+  const doer =
+    read.length >= 6 &&
+    /[^e]er$/.test(read) &&
+    !/(.)\1er$/.test(read) &&
+    !noDoer.has(read) &&
+    !stopWords.has(read.slice(0, -2));
   return doer ? read.slice(0, -2) : read;
 }, cacheMax);
 
 // Accents are folded off Latin, Greek and Cyrillic letters ("café" → "cafe"); in other
 // scripts a mark is part of the letter (Devanagari's and Malayalam's vowel signs), so kept.
-const normalise = (text: string) =>
+const folded = (text: string) =>
   text
     .normalize("NFKD")
     .replace(/([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu, "$1")
     .normalize("NFC")
-    .toLowerCase()
     .replace(/[’']/g, "")
     .replace(/&/g, "");
+const normalise = (text: string) => folded(text).toLowerCase();
+
+/**
+ * Abbreviations that are words too, read as abbreviations only in capitals: "ICE"
+ * is the internal combustion engine, "ice" is ice ("one wheel on ice").
+ */
+const wordsToo = new Set(["ice", "doc"]);
+const capitals = (word: string) => wordsToo.has(word.toLowerCase()) && word === word.toUpperCase();
 
 /**
  * A text's words before any is left out or shortened ("Wi-Fi" → "wifi", "start-up" → "startup",
- * "GD&T" → "gdt"), without "stands for" ("What does DFMEA stand for?" asks what it is).
+ * "GD&T" → "gdt"), without "stands for" ("What does DFMEA stand for?" asks what it is). A
+ * phrasal verb that is a noun too is one word however written, and "back up" is not "back"
+ * ("back up a phone", "a backup"). An abbreviation that is a word too keeps its capitals.
  */
 function tokenize(text: string): string[] {
-  return normalise(text)
-    .replace(/\b(wi)-(fi)\b/g, "$1$2")
-    .replace(/\b(stack|start|set)-(ups?)\b/g, "$1$2")
-    .replace(/\bstands? for\b/g, " ")
+  return folded(text)
+    .replace(/\b(wi)-(fi)\b/gi, "$1$2")
+    .replace(/\b(stack|start|set)-(ups?)\b/gi, "$1$2")
+    .replace(/\b(back)(?:s|ed|ing)?[- ](ups?)\b/gi, "$1$2")
+    .replace(/\bstands? for\b/gi, " ")
     .split(/[^\p{L}\p{M}\p{N}]+/u)
-    .filter((word) => word !== "");
+    .filter((word) => word !== "")
+    .map((word) => (capitals(word) ? word.toUpperCase() : word.toLowerCase()));
 }
 
 const expansions = new Map<string, string[]>();
-for (const [short, long] of synonyms) expansions.set(short, long.split(" "));
+for (const [short, long] of synonyms) {
+  expansions.set(wordsToo.has(short) ? short.toUpperCase() : short, long.split(" "));
+}
 
-/** A word as indexed and searched: null for a common word, else its stem and those its abbreviation stands for. */
+/**
+ * A word as indexed and searched: null for a common word, else its stem and those its
+ * abbreviation stands for (one that is a word too only in capitals, and as itself).
+ */
 export const processTerm = remembered((term: string): string[] | null => {
-  const word = normalise(term);
+  const word = capitals(term) ? folded(term) : normalise(term);
   if (stopWords.has(word) || word.length < 2) return null;
   const expanded = expansions.get(word);
-  const out = [stem(word)];
+  const out = [capitals(word) ? word : stem(word)];
   if (expanded) out.push(...expanded.filter((w) => !stopWords.has(w)).map(stem));
   return [...new Set(out)];
 }, cacheMax);
@@ -169,7 +204,9 @@ export function tokenizeWithAbbreviations(text: string): string[] {
   const added = new Set<string>();
   stems.forEach((first, at) => {
     for (const { short, stems: long } of phrasesByFirst.get(first) ?? []) {
-      if (long.every((w, offset) => stems[at + offset] === w)) added.add(short);
+      if (long.every((w, offset) => stems[at + offset] === w)) {
+        added.add(wordsToo.has(short) ? short.toUpperCase() : short);
+      }
     }
     const unit = words[at + 1];
     if (/^\d+$/.test(first) && unit && units.has(unit)) added.add(`${first}${unit}`);

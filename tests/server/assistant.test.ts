@@ -1110,16 +1110,29 @@ describe("the index, asked as readers ask", () => {
     same("optimize", "optimisation"); // the site writes British English
     same("starter", "starting"); // a doer is its word, as a comparative is
     same("faster", "fast");
+    same("center", "centre"); // the American spelling is the British word, not a cent
+    same("backed up", "backups"); // a back-up is one word however written...
     for (const [word, not] of [
       ["speed", "sped"],
       ["offer", "of"],
       ["matter", "mat"],
       ["career", "care"],
       ["capable", "cap"],
+      ["router", "route"],
+      ["center", "cent"],
+      ["chartered", "chart"],
+      ["corner", "corn"],
+      ["back up", "back"], // ...and not "back"
     ] as const) {
       expect(termsOf(word), word).not.toEqual(termsOf(not));
       expect([...termsOf(word)][0]?.length, word).toBeGreaterThan(3);
     }
+    // A shoulder is no "should", which is left out as a common word.
+    expect(termsOf("shoulder")).toEqual(new Set(["shoulder"]));
+    // "ICE" is the internal combustion engine, "ice" is ice.
+    const engine = [...termsOf("engine")][0];
+    expect(termsOf("an ICE")).toContain(engine);
+    expect([...termsOf("on ice")]).toEqual(["ice"]);
   });
 
   it("answers from the best passage that holds the question, not the one that repeats a word of it", () => {
