@@ -21,8 +21,8 @@ it("answers each question of the set from its page, and declines each it cannot 
     );
   expect(wrong).toEqual([]);
   // The set is wide: answers from the writing, and near misses in its words.
-  expect(asked.filter((one) => one.wanted !== null).length).toBeGreaterThanOrEqual(150);
-  expect(asked.filter((one) => one.wanted === null).length).toBeGreaterThanOrEqual(60);
+  expect(asked.filter((one) => one.wanted !== null).length).toBeGreaterThanOrEqual(165);
+  expect(asked.filter((one) => one.wanted === null).length).toBeGreaterThanOrEqual(75);
 });
 
 it("still misses each of the known misses, which are all of the set's", () => {
@@ -39,10 +39,22 @@ it("declines a question the site does not answer though a passage shares its wor
     "How do I fix a slow computer?",
     "How does a jet engine work?",
     "How long should I boil an egg?",
+    // The reader's own phone, not an EV battery's heat; magnets named in passing;
+    // rice without the cooker, not the cooker's rice; a back-up, not a call back.
+    "Why does my phone get hot when charging?",
+    "How do magnets work?",
+    "How do I cook rice without a pressure cooker?",
+    "How do I back up my phone?",
   ]) {
     expect(outcome(question)?.pages, question).toEqual([]);
   }
-  expect(outcome("What is a DPF and why does it clog?")?.pages[0]).toBe(
-    "/technical/emissions-blog",
-  );
+  for (const [question, page] of [
+    ["What is a DPF and why does it clog?", "/technical/emissions-blog"],
+    // OFDM named once and explained; tea cooled by blowing, without the saucer; ice, not ICE.
+    ["How does OFDM work?", "/science/wifi"],
+    ["How do I cool tea without a saucer?", "/science/tea-cooling"],
+    ["What happens when one wheel is on ice?", "/science/differential-gear"],
+  ]) {
+    expect(outcome(question as string)?.pages[0], question).toBe(page);
+  }
 });

@@ -1,10 +1,12 @@
 import type { AssistantIndex, Finding } from "../server/assistant/retrieval.ts";
+import { unanswerable } from "./assistant-questions-declined.ts";
 
 /**
  * The assistant's evaluation set (`npm run assistant:eval`, docs/product.md,
  * "Chat with Me"): questions a reader might type, each with the page that
  * answers it (a service by `/services/<id>`, wherever its page is), and
- * questions the site cannot answer, which the assistant must decline. They
+ * questions the site cannot answer, which the assistant must decline
+ * (assistant-questions-declined.ts). They
  * name pages, never sentences, so they survive a rewrite of the wording.
  * scripts/assistant-questions.test.ts asks each: it must be answered from its
  * page first, or declined, as listed here, but for the known misses below.
@@ -31,12 +33,15 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Why does dal take longer to cook in the mountains?",
     "What does the safety valve on a pressure cooker do?",
     "How heavy is the weight on a pressure cooker whistle?",
+    "How does a pressure cooker work?",
+    "Why does my pressure cooker whistle?",
   ],
   "/science/tea-cooling": [
     "Why does tea cool faster in a saucer?",
     "Does blowing on hot tea really cool it?",
     "What is Newton's law of cooling?",
     "Why do radiator fins matter for cooling?",
+    "How do I cool tea without a saucer?",
   ],
   "/science/cricket-ball": [
     "How does a cricket ball swing in the air?",
@@ -45,6 +50,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Does humidity help a cricket ball swing?",
     "Why do bowlers keep one side of the ball shiny?",
     "Why do golf balls have dimples?",
+    "How does reverse swing work?",
   ],
   "/science/gps-navigation": [
     "How does GPS work out where my phone is?",
@@ -62,6 +68,8 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Why do walls weaken my router's signal?",
     "Why does 2.4 GHz wifi reach further than 5 GHz?",
     "What is QAM?",
+    "How does OFDM work?",
+    "What does a Wi-Fi router do?",
   ],
   "/science/differential-gear": [
     "How does a car differential work?",
@@ -69,6 +77,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Why do the wheels turn at different speeds around a corner?",
     "Who invented the differential?",
     "What happens when one wheel is on ice?",
+    "Why does a car get stuck when one wheel is on ice?",
   ],
   "/science/starter-motor": [
     "How does a starter motor crank the engine?",
@@ -76,6 +85,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "How much current does a starter motor draw?",
     "Who invented the electric self-starter?",
     "Why should I not crank the engine for more than ten seconds?",
+    "How does a starter motor work?",
   ],
 
   // Technical
@@ -88,6 +98,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "What is brake specific fuel consumption?",
     "What compression ratio does a diesel engine use?",
     "How efficient is a diesel engine?",
+    "What is the efficiency of an ICE?",
   ],
   "/technical/fuel-injection-blog": [
     "Why use a common rail for diesel injection?",
@@ -262,95 +273,20 @@ export const answerable: Answerable[] = Object.entries(questionsByPage).flatMap(
     ),
 );
 
-/** Questions the site cannot answer: each must be declined. */
-export const unanswerable: string[] = [
-  "What is the capital of Australia?",
-  "Who won the football world cup in 2018?",
-  "What is the best recipe for chocolate cake?",
-  "How do I file my income tax return?",
-  "What will the weather be tomorrow in Mumbai?",
-  "Which stocks should I buy this year?",
-  "How do I repair a leaking roof?",
-  "What is the plot of Hamlet?",
-  "How many moons does Jupiter have?",
-  "How do I learn to play the guitar?",
-  "What is the price of bitcoin today?",
-  "Who is the prime minister of Canada?",
-  "How do I train my puppy to sit?",
-  "What is the best smartphone to buy?",
-  "Translate good morning into Japanese",
-  "How do vaccines work in the immune system?",
-  "Which football club has won the most titles?",
-  "What's a good holiday destination in Europe?",
-  "How do I bake sourdough bread?",
-  "What is the speed of light in glass?",
-  "Recommend a good science fiction novel",
-  "How do I knit a scarf?",
-  "What is the capital of France?",
-  "What is the speed of sound in water?",
-  "Which laptop should I buy?",
-  "How do I fix a slow computer?",
-  "How do I change a flat bicycle tyre?",
-  "What is the tallest mountain in Africa?",
-  "How do I make a good cup of coffee?",
-  "Who painted the Mona Lisa?",
-  "What is the best way to learn French?",
-  "How much sleep does a teenager need?",
-  "When was the Eiffel Tower built?",
-  "How do I lower my cholesterol?",
-  "What causes the northern lights?",
-  "How do I grow tomatoes on a balcony?",
-  "What is the population of India?",
-  // Near misses: questions on subjects the site never covers, in words it uses.
-  "How do I reset my router password?",
-  "Why is my laptop battery draining fast?",
-  "How do I clear the cache in my browser?",
-  "How much RAM does my computer need?",
-  "How do I back up my phone?",
-  "Why does my phone get hot when charging?",
-  "How does a rainbow form?",
-  "What is quantum entanglement?",
-  "How does a nuclear reactor produce electricity?",
-  "Why is the sky blue?",
-  "How do magnets work?",
-  "How does a refrigerator keep food cold?",
-  "How do solar panels make electricity?",
-  "How does a jet engine work?",
-  "What is the speed of sound in air?",
-  "How long should I boil an egg?",
-  "How do I make masala chai?",
-  "What temperature should I bake bread at?",
-  "How do I cook rice without a pressure cooker?",
-  "Why does oil splatter when frying?",
-  "How do I calculate the interest on a car loan?",
-  "How do I start investing in mutual funds?",
-  "What is a good credit score?",
-  "How much tax do I pay on my salary?",
-  "How do I change the engine oil in my car?",
-  "How do I jump-start a car with a flat battery?",
-  "What tyre pressure should my car have?",
-  "How do I get rid of a cold?",
-  "Who won the cricket world cup in 2011?",
-  "How do I improve my bowling speed in cricket?",
-];
-
 /**
  * The questions the assistant gets wrong today, each a miss to mend, not a
  * behaviour to keep: the test fails when one is mended, so it leaves this list.
  */
 export const knownMisses = new Set([
-  // Answered from another page, or declined.
+  // Declined: the page says it in other words.
   "Who invented the differential?", // the site says "patented"
   "Why do language models make up references to standards?", // the site: "invent … standard clauses"
-  "How do I repair a relationship after an argument with a colleague?", // ...a quarrel
-  "How do I write a clear report for managers?",
-  "How do small details cause big failures?",
-  // Answered, each from a passage that holds every word the site has of it, or
-  // dwells on them, and scores well ahead of the rest: the phone from an EV
-  // battery's heat, rice from the pressure cooker's rice.
-  "Why does my phone get hot when charging?",
-  "How do magnets work?",
-  "How do I cook rice without a pressure cooker?",
+  "How do I write a clear report for managers?", // the site writes an email
+  "How do small details cause big failures?", // the page never says "cause" or "failure"
+  // Answered from a passage that holds the question's words and dwells on them: the
+  // differential's wheel on ice, an EV's charging from the charger to the wheels.
+  "Why does ice make roads slippery?",
+  "How does an electric car charger work?",
 ]);
 
 /** A question of the set as asked: the page it wants (null: none, it must be declined) and the pages of the answer. */

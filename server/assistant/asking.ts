@@ -46,8 +46,32 @@ export const askingForWriting =
  * "What is X?": the X it names, up to a question it goes on to ("What is a DPF
  * and why does it clog?" names a DPF)...
  */
-export const askingWhatIs =
+const askingWhatIs =
   /^\s*what(?:\s+is|\s+are|['’]s)\s+(.+?)(?:\s+and\s+(?:why|how|what|where|when|who|which|does|do|is|are|can)\b.*)?[\s?.!]*$/i;
-/** ...and "How do I V?": the V it asks how to do ("How long should I boil an egg?": boil). */
-export const askingHowTo =
-  /^\s*how(?:\s+long|\s+often)?\s+(?:do|can|could|should|would|shall|must)\s+(?:i|we)\s+([\p{L}-]+)/iu;
+/**
+ * ...and "How do I V X?": the V it asks how to do, with what it does it to, up to
+ * the first word of where, when or with what ("How long should I boil an egg?": boil
+ * an egg; "How do I cook rice without a pressure cooker?": cook rice).
+ */
+const askingHowTo =
+  /^\s*how(?:\s+long|\s+often)?\s+(?:do|can|could|should|would|shall|must)\s+(?:i|we)\s+([\p{L}-]+(?:\s+up\b)?(?:\s+(?!(?:at|for|in|on|with|without|after|before|to|from|of|when|while|so|and|or|but|by|into|than|like|if|as|about|over|under|between|during|through)\b)[\p{L}\p{N}-]+)*)/iu;
+/** ...and "How does X work?", which asks for X explained ("How do magnets work?": magnets). */
+const askingHowItWorks = /^\s*how\s+(?:does|do|did|can|could)\s+(.+?)\s+work[\s?.!]*$/i;
+/** ...and what it asks to do without ("How do I cook rice without a pressure cooker?"). */
+const askingWithout = /\bwithout\s+([^?.!,;]+)/i;
+/** ...and the reader's own thing a question asks about ("Why does my phone get hot?": a phone). */
+const askingOfTheirs = /\b(?:my|our)\s+([\p{L}-]+)/iu;
+
+/**
+ * What a question names of its subject: what it asks what is, or how to do
+ * (`named`), the reader's own thing (`owned`), what it asks how it works
+ * (`working`) and what it asks to do without (`lacking`).
+ */
+export function shapeOf(question: string) {
+  return {
+    named: (askingWhatIs.exec(question) ?? askingHowTo.exec(question))?.[1],
+    owned: askingOfTheirs.exec(question)?.[1],
+    working: askingHowItWorks.exec(question)?.[1],
+    lacking: askingWithout.exec(question)?.[1],
+  };
+}

@@ -2,7 +2,7 @@ import { termsOf } from "./terms.ts";
 
 /** An answer's quote (retrieval.ts): the sentences of its passage that hold the question. */
 
-const sentencesOf = (text: string) => text.split(/(?<=[.!?…])\s+(?=["“(]?[\p{Lu}\p{N}])/u);
+export const sentencesOf = (text: string) => text.split(/(?<=[.!?…])\s+(?=["“(]?[\p{Lu}\p{N}])/u);
 
 /**
  * The sentences of `text` that answer: the one holding most of the question's

@@ -5,13 +5,12 @@ import {
   askingAboutTheSite,
   askingForHelp,
   askingForWriting,
-  askingHowTo,
   askingTheirStory,
   askingToReach,
-  askingWhatIs,
   askingWhoTheyAre,
   helpOnly,
   leaning,
+  shapeOf,
   toYou,
 } from "./asking.ts";
 import {
@@ -30,13 +29,8 @@ import {
 } from "./bounds.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
 import { quoteOf } from "./quote.ts";
+import { passageReader, wordsOf } from "./reading.ts";
 import { processTerm, spelt, termsOf, tokenizeWithAbbreviations } from "./terms.ts";
-
-/** A text's words, each as the terms it is indexed under (an abbreviation has several). */
-const wordsOf = (text: string) =>
-  tokenizeWithAbbreviations(text)
-    .map((word) => processTerm(word))
-    .filter((terms): terms is string[] => terms !== null && terms.length > 0);
 
 /**
  * Finding the answer to a question among the site's passages (docs/product.md,
@@ -129,29 +123,8 @@ export function loadIndex(json: string): AssistantIndex {
     }
   }
 
-  // Each passage's words in order, as they are indexed, once asked for.
-  const wordsIn = new Map<number, string[][]>();
-  const passageWords = (id: number) => {
-    let words = wordsIn.get(id);
-    if (!words) {
-      const passage = passages[id] as Passage;
-      words = wordsOf(`${passage.title}. ${passage.heading ?? ""}. ${passage.text}`);
-      wordsIn.set(id, words);
-    }
-    return words;
-  };
-  /** How many of the question's pairs of neighbouring words are neighbours in the passage. */
-  const pairsHeld = (pairs: [string[], string[]][], id: number) => {
-    const words = passageWords(id);
-    let held = 0;
-    for (const [first, second] of pairs) {
-      const next = (at: number) => words[at + 1]?.some((term) => second.includes(term)) ?? false;
-      if (words.some((terms, at) => terms.some((term) => first.includes(term)) && next(at))) {
-        held += 1;
-      }
-    }
-    return held;
-  };
+  const reading = passageReader(passages);
+  const passageWords = reading.words;
 
   function ranked(
     query: string,
@@ -176,7 +149,7 @@ export function loadIndex(json: string): AssistantIndex {
       ...result,
       score:
         result.score *
-        (1 + pairWeight * pairsHeld(pairs, result.id)) *
+        (1 + pairWeight * reading.pairsHeld(pairs, result.id)) *
         (ofYou || !theirs.has(result.id) ? 1 : offeringWeight) *
         (home.has(result.id) ? homeWeight : 1),
     }));
@@ -200,18 +173,8 @@ export function loadIndex(json: string): AssistantIndex {
       const count = holding.get(term) ?? 0;
       return count > 0 && count <= passages.length * seldomShare;
     });
-  /** Whether the passage holds a word it matched more than in passing: twice or more. */
-  const dwellsOn = (top: SearchResult) => {
-    const seen = new Set<string>();
-    for (const terms of passageWords(top.id)) {
-      for (const term of terms) {
-        if (!top.terms.includes(term)) continue;
-        if (seen.has(term)) return true;
-        seen.add(term);
-      }
-    }
-    return false;
-  };
+  /** Whether the passage holds a word it matched more than in passing. */
+  const dwellsOn = (top: SearchResult, terms = top.terms) => reading.dwellsOn(top.id, terms);
 
   /**
    * A short question may lean on the one before ("silk?") or start a subject of its
@@ -282,11 +245,14 @@ export function loadIndex(json: string): AssistantIndex {
     const query = follows ? `${question} ${previous}` : question;
     const topic = beforeWords.filter((terms) => !terms.some((t) => asked.has(t)));
     const forHelp = askingForHelp.test(question) || (follows && askingForHelp.test(previous ?? ""));
-    const named =
-      topic.length > 0
-        ? undefined
-        : (askingWhatIs.exec(question)?.[1] ?? askingHowTo.exec(question)?.[1]);
-    const namedWhole = named ? wordsOf(named) : [];
+    // What the question names, asks about whole or asks to do without (asking.ts);
+    // a follow-up's words lean on the one before, so it names nothing alone.
+    const shape = shapeOf(topic.length > 0 ? "" : question);
+    const named = wordsOf(shape.named ?? "");
+    const owned = wordsOf(shape.owned ?? "");
+    const ownTerms = new Set(owned.flat());
+    const working = wordsOf(shape.working ?? "");
+    const lacking = wordsOf(shape.lacking ?? "");
     const askedOrBefore = new Set([...asked, ...before]);
 
     // The first of the best passages that answers: one that scores enough and holds
@@ -331,20 +297,46 @@ export function loadIndex(json: string): AssistantIndex {
       // A service's passage answers the asking itself (its price, its length): of a
       // question about the engineer's help, only the words of its subject count.
       if (share(forService ? asks : askedWords) < enough) return false;
+      if (forService) return true;
+      // "What is X?" asks for X whole, "How do I V X?" for V and X, "Why does my X…?"
+      // for the reader's X where the site seldom names it: a passage that lacks a word
+      // of it the site uses is about something else ("What is the speed of light in
+      // glass?": GPS's speed of light; "How long should I boil an egg?": Garuda's eggs;
+      // "Why does my phone get hot?": an EV battery's heat). A word the site never uses
+      // may be said otherwise, and is weighed in the share above.
+      const lacks = (terms: string[]) => !holds(terms) && terms.some((term) => holding.has(term));
+      if (named.some(lacks) || owned.some((terms) => seldom(terms) && lacks(terms))) return false;
+      // ...and something of the reader's X: not X alone ("Why does my laptop get hot?":
+      // Wi-Fi's laptop).
+      if (
+        owned.length > 0 &&
+        !asks.some((terms) => holds(terms) && !terms.some((term) => ownTerms.has(term)))
+      ) {
+        return false;
+      }
+      // "How do I V without X?" is not answered by a passage on X that never says
+      // "without" ("How do I cook rice without a pressure cooker?": the cooker's rice).
+      const onLacking = lacking.filter((terms) => terms.some((term) => holding.has(term)));
+      if (onLacking.length > 0 && reading.onAndNotWithout(top.id, onLacking)) return false;
+      // "How does X work?" asks for X explained: each word of X in the passage's title or
+      // heading, in two of its sentences or defined where it is named, not named once in
+      // passing ("How do magnets work?": a motor's permanent magnets).
+      const explains = (terms: string[]) =>
+        !terms.some((term) => holding.has(term)) ||
+        reading.about(top.id, terms) ||
+        dwellsOn(top, terms) ||
+        reading.defines(top.id, terms);
+      if (!working.every(explains)) return false;
       // A passage that names a word of the question once, in passing, does not answer
       // it when the question's subject is another word the site seldom uses, which
       // this passage lacks ("What is the capital of France?": the differential's
-      // patent in France; "Which laptop should I buy?": Wi-Fi's laptop).
-      if (forService) return true;
-      // "What is X?" asks for X whole, "How do I V?" for V: a passage that lacks a
-      // word of it the site uses is about something else ("What is the speed of
-      // light in glass?": GPS's speed of light; "How long should I boil an egg?":
-      // Garuda's eggs). A word the site never uses may be said otherwise, and is
-      // weighed in the share above.
-      if (namedWhole.some((terms) => !holds(terms) && terms.some((term) => holding.has(term)))) {
-        return false;
-      }
-      return dwellsOn(top) || !asks.some((terms) => !holds(terms) && seldom(terms));
+      // patent in France; "Which laptop should I buy?": Wi-Fi's laptop), unless it
+      // holds all the question names ("How do I repair a relationship…with a colleague?").
+      return (
+        dwellsOn(top) ||
+        (named.length > 0 && named.every(holds)) ||
+        !asks.some((terms) => !holds(terms) && seldom(terms))
+      );
     };
 
     const pairs = askedWords
