@@ -112,6 +112,8 @@ describe("remote fetches", () => {
       "fd00::1",
       "::ffff:127.0.0.1",
       "::ffff:10.0.0.1",
+      "::7f00:1",
+      "::127.0.0.1",
       "not an address",
     ]) {
       expect(isPrivateAddress(address), address).toBe(true);
@@ -127,6 +129,8 @@ describe("remote fetches", () => {
     const port = new URL(base).port;
     await expect(fetchRemote(`http://localhost:${port}/`)).rejects.toThrow(/private address/);
     await expect(fetchRemote(`http://[::1]:${port}/`)).rejects.toThrow(RemoteFetchError);
+    // The deprecated IPv4-compatible form is this host's loopback where a 6in4 tunnel is up.
+    await expect(fetchRemote("http://[::7f00:1]/")).rejects.toThrow(/is a private address/);
     await expect(fetchRemote("file:///etc/passwd")).rejects.toThrow(RemoteFetchError);
     await expect(fetchRemote("gopher://example.com/")).rejects.toThrow(RemoteFetchError);
     // A public address on any port but the web's is not knocked on (no connection is tried).

@@ -27,6 +27,9 @@ import ipaddr from "ipaddr.js";
 const http = process.getBuiltinModule("node:http");
 const dns = process.getBuiltinModule("node:dns");
 
+/** IPv4-compatible IPv6 (::/96, deprecated): ::127.0.0.1 is this host where a 6in4 tunnel is up. */
+const ipv4Compatible: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse("::"), 96];
+
 /**
  * Whether an address is one a remote fetch must never reach: any but an
  * ordinary unicast one (loopback, private, link-local, carrier-grade NAT,
@@ -34,7 +37,10 @@ const dns = process.getBuiltinModule("node:dns");
  * address), an IPv4 address mapped into IPv6 judged as itself.
  */
 export function isPrivateAddress(address: string): boolean {
-  return !isIP(address) || ipaddr.process(address).range() !== "unicast";
+  if (!isIP(address)) return true;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === "ipv6" && parsed.match(ipv4Compatible)) return true;
+  return parsed.range() !== "unicast";
 }
 
 /**
