@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Suppression } from "../../contract/list-pages.ts";
+import { withoutHiddenCharacters } from "../../contract/text.ts";
 import { beforePlace, type ListPage, type PageRequest, pageOf } from "../db/list-pages.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { Database, SuppressionReason } from "../db/schema.ts";
@@ -26,9 +27,14 @@ import { dayMs, toIso } from "../lib/time.ts";
 
 const softBounceRule = { count: 3, periodMs: 30 * dayMs } as const;
 
-/** The receiving server's words, at most 500 characters, without any address, nor `email`'s name before the "@". */
-function withoutAddress(detail: string | null, email: string): string | null {
-  if (detail === null) return null;
+/**
+ * The receiving server's words, at most 500 characters, without any address, nor `email`'s
+ * name before the "@"; one line of plain text, as anyone's server may write them and the
+ * console and the command line show them: no control, bidi or invisible character.
+ */
+function withoutAddress(given: string | null, email: string): string | null {
+  if (given === null) return null;
+  const detail = withoutHiddenCharacters(given);
   // The name as the server may write it: without the quotes a report may carry.
   const local = email
     .trim()

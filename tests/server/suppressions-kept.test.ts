@@ -138,6 +138,26 @@ describe.each(backends)("suppressions that keep no address, on %s", (backend) =>
     }
   });
 
+  it("keeps a receiving server's words as one line of plain text: no control, bidi or invisible character", async () => {
+    // Anyone's mail server writes them (its refusal at send time, the report it sends back),
+    // and the console and the command line show them to the owner.
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await migrateToLatest(store);
+      const suppressions = createSuppressions(store, key);
+      await suppressions.suppress("far.away@example.org", "hard_bounce", {
+        source: "smtp",
+        detail:
+          "550-5.1.1 No such user.\r\n550 5.1.1 \u202Egnp.erawlam\u202C \u001b[2J\u0000call\u200B us\u2028now",
+      });
+      const [row] = (await suppressions.list({ limit: 10 })).entries;
+      expect(row?.detail).toBe("550-5.1.1 No such user. 550 5.1.1 gnp.erawlam [2Jcall us now");
+    } finally {
+      await scratch.drop();
+    }
+  });
+
   it("converts the rows an older version kept in plain text, and refuses to without the site's key", async () => {
     const scratch = await scratchStore(backend);
     try {
