@@ -401,6 +401,34 @@ test("a reader who scrolled to the fields before their zone's times came keeps t
   script.release();
 });
 
+test("on a phone, the booked call's panel names a long address within the screen", async ({
+  visitor,
+}) => {
+  const page = await visitor({ viewport: { width: 360, height: 800 } });
+  await page.goto(`${site.siteUrl}/book`);
+  await page.mouse.move(10, 10, { steps: 2 });
+  await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
+  // A work address with no hyphen: its dots and "@" are no place to break a line.
+  const email = "priya.raman.procurement@ramanmotorsinternational.co.uk";
+  await page
+    .getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ })
+    .nth(2)
+    .getByRole("radio")
+    .first()
+    .check();
+  await fillDetails(page, email);
+  await page.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+  await page.getByRole("button", { name: "Book this time" }).click();
+  const booked = page.getByRole("status").filter({ hasText: "You're booked" });
+  await expect(booked).toContainText(email, { timeout: 15_000 });
+  expect(await booked.evaluate((box) => box.scrollWidth - box.clientWidth)).toBe(0);
+  expect(
+    await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    ),
+  ).toBe(0);
+});
+
 test("a reader on the keyboard keeps the focus on their time when the page puts the times in their zone", async ({
   visitor,
 }) => {
