@@ -25,3 +25,6 @@ export function serviceTitles(services: readonly { id: string; title: string }[]
 
 /** How soon an enquiry is answered, as the form's thanks and the acknowledgement promise it. */
 export const answerWithin = "two working days";
+
+/** How often one address is sent an acknowledgement (server/enquiries/outbox-rows.ts). */
+export const acknowledgementsAtMost = "one in eight hours";

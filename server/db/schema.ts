@@ -271,7 +271,7 @@ export interface Database extends BookingTables, FediverseTables, ReaderTables {
     body: string;
     created_at: Timestamp;
   };
-  /** When an address (as an HMAC) was last sent an acknowledgement: at most one an hour. */
+  /** When an address (as an HMAC) was last sent an acknowledgement: at most one in eight hours. */
   enquiry_acknowledgements: { address_hash: string; sent_at: Timestamp };
   /** What the spam filter learns from: the owner's decisions on comments (docs/decisions/025-spam-that-learns.md). */
   spam_examples: {

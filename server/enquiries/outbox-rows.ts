@@ -10,7 +10,8 @@ import { jsonOf } from "../lib/json.ts";
 /**
  * An acknowledgement to one address at most this often, whatever the form is fed: three a
  * day. Once an hour, a stranger who typed someone's address into the form each hour had the
- * site send them 24 mails a day (a booking's mailbox is held to three a day alike, 086).
+ * site send them 24 mails a day (a booking's mailbox is held to three a day alike, 086). The
+ * form's thanks say it in words: `acknowledgementsAtMost` in contract/enquiry-choices.ts.
  */
 export const acknowledgementIntervalMs = 8 * 60 * 60 * 1000;
 

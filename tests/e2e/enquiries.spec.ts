@@ -106,6 +106,8 @@ test("a reader asks about a service in place, and the owner and the reader are m
   await expect(page.getByRole("status")).toContainText("Thank you, Priya Raman!");
   // The promise is the acknowledgement's (answerWithin in contract/enquiries.ts).
   await expect(page.getByRole("status")).toContainText("within two working days.");
+  // The acknowledgement's limit as the server keeps it (acknowledgementIntervalMs), eight hours.
+  await expect(page.getByRole("status")).toContainText("(at most one in eight hours)");
   // A call may be quicker: the acknowledgement leads to the booking page, the service chosen.
   await expect(page.getByRole("status").getByRole("link", { name: "Book a call" })).toHaveAttribute(
     "href",
@@ -187,7 +189,7 @@ test("without JavaScript a card's link chooses its service, the form posts, show
   }).toPass({ timeout: 30_000 });
   await expect(page).toHaveURL(`${site.siteUrl}/services/enquiry-sent`);
   await expect(page.getByRole("status")).toContainText(
-    "at the address you gave within two working days.",
+    "at the address you gave within two working days. An acknowledgement goes there too (at most one in eight hours).",
   );
   await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute("href", "/book");
   // Without JavaScript /book lists the engineer's zone until the reader picks theirs.

@@ -1,5 +1,10 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { answerWithin, isServiceChoice, otherService } from "../../../contract/enquiry-choices.ts";
+import {
+  acknowledgementsAtMost,
+  answerWithin,
+  isServiceChoice,
+  otherService,
+} from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import {
   ContactFields,
@@ -200,7 +205,7 @@ export function EnquiryForm({
         <p className="text-lg font-semibold">Thank you, {sentTo.name}!</p>
         <p className="mt-2 text-slate-300">
           Your enquiry has arrived, and you will have an answer at {sentTo.email} within{" "}
-          {answerWithin}. An acknowledgement goes there too (at most one an hour).
+          {answerWithin}. An acknowledgement goes there too (at most {acknowledgementsAtMost}).
         </p>
         <p className="mt-2 text-slate-300">
           Would a conversation be quicker?{" "}
