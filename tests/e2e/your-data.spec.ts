@@ -231,6 +231,10 @@ test.describe("your data", () => {
     await page.getByRole("button", { name: "Delete everything" }).click();
     await expect(page).toHaveURL(/\/your-data\/deleted$/);
     await expect(page.getByRole("heading", { level: 1, name: "Deleted" })).toBeVisible();
+    // What went, as the button named it: the calls too, not only comments and reactions.
+    await expect(page.getByRole("main")).toContainText(
+      "Every comment, reaction and booked call this browser had made is deleted",
+    );
     const comments = await (
       await context.request.get(`/api/items/science/${post}/comments`)
     ).json();
@@ -244,6 +248,9 @@ test.describe("your data", () => {
     await expect(page).toHaveURL(/\/your-data\/nothing$/);
     // It points to where the answer is: the page it leads back to, not a "below" it lacks.
     await expect(page.getByRole("main")).toContainText("the owner removes them on request");
+    await expect(page.getByRole("main")).toContainText(
+      "This browser owns no comments, reactions or booked calls on the site",
+    );
     await expect(page.getByRole("main")).not.toContainText("see below");
   });
 
