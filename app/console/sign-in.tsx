@@ -3,7 +3,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import type { SignInMethodsResponse } from "../../contract/console.ts";
 import { signInLinkLife } from "../../contract/limits.ts";
 import { api } from "../lib/api-client.ts";
-import { errorMessage } from "./console-api.ts";
+import { errorMessage, useBusy } from "./console-api.ts";
 import { useRefusal } from "./refusal.tsx";
 import { buttonClass, Input, primaryClass } from "./ui.tsx";
 
@@ -51,7 +51,8 @@ export function SignIn() {
     return () => window.removeEventListener("hashchange", follow);
   }, []);
   const [message, setMessage] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  // Its buttons are disabled while they ask; the one pressed then takes the focus back.
+  const [busy, busyWhile] = useBusy();
   const [email, setEmail] = useState("");
   const [mailed, setMailed] = useState(false);
   const refusal = useRefusal(["email"]);
@@ -64,20 +65,19 @@ export function SignIn() {
     );
   }, []);
 
-  async function run(
+  function run(
     action: () => Promise<void>,
     refused = (error: unknown) => setMessage(errorMessage(error)),
   ) {
-    setBusy(true);
     setMessage(null);
     refusal.clear();
-    try {
-      await action();
-    } catch (error) {
-      refused(error);
-    } finally {
-      setBusy(false);
-    }
+    return busyWhile(async () => {
+      try {
+        await action();
+      } catch (error) {
+        refused(error);
+      }
+    });
   }
 
   // Offered only while the address carries a link's token.

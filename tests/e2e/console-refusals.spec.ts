@@ -58,6 +58,18 @@ test("the sign-in form marks an address the server refuses", async ({ visitor })
   await expect(address).not.toHaveAttribute("aria-invalid");
 });
 
+test("the sign-in form's button keeps the focus once its link is mailed", async ({ visitor }) => {
+  const page = await visitor();
+  await page.goto(`${own.siteUrl}/admin/sign-in`);
+  await page.getByLabel("Your address").fill("someone@example.com");
+  const send = page.getByRole("button", { name: "Email me a sign-in link" });
+  await send.click();
+  await expect(page.getByRole("status")).toContainText("If that is the owner's address");
+  // Disabled while it asked, it takes the focus back: a keyboard goes on from there.
+  await expect(send).toBeEnabled();
+  await expect(send).toBeFocused();
+});
+
 test("the reply form marks a reply the server refuses", async ({ visitor }) => {
   const word = uniqueWord();
   const posted = await fetch(`${own.siteUrl}/api/items/science/wifi/comments`, {
