@@ -158,6 +158,11 @@ test.describe("technical", () => {
       "aria-selected",
       "true",
     );
+    // The section's reactions are a fixed thank-you, on the Engines articles alone: the
+    // introduction asks for none, since nobody would hear it.
+    await expect(page.getByRole("tabpanel", { name: "Introduction" })).not.toContainText(
+      /reaction/i,
+    );
     await page.getByRole("tab", { name: "Engines" }).click();
     const panel = page.getByRole("tabpanel");
     const cards = panel.locator(".card");
