@@ -10,11 +10,15 @@ import { readAgain } from "../lib/read-again.ts";
 export type ConsoleRoute = Extract<Route, `${string} /admin/${string}`>;
 type Args<R extends ConsoleRoute> = keyof CallOf<R> extends never ? [] : [CallOf<R>];
 
+/** The sign-in page, which comes back to this screen once signed in. */
+export const signInAgainHref = () =>
+  `/admin/sign-in?then=${encodeURIComponent(window.location.pathname.replace(/\/$/, ""))}`;
+
 /**
  * One call of the console to `/api/admin`, typed by the contract
  * (contract/console.ts; docs/decisions/012-owner-console.md). A 401 means the
  * session ended (idle for 12 hours, 30 days old, signed out, revoked): the browser goes
- * back to the sign-in page.
+ * back to the sign-in page, and from there to this screen.
  */
 export async function consoleApi<R extends ConsoleRoute>(
   route: R,
@@ -24,7 +28,7 @@ export async function consoleApi<R extends ConsoleRoute>(
     return await api(route, ...(call as never));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401 && !route.includes("sign-in")) {
-      window.location.assign("/admin/sign-in");
+      window.location.assign(signInAgainHref());
     }
     throw error;
   }

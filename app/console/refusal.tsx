@@ -1,6 +1,6 @@
 import { useId, useLayoutEffect, useState } from "react";
 import { ApiError, fieldProblems } from "../lib/api-client.ts";
-import { errorMessage } from "./console-api.ts";
+import { errorMessage, signInAgainHref } from "./console-api.ts";
 
 type Refusal<F extends string> = {
   problems: Partial<Record<F, string>>;
@@ -8,9 +8,6 @@ type Refusal<F extends string> = {
   /** The refusal asks for a recent sign-in: a link leads to it, and back here. */
   signInAgain?: boolean;
 };
-
-/** The sign-in page, which comes back to this screen once signed in. */
-const signInAgainHref = () => `/admin/sign-in?then=${encodeURIComponent(window.location.pathname)}`;
 
 /**
  * What a console form shows of the server's refusals, in one place:

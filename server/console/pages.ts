@@ -62,10 +62,15 @@ export async function consolePages(
   },
 ) {
   const cookieName = ownerCookieName(siteUrl);
-  /** To sign in; an ended session's cookies go (the reading pages stop showing the owner's name). */
-  const toSignIn = (request: FastifyRequest, reply: FastifyReply) => {
+  /**
+   * To sign in, and back to the screen asked for (a mail's "Open in the console" link)
+   * once signed in; an ended session's cookies go (the reading pages stop showing the
+   * owner's name).
+   */
+  const toSignIn = (request: FastifyRequest, reply: FastifyReply, served: string) => {
     if (request.headers.cookie?.includes("ewe_owner")) clearOwnerCookie(reply, siteUrl);
-    reply.redirect("/admin/sign-in", 303);
+    const screen = /^\/admin\/[a-z]+(?=\/?$)/.exec(served)?.[0];
+    reply.redirect(`/admin/sign-in${screen ? `?then=${encodeURIComponent(screen)}` : ""}`, 303);
   };
   const hashes = inlineScriptHashes(htmlPages(files, "/admin/"));
   const policy = [
@@ -92,10 +97,10 @@ export async function consolePages(
     if (!consolePath.test(served) || signInPath.test(served)) return done();
     if (request.method !== "GET" && request.method !== "HEAD") return done();
     const token = cookieValue(request, cookieName);
-    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return toSignIn(request, reply);
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return toSignIn(request, reply, served);
     owner.checkSession(token).then((session) => {
       if (session) done();
-      else toSignIn(request, reply);
+      else toSignIn(request, reply, served);
     }, done);
   });
 

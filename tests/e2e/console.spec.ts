@@ -273,8 +273,9 @@ test("a signed-out browser is sent to sign in; the pages are not for search engi
   page,
   request,
 }) => {
+  // A screen's address, as the owner's mails link to one: signing in leads back to it.
   await page.goto(`${site}/admin/comments`);
-  await expect(page).toHaveURL(`${site}/admin/sign-in`);
+  await expect(page).toHaveURL(`${site}/admin/sign-in?then=%2Fadmin%2Fcomments`);
   await expect(page.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
   // No passkey is registered yet, and without OWNER_EMAIL no link could be mailed: the page
   // names the command that prints one, and offers neither a passkey nor a mailed link.
@@ -288,6 +289,9 @@ test("a signed-out browser is sent to sign in; the pages are not for search engi
   await page.goto(cliLink());
   await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
   expect(await seriousViolations(page)).toEqual([]);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Comments", level: 1 })).toBeVisible();
+  await expect(page).toHaveURL(`${site}/admin/comments`);
 
   const signInPage = await request.get(`${site}/admin/sign-in`);
   const csp = signInPage.headers()["content-security-policy"] ?? "";

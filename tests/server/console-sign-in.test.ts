@@ -493,6 +493,18 @@ describe("the console's pages and its mailed links against an attacker", () => {
     }
   });
 
+  it("sends a signed-out browser to sign in, and back to the screen its link named", async () => {
+    // The owner's mails link to a screen ("Open in the console: …/admin/enquiries").
+    const to = async (url: string) => (await t.app.inject({ method: "GET", url })).headers.location;
+    expect(await to("/admin/enquiries")).toBe("/admin/sign-in?then=%2Fadmin%2Fenquiries");
+    expect(await to("/admin/bookings/")).toBe("/admin/sign-in?then=%2Fadmin%2Fbookings");
+    expect(await to("/admin/readers?period=month")).toBe("/admin/sign-in?then=%2Fadmin%2Freaders");
+    // The Overview is where a sign-in leads anyway; what names no screen leads there too.
+    for (const url of ["/admin", "/admin/", "/admin/x/../", "/admin/a/b", "/admin/Bookings"]) {
+      expect(await to(url), url).toBe("/admin/sign-in");
+    }
+  });
+
   it("offers a mailed link on the sign-in page, OWNER_EMAIL being set", async () => {
     const methods = json(
       await new Owner(t).get("/api/admin/sign-in/methods"),
