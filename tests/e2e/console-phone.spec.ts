@@ -5,6 +5,7 @@ import { DatabaseSync } from "node:sqlite";
 import type { Locator, Page } from "@playwright/test";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { suppressionKey } from "../../server/lib/mailbox.ts";
+import { formTokenFor } from "../support/newsletter.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { type OwnSite, ownerCli, ownerPage, postTo, startOwnSite } from "./support/own-site.ts";
@@ -339,6 +340,29 @@ test("Newsletter, Questions, Subscribers and the Overview fit a phone: a long li
     page.getByRole("table", { name: "Suppressed addresses, newest first" }),
   ).toContainText(longWord);
   expect(await pastTheEdge(page)).toBe(0);
+  // A subscriber's row, its address, state, time and button: its cells stack on a phone.
+  const email = "priya.raman.procurement@ramanmotorsinternational.co.uk";
+  const subscribed = await page.request.post(`${own.siteUrl}/api/subscribers`, {
+    data: { email, formToken: formTokenFor({ DATA_DIR: own.dataDir }) },
+    headers: { origin: own.siteUrl },
+  });
+  expect(subscribed.status()).toBe(202);
+  // In a zone whose times are named long ("8 Dec 2026, 03:14 GMT+5:30"), as in India.
+  const india = await ownerPage(visitor, own, "/admin/subscribers", {
+    viewport: { width: 360, height: 800 },
+    timezoneId: "Asia/Kolkata",
+  });
+  const subscribers = india.getByRole("table", { name: "Subscribers, newest first" });
+  await expect(subscribers).toContainText(email);
+  expect(await pastTheEdge(india)).toBe(0);
+  // Within its panel too: a confirmed one's wider state would carry it past the window.
+  expect(
+    await subscribers.evaluate(
+      (table) =>
+        table.getBoundingClientRect().right -
+        (table.parentElement?.getBoundingClientRect().right ?? 0),
+    ),
+  ).toBeLessThanOrEqual(0);
 
   // The enquiries' chart says what its number counts.
   await page.goto(`${own.siteUrl}/admin`);

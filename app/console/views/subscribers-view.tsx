@@ -43,6 +43,7 @@ function Suppressions() {
           <>
             <Table
               caption="Suppressed addresses, newest first"
+              stacked
               empty={
                 email
                   ? `${email} is not suppressed.`
@@ -113,6 +114,8 @@ export function SubscribersView() {
           </div>
           <Table
             caption="Subscribers, newest first"
+            // Four columns, one a button, and a time named at length: wider than a phone.
+            stacked
             empty={
               typedAddress
                 ? "No subscriber has this address. A reader who unsubscribed is listed no more, but the records of the mails sent to them stay until you forget the address."
