@@ -164,7 +164,8 @@ function wrapGlobalFetch() {
       if (!timeout.aborted) throw error;
       deadline.cut();
       const seconds = Math.round(ms / 1000);
-      throw new NoAnswer(`the server did not answer within ${seconds} seconds`, { cause: error });
+      const within = seconds === 1 ? "a second" : `${seconds} seconds`;
+      throw new NoAnswer(`the server did not answer within ${within}`, { cause: error });
     });
   };
 }

@@ -10,6 +10,7 @@ import {
   type InboxVerdict,
 } from "../lib/safe-fetch.ts";
 import { blockedSenders } from "./blocks.ts";
+import type { AnswerMs } from "./deadlines.ts";
 import type { Profile } from "./federation.ts";
 import type { InboxDeps } from "./inbox.ts";
 import { createKvStore } from "./kv-store.ts";
@@ -57,7 +58,7 @@ type FediverseOptions = {
   /** The queue's clock: when a message is due, and given up (tests move it). */
   clock?: () => Date;
   /** How long a delivery's post waits for its answer: 15 s unless given (tests wait less). */
-  answerMs?: number;
+  answerMs?: AnswerMs;
 };
 
 export function createFediverse(options: FediverseOptions) {

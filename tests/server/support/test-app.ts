@@ -121,8 +121,11 @@ export type TestAppOptions = {
   busyCalendar?: AppOptions["busyCalendar"];
   /** How the app imports Fedify's side of the site (a test makes a load fail). */
   importFederation?: NonNullable<AppOptions["fediverse"]>["importFederation"];
-  /** How long a Fediverse delivery's post waits for its answer (the server's 15 s unless given). */
-  fediverseAnswerMs?: number;
+  /**
+   * How long a Fediverse delivery's post waits for its answer (the server's 15 s unless given),
+   * or a function of its first post's inbox.
+   */
+  fediverseAnswerMs?: NonNullable<AppOptions["fediverse"]>["answerMs"];
 };
 
 export type TestApp = {
