@@ -60,7 +60,10 @@ function dovenull(): { uid: number; gid: number } {
 
 /**
  * A real IMAP server, Debian's Dovecot, on a loopback port with a configuration
- * of its own in a temporary folder and one mailbox; stopped by its pid. Needs
+ * of its own in a temporary folder and one mailbox; stopped by its pid. A refused
+ * password is answered at once and slows no later login from loopback (Dovecot's
+ * 2 s failure delay and its penalty by address, which held the next login 4 s: no
+ * test is about them). Needs
  * root (Dovecot's master process) and the `dovecot-imapd` package
  * (scripts/ensure-system-deps.sh installs it).
  */
@@ -87,6 +90,7 @@ log_path = ${dir}/dovecot.log
 ssl = no
 disable_plaintext_auth = no
 auth_mechanisms = plain login
+auth_failure_delay = 0
 first_valid_uid = 1
 first_valid_gid = 1
 mail_location = maildir:~/Maildir
@@ -97,6 +101,11 @@ passdb {
 userdb {
   driver = static
   args = uid=${owner.uid} gid=${owner.gid} home=${home}/%u
+}
+service anvil {
+  unix_listener anvil-auth-penalty {
+    mode = 0
+  }
 }
 service imap-login {
   inet_listener imap {
