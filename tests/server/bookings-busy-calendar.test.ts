@@ -307,75 +307,84 @@ describe.each(backends)("the owner's busy calendar on %s", (backend) => {
     expect(new Set((await slots()).starts).has(iso(at(monday, 11, 30)))).toBe(false);
     expect(logs.some((line) => line.includes("busy calendar was read again"))).toBe(true);
   });
+});
 
-  // An event that holds the read costs the thread's 5 seconds: once, on SQLite, is enough.
-  it.runIf(backend === "sqlite")(
-    "reads past an event whose rule holds the read, tells the owner, and tries it again once edited",
-    async () => {
-      stand.answer = { status: 200, body: calendar() };
-      await waitFor(async () => (await health())?.skipped === 0, { what: "a good read" });
-      // Among the owner's own events, one by the second on 29 February: ical.js looks for its
-      // next instance, in 2028, second by second, until the thread is stopped.
-      const holding = (until: number) =>
-        calendar([
-          "UID:leap-seconds",
-          `SUMMARY:${secrets[0]}`,
-          `DTSTART;TZID=${ownerZone}:${ics(tuesday, 14)}`,
-          `DTEND;TZID=${ownerZone}:${ics(tuesday, until)}`,
-          "RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29",
-        ]);
-      // This test's lines alone: the file's others name events of their own.
-      const before = logs.length;
-      const said = () =>
-        logs.slice(before).filter((line) => line.includes("could not be expanded"));
-      const lag = monitorEventLoopDelay({ resolution: 10 });
-      lag.enable();
-      stand.answer = { status: 200, body: holding(15) };
-      let answered = 0;
-      await waitFor(
-        async () => {
-          expect(new Set((await slots()).starts).has(iso(at(monday, 11)))).toBe(false);
-          answered += 1;
-          return (await health())?.skipped === 1;
-        },
-        { what: "the event passed by", timeoutMs: 30_000 },
-      );
-      lag.disable();
-      expect(answered).toBeGreaterThan(3);
-      // On the server's thread the event would hold it 5 s and more; aside, its loop's longest
-      // wait is the machine's (1.1 s once in CI, under load).
-      expect(lag.max / 1e6).toBeLessThan(2500);
-      expect(await health()).toMatchObject({ failedAt: null, why: null, inForce: true });
-      // The other events' times are busy, and the one passed by keeps its first time busy.
-      const starts = new Set((await slots()).starts);
-      for (const start of [...busy(), at(tuesday, 14), at(tuesday, 14, 30)]) {
-        expect(starts.has(iso(start)), iso(start)).toBe(false);
-      }
-      expect(starts.has(iso(at(tuesday, 15)))).toBe(true);
-      // Said once, by its UID and first start; nothing of its title.
-      expect(said()).toHaveLength(1);
-      expect(said()[0]).toContain('"uid":"leap-seconds"');
-      expect(said()[0]).toContain(`"start":"${iso(at(tuesday, 14))}"`);
-      for (const secret of secrets) expect(logs.join("")).not.toContain(secret);
-      // The next read passes it by at once: one that tried it would take the thread's 5 s.
-      const last = (await health())?.readAt;
-      const started = Date.now();
-      await waitFor(async () => (await health())?.readAt !== last, { what: "another read" });
-      expect(Date.now() - started).toBeLessThan(5000);
-      expect(said()).toHaveLength(1);
+// An event that holds the read costs the thread's time, twice here: once, on SQLite, is enough.
+// The thread is given 3 s, not the server's 5: what is tested is the event passed by, not the
+// limit (a good file is read in 2 s of the clock at a load of 16).
+describe("the owner's busy calendar on sqlite, its thread given 3 seconds", () => {
+  const threadMs = 3000;
+  const { logs, slots, health } = calendarSite("sqlite", threadMs);
 
-      // Edited, it is tried again: it holds the read once more, and is said again.
-      stand.answer = { status: 200, body: holding(16) };
-      await waitFor(async () => said().length === 2, {
-        what: "the edited event",
-        timeoutMs: 30_000,
-      });
-      await waitFor(async () => (await health())?.skipped === 1, { what: "passed by again" });
-      expect(new Set((await slots()).starts).has(iso(at(tuesday, 15)))).toBe(false);
-      stand.answer = { status: 200, body: calendar() };
-      await waitFor(async () => (await health())?.skipped === 0, { what: "a good read" });
-    },
-  );
+  it("reads past an event whose rule holds the read, tells the owner, and tries it again once edited", async () => {
+    stand.answer = { status: 200, body: calendar() };
+    await waitFor(
+      async () => {
+        const read = await health();
+        return read?.readAt != null && read.skipped === 0;
+      },
+      { what: "a good read" },
+    );
+    // Among the owner's own events, one by the second on 29 February: ical.js looks for its
+    // next instance, in 2028, second by second, until the thread is stopped.
+    const holding = (until: number) =>
+      calendar([
+        "UID:leap-seconds",
+        `SUMMARY:${secrets[0]}`,
+        `DTSTART;TZID=${ownerZone}:${ics(tuesday, 14)}`,
+        `DTEND;TZID=${ownerZone}:${ics(tuesday, until)}`,
+        "RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29",
+      ]);
+    // This test's lines alone: the file's others name events of their own.
+    const before = logs.length;
+    const said = () => logs.slice(before).filter((line) => line.includes("could not be expanded"));
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
+    stand.answer = { status: 200, body: holding(15) };
+    let answered = 0;
+    await waitFor(
+      async () => {
+        expect(new Set((await slots()).starts).has(iso(at(monday, 11)))).toBe(false);
+        answered += 1;
+        return (await health())?.skipped === 1;
+      },
+      { what: "the event passed by", timeoutMs: 30_000 },
+    );
+    lag.disable();
+    expect(answered).toBeGreaterThan(3);
+    // On the server's thread the event would hold it 3 s and more; aside, its loop's longest
+    // wait is the machine's (1.1 s once in CI, under load).
+    expect(lag.max / 1e6).toBeLessThan(2500);
+    expect(await health()).toMatchObject({ failedAt: null, why: null, inForce: true });
+    // The other events' times are busy, and the one passed by keeps its first time busy.
+    const starts = new Set((await slots()).starts);
+    for (const start of [...busy(), at(tuesday, 14), at(tuesday, 14, 30)]) {
+      expect(starts.has(iso(start)), iso(start)).toBe(false);
+    }
+    expect(starts.has(iso(at(tuesday, 15)))).toBe(true);
+    // Said once, by its UID and first start; nothing of its title.
+    expect(said()).toHaveLength(1);
+    expect(said()[0]).toContain('"uid":"leap-seconds"');
+    expect(said()[0]).toContain(`"start":"${iso(at(tuesday, 14))}"`);
+    for (const secret of secrets) expect(logs.join("")).not.toContain(secret);
+    // The next read passes it by at once: one that tried it would take the thread's 3 s.
+    const last = (await health())?.readAt;
+    const started = Date.now();
+    await waitFor(async () => (await health())?.readAt !== last, { what: "another read" });
+    expect(Date.now() - started).toBeLessThan(threadMs);
+    expect(said()).toHaveLength(1);
+
+    // Edited, it is tried again: it holds the read once more, and is said again.
+    stand.answer = { status: 200, body: holding(16) };
+    await waitFor(async () => said().length === 2, {
+      what: "the edited event",
+      timeoutMs: 30_000,
+    });
+    await waitFor(async () => (await health())?.skipped === 1, { what: "passed by again" });
+    expect(new Set((await slots()).starts).has(iso(at(tuesday, 15)))).toBe(false);
+    stand.answer = { status: 200, body: calendar() };
+    await waitFor(async () => (await health())?.skipped === 0, { what: "a good read" });
+  });
 });
 
 // The heavy file takes 0.5 s of a thread's CPU, which on a loaded machine (load 20 and two busy
