@@ -349,6 +349,9 @@ test("the command line's link signs in once; comments arrive live and a deletion
   // While the deletion's answer is on its way, a comment arrives live, newest
   // first: where Nadia's was.
   const deletion = await holdRead(page, /\/api\/admin\/comments\/\d+$/);
+  // Its notice leaves by itself after 4 s: on the page's clock, moved on below rather
+  // than waited out (its time runs as ever meanwhile).
+  await page.clock.install();
   await inConsole.getByRole("button", { name: "Delete the comment of Nadia" }).press("Enter");
   await deletion.answered;
   const arrived = await reader.request.post(`${site}/api/items/science/soap/comments`, {
@@ -383,6 +386,7 @@ test("the command line's link signs in once; comments arrive live and a deletion
   });
   expect(overtaken.status()).toBe(201);
   // The first deletion's notice gone, so that the next one is this deletion's.
+  await page.clock.runFor(5_000);
   await expect(page.getByText("Comment deleted")).toHaveCount(0);
   const search = page.getByLabel("Search text or name");
   await search.fill(overtakenText);

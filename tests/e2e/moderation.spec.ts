@@ -331,12 +331,16 @@ test.describe("with MODERATION=all", () => {
 
     // Banned: a polite refusal in the form.
     ownerCli(site, "visitor", "ban", "--comment", String(comment.id));
+    // The panel's own word on the refusal leaves by itself after 5 s: on the page's
+    // clock, moved on below rather than waited out (its time runs as ever meanwhile).
+    await writer.clock.install();
     await write(writer, "One more thing");
     await expect(refusal(writer)).toHaveText(/not accepted at the moment/);
     // A reaction too is refused with the reason, not silently: a second alert, beside the form's.
     const saidSo = item(writer)
       .getByRole("alert")
       .filter({ hasText: /not accepted/ });
+    await writer.clock.runFor(5_000);
     await expect(saidSo).toHaveCount(1);
     await item(writer)
       .getByRole("button", { name: /^Like \d+$/ })
