@@ -196,6 +196,9 @@ test("a question of one long unbroken word wraps in the conversation", async ({ 
 });
 
 test.describe("with a model that writes the answers", () => {
+  // One server and model for these tests, in one worker, in order: split across the
+  // two workers, each started its own. A failure does not skip the others.
+  test.describe.configure({ mode: "default" });
   let site: OwnSite;
   let model: ModelStub;
 

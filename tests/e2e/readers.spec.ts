@@ -20,6 +20,10 @@ const phone =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36";
 const article = "/science/pressure-cooker";
 
+// One server for the file's tests, in one worker, in order: split across the two
+// workers, each started its own. A failure does not skip the others.
+test.describe.configure({ mode: "default" });
+
 let site: OwnSite;
 
 test.beforeAll(async () => {
