@@ -115,7 +115,12 @@ export const moreDays = (zone: string, service?: string) => (days: number) => {
 type FormAsked = { problem?: string; problems?: FieldProblems; mistyped?: Mistyped | null };
 
 /** How the page asks for the form: `FormAsked`, with the times given (a refusal's) and the days listed. */
-export type FormOptions = FormAsked & { given?: SlotsResponse; days?: number };
+export type FormOptions = FormAsked & {
+  given?: SlotsResponse;
+  days?: number;
+  /** The form token the post sent and did not spend, carried on (`carried`). */
+  sent?: string | undefined;
+};
 
 /**
  * The form, with the free times of `slots`: its first `days` days, and a

@@ -96,14 +96,15 @@ export async function bookingPages(
   async function formHtml(
     zone: string,
     filled: Filled,
-    { given, days = daysAtOnce, ...asked }: FormOptions = {},
+    { given, days = daysAtOnce, sent, ...asked }: FormOptions = {},
   ): Promise<string> {
     return bookingForm({
       slots: given ?? (await bookings.slots(zone)),
       filled,
       ...asked,
       days,
-      formToken: bookings.formTokens.issue(),
+      // A form sent back with its token not spent (`sent`): the reader's time counts on.
+      formToken: bookings.formTokens.carried(sent),
       services: bookings.services,
       retentionDays: bookings.retentionDays,
     });
@@ -185,6 +186,7 @@ export async function bookingPages(
       const answer = (status: number, html: string) =>
         sendPage(reply, status, page(html), { forBack: true });
       const field = (name: string) => form.get(name) ?? "";
+      const formToken = field("formToken");
       // Shown in a zone of the list; a zone sent from outside it is refused below.
       const zone = zoneOr(field("zone"), "") || (await bookings.ownerZone());
       // The days the form listed, so the time chosen is listed again with what to change.
@@ -202,7 +204,7 @@ export async function bookingPages(
         ...sent,
         start: filled.start || "",
         zone: field("zone") || zone,
-        formToken: field("formToken") || undefined,
+        formToken: formToken || undefined,
         website: field("website"),
       });
       if (!parsed.success) {
@@ -217,12 +219,14 @@ export async function bookingPages(
               parsed.error.issues.map((issue) => [issue.path[0], issue.message]),
             ),
             days,
+            sent: formToken,
           }),
         );
       }
       // An address that looks mistyped is asked about once, in the form, before it books.
       const mistyped = mistypedAddress(form);
-      if (mistyped) return answer(200, await formHtml(zone, filled, { mistyped, days }));
+      if (mistyped)
+        return answer(200, await formHtml(zone, filled, { mistyped, days, sent: formToken }));
       const outcome = await bookings.book(parsed.data, { ip: request.ip, visitorId: null });
       if (outcome.outcome === "booked") {
         if (outcome.booking) await booked(request);
@@ -250,6 +254,8 @@ export async function bookingPages(
             refusal.message === formTokenRefusal("used").message ? sentAgain : refusal.message,
           problems: bookingProblems([[refusal.field, refusal.message]]),
           days,
+          // Refused before it was spent: pressed again, it is taken.
+          ...(refusal.code === "too_fast" ? { sent: formToken } : {}),
         }),
       );
     });

@@ -104,6 +104,7 @@ function formPage(
   enquiries: Pick<Enquiries, "services" | "retentionDays">,
   draft = false,
   mistyped: Mistyped | null = null,
+  since = "",
 ): string {
   const form = formFieldsHtml({
     id: "enquiry",
@@ -121,7 +122,7 @@ function formPage(
         : "Change your enquiry",
     `${problems.length ? problemList([...new Set(problems.map(([, message]) => message))]) : ""}
 <form method="post" action="${formPath}">
-${honeypotHtml("honeypot")}
+${honeypotHtml("honeypot")}${since ? hidden("since", since) : ""}
 ${contactFieldsHtml(form, enquiries.services, typed.service ?? "", mistyped, typed.kept)}
 ${form.text("organisation", optional("Organisation"), ` maxlength="${limits.enquiryDetailMax}" autocomplete="organization"`)}
 ${form.text("timeline", optional("Timeline"), ` maxlength="${limits.enquiryDetailMax}" placeholder="e.g. a first draft by June"`)}
@@ -181,6 +182,7 @@ export const enquiryPages: FastifyPluginAsync<{
   attribute: (request: FastifyRequest, kind: "enquiry") => Promise<void>;
 }> = async (app, { enquiries, siteUrl, trail, attribute }) => {
   const siteOrigin = new URL(siteUrl).origin;
+  const tokens = enquiries.formTokens;
 
   acceptForms(app);
   const limit = countByAddress(app, {
@@ -222,8 +224,10 @@ export const enquiryPages: FastifyPluginAsync<{
       return answer(429, formPage(typed, [[null, problem]], enquiries));
     }
     // A draft (the assistant's answer page, without JavaScript) or a review to change: the form, filled in.
+    // Its review's time goes with a change, so the review after it counts from the first.
     if (form.has("change") || form.has("draft")) {
-      return answer(200, formPage(typed, [], enquiries, form.has("draft")));
+      const since = form.has("draft") ? "" : tokens.carried(form.get("formToken"));
+      return answer(200, formPage(typed, [], enquiries, form.has("draft"), null, since));
     }
     const { kept: _kept, ...sent } = typed;
     const parsed = enquiryRequestSchema.safeParse({
@@ -247,8 +251,10 @@ export const enquiryPages: FastifyPluginAsync<{
       }
       // An address that looks mistyped is asked about once, in the form, before the review.
       const mistyped = mistypedAddress(form);
-      if (mistyped) return answer(200, formPage(typed, [], enquiries, false, mistyped));
-      return answer(200, reviewPage(enquiry, title, enquiries.formTokens.issue()));
+      // The time of the first post, carried through "Did you mean …?" to the review.
+      const since = tokens.carried(form.get("since"));
+      if (mistyped) return answer(200, formPage(typed, [], enquiries, false, mistyped, since));
+      return answer(200, reviewPage(enquiry, title, since));
     }
     const outcome = await enquiries.submit(enquiry, { ip: request.ip, visitorId: null });
     if (outcome.outcome === "received") {
@@ -256,12 +262,12 @@ export const enquiryPages: FastifyPluginAsync<{
       return reply.redirect(sentPath, 303);
     }
     const { refusal } = outcome;
-    // A quick or stale second step is shown the enquiry again, with a new time.
+    // A quick second step is shown the enquiry again with its time (not spent, so pressed
+    // again it goes); a stale or spent one with a new time.
     if (refusal.code === "too_fast" || refusal.code === "form_token_invalid") {
-      return answer(
-        refusal.status,
-        reviewPage(enquiry, title, enquiries.formTokens.issue(), reviewProblem(refusal)),
-      );
+      const token =
+        refusal.code === "too_fast" ? tokens.carried(enquiry.formToken) : tokens.issue();
+      return answer(refusal.status, reviewPage(enquiry, title, token, reviewProblem(refusal)));
     }
     if (refusal.retryAfterSeconds) reply.header("retry-after", String(refusal.retryAfterSeconds));
     return answer(refusal.status, formPage(typed, [[refusal.field, refusal.message]], enquiries));

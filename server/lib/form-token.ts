@@ -88,15 +88,27 @@ export function createFormTokens(
     if (age > formTiming.maximumMs) return "stale";
     return "ok";
   };
+  /** A fresh token: the time, and a random part that makes each one its own. */
+  const issue = (now = Date.now()): string => {
+    const issuedAt = String(now);
+    const nonce = randomBytes(12).toString("base64url");
+    return `${issuedAt}.${nonce}.${sign(issuedAt, nonce)}`;
+  };
   return {
-    /** A fresh token: the time, and a random part that makes each one its own. */
-    issue(now = Date.now()): string {
-      const issuedAt = String(now);
-      const nonce = randomBytes(12).toString("base64url");
-      return `${issuedAt}.${nonce}.${sign(issuedAt, nonce)}`;
-    },
+    issue,
     /** Whether the token is genuine and its time right, without using it up. */
     check,
+    /**
+     * The token the page the server answers a post with carries on (a second step
+     * without JavaScript: "Did you mean …?", a press too quick): the one sent, when it
+     * is genuine and in time, so the reader's time still counts from when the form was
+     * handed out and the next press is taken at once; else a fresh one. Only for a token
+     * the post did not spend: it still serves one submission.
+     */
+    carried(token: string | undefined | null): string {
+      const timing = check(token);
+      return token && (timing === "ok" || timing === "too_fast") ? token : issue();
+    },
     /** What a reader must wait before sending; 0 when no token is asked. */
     minimumMs,
     /**
@@ -129,6 +141,18 @@ export type FormTokens = ReturnType<typeof createFormTokens>;
  */
 export function createFormTickets(secret: string) {
   const key = createHmac("sha256", secret).update("newsletter form ticket").digest();
+  const unsealed = (ticket: string): { email: string; issuedAt: number } | null => {
+    if (!/^[A-Za-z0-9_-]{40,800}$/.test(ticket)) return null;
+    const bytes = Buffer.from(ticket, "base64url");
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12));
+      decipher.setAuthTag(bytes.subarray(12, 28));
+      const plain = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
+      return JSON.parse(plain.toString("utf8")) as { email: string; issuedAt: number };
+    } catch {
+      return null;
+    }
+  };
   return {
     seal(email: string, now = Date.now()): string {
       const iv = randomBytes(12);
@@ -142,23 +166,21 @@ export function createFormTickets(secret: string) {
     open(
       ticket: string,
     ): { check: "ok"; email: string } | { check: Exclude<FormTokenCheck, "ok"> } {
-      if (!/^[A-Za-z0-9_-]{40,800}$/.test(ticket)) return { check: "invalid" };
-      const bytes = Buffer.from(ticket, "base64url");
-      try {
-        const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12));
-        decipher.setAuthTag(bytes.subarray(12, 28));
-        const plain = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
-        const { email, issuedAt } = JSON.parse(plain.toString("utf8")) as {
-          email: string;
-          issuedAt: number;
-        };
-        const age = Date.now() - issuedAt;
-        if (age < formTiming.minimumMs) return { check: "too_fast" };
-        if (age > formTiming.ticketMaximumMs) return { check: "stale" };
-        return { check: "ok", email };
-      } catch {
-        return { check: "invalid" };
-      }
+      const read = unsealed(ticket);
+      if (!read) return { check: "invalid" };
+      const age = Date.now() - read.issuedAt;
+      if (age < formTiming.minimumMs) return { check: "too_fast" };
+      if (age > formTiming.ticketMaximumMs) return { check: "stale" };
+      return { check: "ok", email: read.email };
+    },
+    /**
+     * The time of the first press a genuine ticket in time holds, to seal again with an
+     * address corrected on a page between ("Did you mean …?"); else now.
+     */
+    firstPress(ticket: string | null): number {
+      const read = unsealed(ticket ?? "");
+      const now = Date.now();
+      return read && now - read.issuedAt <= formTiming.ticketMaximumMs ? read.issuedAt : now;
     },
   };
 }

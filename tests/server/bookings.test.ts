@@ -459,6 +459,39 @@ describe.each(backends)("booking a call on %s", (backend) => {
     );
   });
 
+  it("without JavaScript takes the press after 'Did you mean …?' at once: the page carries the form's time, for one booking", async () => {
+    const [, , start] = (await slots()).starts;
+    const typed = booking(start ?? "", { email: "arjun@gmial.com" });
+    const page = dom((await postForm(typed, "10.9.0.3")).body);
+    expect(page.querySelector("[role=status]")?.textContent).toContain("Did you mean");
+    const fields = Object.fromEntries(
+      [...page.querySelectorAll("form.booking-form input[type=hidden]")].map((input) => [
+        input.getAttribute("name") ?? "",
+        input.getAttribute("value") ?? "",
+      ]),
+    );
+    // Pressed again as soon as the sentence is read: booked, not "faster than a person".
+    const again = await postForm({ ...typed, ...fields }, "10.9.0.3");
+    expect(dom(again.body).querySelector("[role=alert]")?.textContent ?? "").toBe("");
+    expect(again.statusCode).toBe(200);
+    expect(await runSql(t, "select id from bookings where email = ?", [typed.email])).toHaveLength(
+      1,
+    );
+    // The token still served one booking.
+    const twice = await postForm({ ...typed, ...fields }, "10.9.0.3");
+    expect(twice.statusCode).toBe(400);
+    expect(dom(twice.body).querySelector("[role=alert]")?.textContent).toContain(
+      "This form was sent already",
+    );
+    // A fresh form still waits its minimum; its page keeps the time it was handed out.
+    const fresh = formTokens.issue();
+    const quick = await postForm(booking(start ?? "", { formToken: fresh }), "10.9.0.3");
+    expect(quick.statusCode).toBe(400);
+    expect(dom(quick.body).querySelector("input[name=formToken]")?.getAttribute("value")).toBe(
+      fresh,
+    );
+  });
+
   it("refuses every bad booking with a clear answer and stores nothing", async () => {
     const before = Number((await runSql(t, "select count(*) as n from bookings"))[0]?.n);
     const [start, later] = (await slots()).starts;

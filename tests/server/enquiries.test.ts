@@ -586,11 +586,14 @@ describe.each(backends)("enquiries on %s", (backend) => {
     );
     expect(hidden.formToken).toMatch(/^\d{13}\./);
 
-    // Pressed at once: shown again, with a new time.
+    // Pressed at once: shown again with the same time, so the next press is taken.
     const quick = await form(hidden as Record<string, string>);
     expect(quick.statusCode).toBe(400);
     expect(dom(quick.body).querySelector("[role=alert]")?.textContent).toMatch(
       /quicker than a person/,
+    );
+    expect(dom(quick.body).querySelector("input[name=formToken]")?.getAttribute("value")).toBe(
+      hidden.formToken,
     );
 
     const before = await count("enquiries");
@@ -632,14 +635,19 @@ describe.each(backends)("enquiries on %s", (backend) => {
     // Sent as it is: the review of what goes, to the address kept; corrected: the same.
     const kept = dom((await form(sentAgain)).body);
     expect(kept.querySelector("h1")?.textContent).toBe("Check your enquiry");
+    // Its time is the first post's, carried through the question: the press counts from it.
+    expect(sentAgain.since).toMatch(/^\d{13}\./);
+    expect(kept.querySelector("input[name=formToken]")?.getAttribute("value")).toBe(
+      sentAgain.since,
+    );
     expect(kept.querySelector("input[name=email]")?.getAttribute("value")).toBe("meera@gmial.com");
     const corrected = dom((await form({ ...sentAgain, email: "meera@gmail.com" })).body);
     expect(corrected.querySelector("h1")?.textContent).toBe("Check your enquiry");
 
     // Kept through the form's way back: the review changed, then a field to correct.
-    const { formToken: _review, ...reviewed } = sentFrom(kept);
-    const changed = dom((await form({ ...reviewed, change: "yes" })).body);
+    const changed = dom((await form({ ...sentFrom(kept), change: "yes" })).body);
     expect(changed.querySelector("h1")?.textContent).toBe("Change your enquiry");
+    expect(sentFrom(changed).since).toBe(sentAgain.since);
     expect(changed.querySelector("[role=status]")).toBeNull();
     const refused = dom((await form({ ...sentFrom(changed), message: "Too short" })).body);
     expect(refused.querySelector("h1")?.textContent).toBe("Your enquiry was not sent");

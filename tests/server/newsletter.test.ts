@@ -240,6 +240,31 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     expect((await post({ email: "ravi@gmail.com" })).statusCode).toBe(303);
   });
 
+  it("without JavaScript counts 'One more step' from the first press, through 'Did you mean …?'", async () => {
+    const post = (url: string, fields: Record<string, string>) =>
+      t.app.inject({
+        method: "POST",
+        url,
+        remoteAddress: freshIp(),
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    const pressed = async (firstPress: string | null) => {
+      const asked = await post("/api/newsletter", { email: "ravi@hotmial.com" });
+      const carried = /name="ticket" value="([^"]+)"/.exec(asked.body)?.[1];
+      expect(carried).toBeDefined();
+      const kept = { email: "ravi@hotmial.com", emailKept: "ravi@hotmial.com" };
+      const next = await post("/api/newsletter", { ...kept, ticket: firstPress ?? carried ?? "" });
+      expect(next.headers.location).toMatch(/^\/newsletter\/continue\?ticket=/);
+      const ticket = new URL(String(next.headers.location), siteUrl).searchParams.get("ticket");
+      return (await post(`/api/newsletter/continue?ticket=${ticket}`, {})).headers.location;
+    };
+    // The first press a minute before: "Subscribe" on "One more step" is taken at once.
+    expect(await pressed(t.formTicket("ravi@hotmial.com"))).toBe("/newsletter/thanks");
+    // Pressed all at once from the first, it still waits the form's minimum.
+    expect(await pressed(null)).toBe("/newsletter/too-fast");
+  });
+
   it("refuses an expired link, and an unknown or malformed one", async () => {
     const token = tokenOfMail(await subscribeAndReceive("late@example.com"));
     await runSql(t, "update confirmation_tokens set expires_at = ?", [

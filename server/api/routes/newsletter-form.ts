@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyPluginAsync } from "fastify";
 import { emailSchema } from "../../../contract/api.ts";
 import { escapeHtml } from "../../../contract/html.ts";
-import { acceptForms, renderActionPage, sendPage } from "../../lib/action-page.ts";
+import { acceptForms, hidden, renderActionPage, sendPage } from "../../lib/action-page.ts";
 import { type Mistyped, mistypedAddress, mistypedHtml } from "../../lib/form-html.ts";
 import { ApiError, apiErrorHandler, sendDatabaseFailurePage } from "../errors.ts";
 import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
@@ -24,15 +24,18 @@ const pageOf: Partial<Record<ApiError["code"], string>> = {
   form_token_invalid: resultPage.expired,
 };
 
-/** The form again, with the address typed, when it looks mistyped: "Did you mean …?" */
-const checkAddressPage = (mistyped: Mistyped) =>
+/**
+ * The form again, with the address typed, when it looks mistyped: "Did you mean …?", with
+ * the first press's time sealed (`ticket`), so "One more step" counts from that press.
+ */
+const checkAddressPage = (mistyped: Mistyped, ticket: string) =>
   renderActionPage({
     note: "Engage with Engineer · newsletter",
     title: "Check your address",
     body: `<form method="post" action="/api/newsletter">
 <label for="newsletter-email" class="field-label">Email address</label>
 <input id="newsletter-email" name="email" type="email" required class="field" value="${escapeHtml(mistyped.typed)}">
-${mistypedHtml(mistyped, "note")}
+${mistypedHtml(mistyped, "note")}${hidden("ticket", ticket)}
 <button type="submit">Subscribe</button>
 </form>`,
   });
@@ -78,8 +81,13 @@ export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, d
     if (!email.success) return reply.redirect(resultPage.invalid, 303);
     // An address that looks mistyped is asked about once before the second step.
     const mistyped = mistypedAddress(form);
-    if (mistyped) return sendPage(reply, 200, checkAddressPage(mistyped), { forBack: true });
-    const ticket = newsletter.formTickets.seal(email.data);
+    const { formTickets } = newsletter;
+    const firstPress = formTickets.firstPress(form.get("ticket"));
+    if (mistyped) {
+      const page = checkAddressPage(mistyped, formTickets.seal(email.data, firstPress));
+      return sendPage(reply, 200, page, { forBack: true });
+    }
+    const ticket = formTickets.seal(email.data, firstPress);
     return reply.redirect(`/newsletter/continue?ticket=${ticket}`, 303);
   });
 
