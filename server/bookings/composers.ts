@@ -49,7 +49,7 @@ export function bookingComposers({
         const calendar =
           payload.calendar ?? ((await feedTokenHash(db)) === null ? "publish" : "none");
         const change = payload.ownerMove ? "owner" : booking.sequence > 0 ? "reader" : false;
-        return ownerInvitationMail(row.email, booking, mailContext, change, calendar);
+        return ownerInvitationMail(row.email, booking, mailContext, change, calendar, payload);
       }
       // A row queued before the links' token was made again as each mail goes carries it:
       // one still queued at the upgrade, or from a restored backup (decision 043).

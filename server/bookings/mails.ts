@@ -150,6 +150,18 @@ const ownerLeads = {
   owner: "You moved this call to a new time; the reader is sent the new invitation.",
 };
 
+/** The owner's first line: what happened; a reader's move from when to when, in the owner's zone. */
+function ownerLead(
+  update: false | "reader" | "owner",
+  movedFrom: string | undefined,
+  booking: Pick<StoredBooking, "start">,
+  { ownerZone }: Pick<BookingMailContext, "ownerZone">,
+) {
+  if (update !== "reader" || movedFrom === undefined) return ownerLeads[update || "booked"];
+  const when = (at: string) => momentLabel(Date.parse(at), ownerZone);
+  return `A reader moved their call from ${when(movedFrom)} to ${when(booking.start)}.`;
+}
+
 /** The owner's copy in their calendar, taken out: the feed has the call now. */
 const copyTakenOut =
   "The file attached takes out of your calendar the copy an earlier mail put there: your calendar feed has the call at its new time.";
@@ -166,6 +178,7 @@ export function ownerInvitationMail(
   context: BookingMailContext,
   update: false | "reader" | "owner",
   calendar: "publish" | "cancel" | "none" = "publish",
+  { movedFrom }: { movedFrom?: string | undefined } = {},
 ): OutgoingMail {
   const details: [string, string][] = [
     ["Name", booking.name],
@@ -181,7 +194,7 @@ export function ownerInvitationMail(
     to,
     subject: subjectOf(context, booking),
     footer,
-    lead: `${ownerLeads[update || "booked"]}${calendar === "cancel" ? `\n\n${copyTakenOut}` : ""}`,
+    lead: `${ownerLead(update, movedFrom, booking, context)}${calendar === "cancel" ? `\n\n${copyTakenOut}` : ""}`,
     html: `${detailsHtml(details)}
 ${note}
 ${consoleLink(context.siteUrl).html}`,

@@ -49,6 +49,8 @@ const bookingMailPayload = z.object({
   call: cancelledCall.optional().catch(undefined),
   /** An invitation after the owner moved the call: their reason, if they gave one. */
   ownerMove: z.object({ reason: z.string().nullable() }).optional().catch(undefined),
+  /** The owner's invitation after the reader moved the call: the time it was moved from. */
+  movedFrom: z.iso.datetime().optional().catch(undefined),
   /**
    * The owner's invitation: its calendar file, chosen as it is queued (`ownerCalendar`);
    * absent from rows queued before it was, whose copy was chosen as they went.
@@ -112,7 +114,10 @@ type Call = { id: number; email: string; start: Date; sequence: number };
 const payloadOf = (
   { id, sequence }: { id: number; sequence: number },
   to: "reader" | "owner",
-  more: Pick<BookingMailPayload, "hoursBefore" | "call" | "ownerMove" | "calendar"> = {},
+  more: Pick<
+    BookingMailPayload,
+    "hoursBefore" | "call" | "ownerMove" | "calendar" | "movedFrom"
+  > = {},
 ) => JSON.stringify({ bookingId: id, to, sequence, ...more } satisfies BookingMailPayload);
 
 /** The reminder `hours` before the call to both sides, due at `due`. */
@@ -169,21 +174,26 @@ export const queueReminders = (trx: Db, now: Date, call: Call, ownerEmail: strin
 /**
  * The invitations and the reminders still ahead. No row holds the reader's
  * links: mails.ts makes them again as each mail goes (stored.ts, `linkTokens`).
- * After the owner's move (`reason` given, null or not), the invitations say so.
+ * After the owner's move (`reason` given, null or not), the invitations say so; after
+ * the reader's (`from`, the time it was), the owner's says from when.
  */
 export async function queueInvitations(
   trx: Db,
   now: Date,
   booking: Call,
   ownerEmail: string | undefined,
-  { reason }: { reason?: string | null } = {},
+  { reason, from }: { reason?: string | null; from?: string } = {},
 ) {
   const ownerMove = reason === undefined ? {} : { ownerMove: { reason } };
+  const owners = { ...(from === undefined ? {} : { movedFrom: from }) };
   const calendar = ownerEmail ? await ownerCalendar(trx, booking.id) : "none";
   const invitations = recipientsOf(booking.email, ownerEmail).map(([to, email]) => ({
     kind: "booking_invitation" as const,
     email,
-    payload: payloadOf(booking, to, { ...ownerMove, ...(to === "owner" ? { calendar } : {}) }),
+    payload: payloadOf(booking, to, {
+      ...ownerMove,
+      ...(to === "owner" ? { calendar, ...owners } : {}),
+    }),
     series: seriesOf(booking.id, to),
   }));
   await enqueue(trx, now.toISOString(), [
@@ -198,7 +208,7 @@ export async function queueMoved(
   now: Date,
   { id, email, sequence }: Omit<Call, "start">,
   { start, ownerEmail }: { start: Date; ownerEmail: string | undefined },
-  how: { reason?: string | null },
+  how: { reason?: string | null; from?: string },
 ) {
   await dropQueued(trx, id);
   await queueInvitations(trx, now, { id, email, start, sequence }, ownerEmail, how);

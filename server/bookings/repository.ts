@@ -47,6 +47,8 @@ type NewBooking = {
 
 /** A call's new time, checked against the owner's hours `hours`. */
 type Move = { start: Date; end: Date; ownerEmail: string | undefined; hours: Availability };
+/** Who moved the call: the owner's reason, or the reader's time it was moved from. */
+type MovedHow = { reason?: string | null; from?: string };
 
 export function createBookingsRepository(store: Store, clock: () => Date = () => new Date()) {
   const { db } = store;
@@ -97,7 +99,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
   }
 
   /** A moved call's mails (`queueMoved`). */
-  async function moved(trx: Db, row: BookingRow, move: Move, how: { reason?: string | null }) {
+  async function moved(trx: Db, row: BookingRow, move: Move, how: MovedHow) {
     const booking = toStored(row);
     await mails.queueMoved(trx, clock(), booking, move, how);
     return booking;
@@ -191,7 +193,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       return orTaken(move, async (trx) => {
         const current = await trx
           .selectFrom("bookings")
-          .select(["id", "uid", "sequence", "owner_moves"])
+          .select(["id", "uid", "sequence", "owner_moves", "starts_at"])
           .where("token_hash", "=", tokenDigest(token))
           .where("status", "=", "booked")
           .executeTakeFirst();
@@ -205,7 +207,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         // Cancelled by another request meanwhile, or moved by the reader (the token is spent),
         // or by the owner, whose time stands: taken.
         if (!row) return (await repository.byToken(token, trx)) ? "taken" : undefined;
-        return moved(trx, row, move, {});
+        return moved(trx, row, move, { from: toIso(current.starts_at) });
       });
     },
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
+import { momentLabel } from "../../contract/time-zones.ts";
 import { calendarOfMail, lineProblems } from "../support/calendar.ts";
-import { aged, bookingsApp, owner } from "./support/bookings.ts";
+import { aged, bookingsApp, owner, ownerZone } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
 import type { ReceivedMail, SmtpSink } from "./support/smtp.ts";
 import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
@@ -89,6 +90,12 @@ describe.each(backends)("a booked call's mails on %s", (backend) => {
     await smtp.waitFor(
       () => smtp.to(reader).length === 3 && smtp.to(owner).filter(ours).length === 3,
     );
+    // The owner's says from when to when, in the owner's zone; the reader's the new time.
+    const inOwnersZone = (start: string) => momentLabel(Date.parse(start), ownerZone);
+    expect(smtp.to(owner).filter(ours)[2]?.parsed.text).toContain(
+      `A reader moved their call from ${inOwnersZone(first)} to ${inOwnersZone(later)}.`,
+    );
+    expect(smtp.to(reader)[2]?.parsed.text).toContain("Your call has moved. The new time:");
     expect((await form("/book/cancel", { token: tokenIn(reader) })).statusCode).toBe(200);
     await smtp.waitFor(() => smtp.to(reader).length === 4);
     await smtp.waitFor(() => smtp.to(owner).filter(ours).length === 4);

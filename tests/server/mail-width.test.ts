@@ -147,7 +147,9 @@ const mails: [string, OutgoingMail][] = [
   ["a booked call's invitation", readerInvitationMail(call, token, callContext)],
   [
     "the owner's copy of a booked call",
-    ownerInvitationMail("o@example.com", call, callContext, "reader"),
+    ownerInvitationMail("o@example.com", call, callContext, "reader", "publish", {
+      movedFrom: call.start,
+    }),
   ],
   ["a call's cancellation", cancellationMail(call.email, "reader", cancelled, callContext)],
   [
