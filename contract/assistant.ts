@@ -30,6 +30,13 @@ export const assistantRequestSchema = z.strictObject({
   question: questionSchema,
   /** The reader's question before this one, so that "and for silk?" keeps its topic. */
   previous: questionSchema.optional().describe("The question asked before this one"),
+  from: z
+    .string()
+    .max(100)
+    .optional()
+    .describe(
+      "The id of the service whose page the question was asked on: an answer that declines leads to its enquiry and booking",
+    ),
 });
 
 const assistantSourceSchema = z.object({

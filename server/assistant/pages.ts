@@ -89,7 +89,7 @@ function answerPage(question: string, response: AssistantResponse, from: AskedFr
 ${response.written ? `<p>${writtenAnswer(response)}</p>` : `<blockquote>${escapeHtml(response.answer)}</blockquote>`}
 ${includes}
 ${sources ? (response.written ? `<ol>${sources}</ol>` : `<ul>${sources}</ul>`) : ""}
-${enquiry ? enquiryForm(question, response.service?.id ?? null, enquiry.label) : ""}
+${enquiry ? enquiryForm(question, response.service?.id ?? from?.id ?? null, enquiry.label) : ""}
 ${links ? `<p>${links}</p>` : ""}
 ${questionForm(question, from)}
 <p>${from ? backTo(from) : `<a href="/services">Back to the services</a>`}</p>`,
@@ -203,6 +203,7 @@ export const assistantPages: FastifyPluginAsync<{
       previous.success ? previous.data : undefined,
       request,
       { signal: whileReaderWaits(reply.raw).signal },
+      from?.id,
     );
     if (!answer) {
       return send(

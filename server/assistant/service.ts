@@ -127,7 +127,7 @@ export function createAssistant({
    * What the answer offers. The enquiry link names no question: the island hands the
    * question to the form in the browser, the page without JavaScript posts it.
    */
-  function actionsFor(service: ServiceRef | null): AssistantAction[] {
+  function actionsFor(service: Pick<ServiceRef, "id"> | null): AssistantAction[] {
     const actions: AssistantAction[] = [
       {
         kind: "enquiry",
@@ -171,6 +171,8 @@ export function createAssistant({
       previous: string | undefined,
       asker: Asker,
       streaming: Streaming = {},
+      /** The id of the service page it was asked on: a question declined leads back to it. */
+      from?: string,
     ): Promise<AssistantResponse | null> {
       const found = currentIndex();
       if (!found) return null;
@@ -199,7 +201,7 @@ export function createAssistant({
           known: false,
           written: false,
           service: null,
-          actions: actionsFor(null),
+          actions: actionsFor(services.find((each) => each.id === from) ?? null),
           feedback,
         };
       }

@@ -157,6 +157,19 @@ describe.each(backends)("the assistant on %s", (backend) => {
         url: "/services#send-enquiry",
       },
     ]);
+    // Asked on a service's page, it leads to that service's enquiry; an unknown one, to all.
+    for (const [from, url] of [
+      ["dfmea", "/services/ask/dfmea#send-enquiry"],
+      ["no-such-service", "/services#send-enquiry"],
+    ]) {
+      const declined = await t.visitor({ ip: "10.1.0.3" }).post("/api/assistant", {
+        question: "What is the capital of Australia?",
+        from,
+      });
+      expect(json(declined, assistantResponseSchema).actions.map((action) => action.url)).toEqual([
+        url,
+      ]);
+    }
   });
 
   it("carries the question to the enquiry form without JavaScript in a post, never in an address", async () => {
@@ -168,11 +181,13 @@ describe.each(backends)("the assistant on %s", (backend) => {
         headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
         payload: new URLSearchParams(payload).toString(),
       });
-    for (const [question, service] of [
-      ["Can Priya Nair of 12 Elm Road ask what the capital of Australia is?", ""],
-      ["Can you review our tolerance stack-up?", "tolerance-stackups"],
+    for (const [question, service, from] of [
+      ["Can Priya Nair of 12 Elm Road ask what the capital of Australia is?", "", ""],
+      ["Can you review our tolerance stack-up?", "tolerance-stackups", ""],
+      // Declined on a service's page: the enquiry keeps that service.
+      ["What is the capital of Australia?", "dfmea", "dfmea"],
     ] as const) {
-      const answer = dom((await form({ question })).body);
+      const answer = dom((await form({ question, ...(from ? { from } : {}) })).body);
       // No link of the answer names the question.
       for (const link of answer.querySelectorAll("a")) {
         expect(link.getAttribute("href")).not.toMatch(/message|Priya|stack-up/);

@@ -27,7 +27,7 @@ type StreamEvent =
  * resolves with the whole answer, the last event. A refusal comes as JSON.
  */
 async function askStreamed(
-  body: { question: string; previous?: string },
+  body: { question: string; previous?: string; from?: string },
   onEvent: (event: StreamEvent) => void,
 ): Promise<AssistantResponse> {
   let response: Response;
@@ -131,7 +131,7 @@ export function AssistantChat({ suggestion, from }: { suggestion?: string; from?
       );
     try {
       const answer = await askStreamed(
-        { question, ...(previous ? { previous } : {}) },
+        { question, ...(previous ? { previous } : {}), ...(from ? { from } : {}) },
         ({ event, data }) => {
           if (event === "sources") update(() => ({ writing: { sources: data.sources, text: "" } }));
           else if (event === "text")

@@ -59,23 +59,33 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
           "The assistant is not available: the site was built without its index.",
         );
       }
-      const { question, previous } = request.body;
+      const { question, previous, from } = request.body;
       reply.header("cache-control", "no-store");
       const sse = reply.sse;
       const left = whileReaderWaits(reply.raw);
       if (!sse) {
-        return (await assistant.ask(question, previous, request, {
-          signal: left.signal,
-        })) as AssistantResponse;
+        return (await assistant.ask(
+          question,
+          previous,
+          request,
+          { signal: left.signal },
+          from,
+        )) as AssistantResponse;
       }
       const event = (name: keyof typeof assistantStreamEvents, data: unknown) => {
         if (sse.isConnected) sse.send({ event: name, data }).catch(() => left.abort());
       };
-      const answer = await assistant.ask(question, previous, request, {
-        onSources: (sources) => event("sources", { sources }),
-        onText: (text) => event("text", { text }),
-        signal: left.signal,
-      });
+      const answer = await assistant.ask(
+        question,
+        previous,
+        request,
+        {
+          onSources: (sources) => event("sources", { sources }),
+          onText: (text) => event("text", { text }),
+          signal: left.signal,
+        },
+        from,
+      );
       event("answer", answer);
     },
   );
