@@ -722,6 +722,29 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await again.context().close();
 });
 
+test("without JavaScript the press after 'Did you mean …?' books at once: the page keeps the form's time", async ({
+  visitor,
+}) => {
+  const page = await visitor({ javaScriptEnabled: false });
+  await page.goto(`${site.siteUrl}/book?service=dfmea`);
+  const token = page.locator("form.booking-form input[name=formToken]");
+  const handedOut = (await token.getAttribute("value")) ?? "";
+  await page.getByRole("radio").nth(2).check();
+  await fillDetails(page, "arjun.nojs@gmial.com");
+  // The first press no sooner than a person's: the form's signed time has passed its minimum.
+  const minimumMs = Number(siteEnv.COMMENT_MIN_SECONDS) * 1000;
+  await expect
+    .poll(() => Date.now() - Number(handedOut.split(".")[0]))
+    .toBeGreaterThan(minimumMs + 100);
+  await page.getByRole("button", { name: "Book this time" }).click();
+  await expect(page.getByRole("status")).toContainText("Did you mean arjun.nojs@gmail.com?");
+  // The page carries the form's time on: pressed again as soon as it is read, it books.
+  await expect(token).toHaveAttribute("value", handedOut);
+  await page.getByRole("button", { name: "Book this time" }).click();
+  await expect(page.getByRole("heading", { name: "You're booked" })).toBeVisible();
+  await page.context().close();
+});
+
 test("the first call's length and whether it is free are the owner's one setting, which /book and every service page say", async ({
   visitor,
 }) => {
