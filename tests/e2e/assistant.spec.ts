@@ -128,6 +128,25 @@ test("answers a question about a service, and its enquiry comes with the service
   await expect(page).toHaveURL(/\/services\/ask\/tolerance-stackups#send-enquiry$/);
 });
 
+test("a question declined on a service's page leads to that service's enquiry and call", async ({
+  page,
+}) => {
+  await page.goto("/services/dfmea");
+  const log = chat(page).getByRole("log", { name: "Conversation" });
+  await ask(page, "Who won the football world cup in 2018?");
+  await expect(log).toContainText("I could not find that on this site");
+  await expect(log.getByRole("link", { name: "Book a call" })).toHaveAttribute(
+    "href",
+    "/book?service=dfmea",
+  );
+  await log.getByRole("link", { name: "Send an enquiry" }).click();
+  const form = page.locator("#send-enquiry");
+  await expect(form.getByRole("combobox", { name: "Service" })).toHaveValue("dfmea");
+  await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
+    "Who won the football world cup in 2018?",
+  );
+});
+
 test("a service's own page offers the chat with a first question about that service, asked by keyboard", async ({
   page,
 }) => {
@@ -347,6 +366,21 @@ test.describe("without JavaScript", () => {
     await page.getByRole("textbox", { name: "Ask a question" }).fill("What does DFMEA include?");
     await page.getByRole("button", { name: "Ask" }).click();
     await answersAboutDfmea();
+  });
+
+  test("a question declined on a service's page leads to that service's enquiry and call", async ({
+    page,
+  }) => {
+    await page.goto("/services/dfmea");
+    await ask(page, "Who won the football world cup in 2018?", { live: false });
+    await expect(page.getByRole("heading", { level: 1, name: "Chat with Me" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute(
+      "href",
+      "/book?service=dfmea",
+    );
+    await page.getByRole("button", { name: "Send an enquiry" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Send an enquiry" })).toBeVisible();
+    await expect(page.getByRole("combobox", { name: "Service" })).toHaveValue("dfmea");
   });
 
   test("an answer page opened again without its form (a restored tab, a bookmark) leads to the form", async ({
