@@ -29,6 +29,19 @@ async function ask(page: Page, question: string, { live = true } = {}) {
   await area.getByRole("button", { name: "Ask" }).click();
 }
 
+/** The answer's call about `service`, and its enquiry, opened: that service, `question` its message. */
+async function offersService(page: Page, service: string, question: string) {
+  const log = chat(page).getByRole("log", { name: "Conversation" });
+  await expect(log.getByRole("link", { name: "Book a call" })).toHaveAttribute(
+    "href",
+    `/book?service=${service}`,
+  );
+  await log.getByRole("link", { name: "Send an enquiry" }).click();
+  const form = page.locator("#send-enquiry");
+  await expect(form.getByRole("combobox", { name: "Service" })).toHaveValue(service);
+  await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(question);
+}
+
 test("answers from the page that holds the answer, with a working link to it", async ({ page }) => {
   await page.goto("/services");
   // Who answers is said before anything is asked: the site's assistant, not the engineer.
@@ -115,16 +128,7 @@ test("answers a question about a service, and its enquiry comes with the service
   await expect(log).toContainText("Tolerance Stack-ups");
   await expect(log).toContainText("Monte Carlo simulation");
   // The site has a booking page: the answer offers a call about that service too.
-  await expect(log.getByRole("link", { name: "Book a call" })).toHaveAttribute(
-    "href",
-    "/book?service=tolerance-stackups",
-  );
-  await log.getByRole("link", { name: "Send an enquiry" }).click();
-  const form = page.locator("#send-enquiry");
-  await expect(form.getByRole("combobox", { name: "Service" })).toHaveValue("tolerance-stackups");
-  await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
-    "Can you review our tolerance stack-up?",
-  );
+  await offersService(page, "tolerance-stackups", "Can you review our tolerance stack-up?");
   await expect(page).toHaveURL(/\/services\/ask\/tolerance-stackups#send-enquiry$/);
 });
 
@@ -135,16 +139,7 @@ test("a question declined on a service's page leads to that service's enquiry an
   const log = chat(page).getByRole("log", { name: "Conversation" });
   await ask(page, "Who won the football world cup in 2018?");
   await expect(log).toContainText("I could not find that on this site");
-  await expect(log.getByRole("link", { name: "Book a call" })).toHaveAttribute(
-    "href",
-    "/book?service=dfmea",
-  );
-  await log.getByRole("link", { name: "Send an enquiry" }).click();
-  const form = page.locator("#send-enquiry");
-  await expect(form.getByRole("combobox", { name: "Service" })).toHaveValue("dfmea");
-  await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
-    "Who won the football world cup in 2018?",
-  );
+  await offersService(page, "dfmea", "Who won the football world cup in 2018?");
 });
 
 test("a service's own page offers the chat with a first question about that service, asked by keyboard", async ({
