@@ -38,9 +38,13 @@ const chunk = <T>(values: readonly T[], size: number) =>
   );
 
 /** The conditions `match` names, each a statement's (a few hundred values at most). */
-function conditions({ kinds, statuses, ...match }: Forgotten): ((eb: Where) => Condition)[] {
+function conditions({
+  kinds,
+  statuses,
+  except = [],
+  ...match
+}: Forgotten): ((eb: Where) => Condition)[] {
   const { ids = [], tokens = [], addresses = [], payloads = [], payloadsLike = [] } = match;
-  const { except = [] } = match;
   if (kinds.length === 0) return [];
   const lower = (part: readonly string[]) => part.map((address) => address.trim().toLowerCase());
   const each: ((eb: Where) => Condition)[] = [
