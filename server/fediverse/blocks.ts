@@ -117,7 +117,11 @@ export function blockedSenders({
   /** The latest read, while it runs. */
   let reading: Promise<void> | null = null;
 
-  /** Reads the blocks from the database: anew, since what called it may have just committed. */
+  /**
+   * Reads the blocks from the database: anew, since what called it may have
+   * just committed. Settles once the blocks in memory are at least this fresh:
+   * when a read begun later keeps its answer instead, after that one.
+   */
   function read(): Promise<void> {
     const mine = ++reads;
     const done = (async () => {
@@ -130,6 +134,7 @@ export function blockedSenders({
       } finally {
         if (mine === reads) reading = null;
       }
+      if (reading) await reading;
     })();
     reading = done;
     return done;
