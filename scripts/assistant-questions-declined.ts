@@ -87,4 +87,19 @@ export const unanswerable: string[] = [
   "Why does my shoulder hurt after sitting at a desk?",
   "How do I boil milk without it spilling over?",
   "How far is the city centre from the airport?",
+  // ...and a pie chart, not a chart; a name the answer never writes (Japanese, Slack, Gantt);
+  // a thing named in a list or once in passing (a cooling tower, a DC-DC converter, a charger
+  // at home); snow on roads.
+  "How does a cooling tower work?",
+  "How do I make a pie chart in Excel?",
+  "Can you run the DFMEA sessions in Japanese?",
+  "Which EV charger should I install at home?",
+  "How do I draw a Gantt chart?",
+  "Can you put the chatbot in Slack?",
+  "Do you offer the training in German?",
+  "How does a DC-DC converter work?",
+  "How does a turbocharger work?",
+  "Why does snow make roads slippery?",
+  "Do you design parts in Fusion 360?",
+  "How do I make a bar chart in Excel?",
 ];

@@ -21,8 +21,8 @@ it("answers each question of the set from its page, and declines each it cannot 
     );
   expect(wrong).toEqual([]);
   // The set is wide: answers from the writing, and near misses in its words.
-  expect(asked.filter((one) => one.wanted !== null).length).toBeGreaterThanOrEqual(165);
-  expect(asked.filter((one) => one.wanted === null).length).toBeGreaterThanOrEqual(75);
+  expect(asked.filter((one) => one.wanted !== null).length).toBeGreaterThanOrEqual(175);
+  expect(asked.filter((one) => one.wanted === null).length).toBeGreaterThanOrEqual(91);
 });
 
 it("still misses each of the known misses, which are all of the set's", () => {
@@ -45,6 +45,13 @@ it("declines a question the site does not answer though a passage shares its wor
     "How do magnets work?",
     "How do I cook rice without a pressure cooker?",
     "How do I back up my phone?",
+    // A list's cooling towers, a pie chart for a chart, a name the page never writes,
+    // ice named once on roads, a charger named in passing.
+    "How does a cooling tower work?",
+    "How do I make a pie chart in Excel?",
+    "Can you run the DFMEA sessions in Japanese?",
+    "Why does ice make roads slippery?",
+    "How does an electric car charger work?",
   ]) {
     expect(outcome(question)?.pages, question).toEqual([]);
   }
@@ -54,6 +61,13 @@ it("declines a question the site does not answer though a passage shares its wor
     ["How does OFDM work?", "/science/wifi"],
     ["How do I cool tea without a saucer?", "/science/tea-cooling"],
     ["What happens when one wheel is on ice?", "/science/differential-gear"],
+    // A DC series motor defined with a colon; patented for invented; LLMs as language models.
+    ["How does a DC motor work?", "/science/starter-motor"],
+    ["Who invented the differential?", "/science/differential-gear"],
+    [
+      "Why do language models make up references to standards?",
+      "/mechfusion-ai/generative-ai-for-mechanical-engineers",
+    ],
   ]) {
     expect(outcome(question as string)?.pages[0], question).toBe(page);
   }

@@ -78,6 +78,8 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Who invented the differential?",
     "What happens when one wheel is on ice?",
     "Why does a car get stuck when one wheel is on ice?",
+    "When was the differential invented?",
+    "Why does a wheel spin in mud?",
   ],
   "/science/starter-motor": [
     "How does a starter motor crank the engine?",
@@ -86,6 +88,8 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Who invented the electric self-starter?",
     "Why should I not crank the engine for more than ten seconds?",
     "How does a starter motor work?",
+    "How does a DC motor work?",
+    "How does a Bendix drive work?",
   ],
 
   // Technical
@@ -121,6 +125,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Why does urea form deposits in the exhaust?",
     "What is a DPF and why does it clog?",
     "How does a DPF regenerate?",
+    "Why do DPFs clog?",
   ],
   "/technical/ev-intro": [
     "What are the main components of an EV?",
@@ -159,6 +164,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Where do LLMs fail for engineers?",
     "What rules do you follow when using ChatGPT for engineering work?",
     "Why do language models make up references to standards?",
+    "What do language models get wrong about standards?",
   ],
 
   // Mythological Inspirations
@@ -248,7 +254,10 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "Can you build a chatbot for our website?",
     "Will the chatbot make things up?",
   ],
-  "/services/voicebots": ["Can you build us a voicebot for our call centre?"],
+  "/services/voicebots": [
+    "Can you build us a voicebot for our call centre?",
+    "Can the voicebot speak Tamil?",
+  ],
   "/services/technical-training": [
     "Do you offer training for our engineering team?",
     "Can you give a talk at our college?",
@@ -279,14 +288,8 @@ export const answerable: Answerable[] = Object.entries(questionsByPage).flatMap(
  */
 export const knownMisses = new Set([
   // Declined: the page says it in other words.
-  "Who invented the differential?", // the site says "patented"
-  "Why do language models make up references to standards?", // the site: "invent … standard clauses"
   "How do I write a clear report for managers?", // the site writes an email
   "How do small details cause big failures?", // the page never says "cause" or "failure"
-  // Answered from a passage that holds the question's words and dwells on them: the
-  // differential's wheel on ice, an EV's charging from the charger to the wheels.
-  "Why does ice make roads slippery?",
-  "How does an electric car charger work?",
 ]);
 
 /** A question of the set as asked: the page it wants (null: none, it must be declined) and the pages of the answer. */

@@ -1,3 +1,4 @@
+import { wordsOf } from "./reading.ts";
 import { processTerm } from "./terms.ts";
 
 /*
@@ -54,24 +55,46 @@ const askingWhatIs =
  * an egg; "How do I cook rice without a pressure cooker?": cook rice).
  */
 const askingHowTo =
-  /^\s*how(?:\s+long|\s+often)?\s+(?:do|can|could|should|would|shall|must)\s+(?:i|we)\s+([\p{L}-]+(?:\s+up\b)?(?:\s+(?!(?:at|for|in|on|with|without|after|before|to|from|of|when|while|so|and|or|but|by|into|than|like|if|as|about|over|under|between|during|through)\b)[\p{L}\p{N}-]+)*)/iu;
-/** ...and "How does X work?", which asks for X explained ("How do magnets work?": magnets). */
-const askingHowItWorks = /^\s*how\s+(?:does|do|did|can|could)\s+(.+?)\s+work[\s?.!]*$/i;
+  /^\s*how(?:\s+long|\s+often)?\s+(?:do|can|could|should|would|shall|must)\s+(?:i|we)\s+([\p{L}-]+(?:\s+up\b)?)((?:\s+(?!(?:at|for|in|on|with|without|after|before|to|from|of|when|while|so|and|or|but|by|into|than|like|if|as|about|over|under|between|during|through)\b)[\p{L}\p{N}-]+)*)/iu;
+/**
+ * ...and "How does X work?", which asks for X explained ("How do magnets work?": magnets);
+ * "How do I resolve a quarrel at work?" asks how to do a thing at work.
+ */
+const askingHowItWorks =
+  /^\s*how\s+(?:does|do|did|can|could)\s+(?!(?:i|we|you)\b)(.+?)\s+work[\s?.!]*$/i;
 /** ...and what it asks to do without ("How do I cook rice without a pressure cooker?"). */
 const askingWithout = /\bwithout\s+([^?.!,;]+)/i;
 /** ...and the reader's own thing a question asks about ("Why does my phone get hot?": a phone). */
 const askingOfTheirs = /\b(?:my|our)\s+([\p{L}-]+)/iu;
 
+/** ...and what "Why does X…?" asks about: its first word ("Why does ice make roads slippery?": ice). */
+const askingWhyOf =
+  /^\s*why\s+(?:does|do)\s+(?:(?:a|an|the)\s+)?(?!(?:my|our|your)\b)([\p{L}\p{N}-]+)/iu;
+
 /**
- * What a question names of its subject: what it asks what is, or how to do
- * (`named`), the reader's own thing (`owned`), what it asks how it works
- * (`working`) and what it asks to do without (`lacking`).
+ * ...and the names it capitalises, past the first word of a sentence ("Can you run
+ * the sessions in Japanese?": Japanese; "I" is no name).
+ */
+const askingByName = /(?<![.!?]\s*|^\s*|[\p{L}\p{N}])(?!I\b)\p{Lu}[\p{L}\p{N}&-]*/gu;
+
+/**
+ * What a question names of its subject, each as its words (`wordsOf`): what it asks
+ * what is, or how to do (`named`), the thing of either (`thing`: X of "What is X?" and
+ * of "How do I V X?"), the reader's own thing (`owned`), what it asks how it works
+ * (`working`), what it asks to do without (`lacking`), what "Why does X…?" asks
+ * about (`why`) and the names it capitalises (`names`).
  */
 export function shapeOf(question: string) {
+  const whatIs = askingWhatIs.exec(question);
+  const howTo = whatIs ? null : askingHowTo.exec(question);
+  const words = (part: string | undefined) => wordsOf(part ?? "");
   return {
-    named: (askingWhatIs.exec(question) ?? askingHowTo.exec(question))?.[1],
-    owned: askingOfTheirs.exec(question)?.[1],
-    working: askingHowItWorks.exec(question)?.[1],
-    lacking: askingWithout.exec(question)?.[1],
+    named: words(whatIs?.[1] ?? (howTo ? `${howTo[1]}${howTo[2]}` : undefined)),
+    thing: words(whatIs?.[1] ?? howTo?.[2]),
+    owned: words(askingOfTheirs.exec(question)?.[1]),
+    working: words(askingHowItWorks.exec(question)?.[1]),
+    lacking: words(askingWithout.exec(question)?.[1]),
+    why: words(askingWhyOf.exec(question)?.[1]),
+    names: words(question.match(askingByName)?.join(" ")),
   };
 }

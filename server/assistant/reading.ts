@@ -8,6 +8,27 @@ export const wordsOf = (text: string) =>
     .map((word) => processTerm(word))
     .filter((terms): terms is string[] => terms !== null && terms.length > 0);
 
+/**
+ * The names a text defines: the words before brackets, a colon or "is", back to a
+ * common word ("a DC series motor:" names the DC series motor), unless they end a list
+ * ("heat sinks and cooling towers:" is what the list shares).
+ */
+function definedNames(text: string): string[] {
+  return [...text.matchAll(/(?=\s*\(|:|\s+(?:is|are|means)\b)/gu)].flatMap(({ index }) => {
+    const before = text.slice(Math.max(0, index - 80), index).split(/([,;.!?()]|\s+)/);
+    const name: string[] = [];
+    for (let at = before.length - 1; at >= 0; at--) {
+      const word = before[at] as string;
+      if (/^\s*$/.test(word)) continue;
+      if (!/^[\p{L}\p{N}-]+$/u.test(word) || processTerm(word) === null) {
+        return name.length === 0 || /^(,|and|or)$/i.test(word) ? [] : [name.join(" ")];
+      }
+      name.unshift(word);
+    }
+    return name.length === 0 ? [] : [name.join(" ")];
+  });
+}
+
 /** A memo of one value a passage, made once asked for. */
 function perPassage<T>(passages: Passage[], make: (passage: Passage) => T) {
   const made = new Map<number, T>();
@@ -52,15 +73,17 @@ export function passageReader(passages: Passage[]) {
       return terms.some((term) => sentences(id).filter((held) => held.has(term)).length >= 2);
     },
     /**
-     * Whether the passage defines one of `terms` where it names it: the word followed by
-     * its long form in brackets, a colon or "is" ("OFDM (orthogonal frequency division
-     * multiplexing)", "a DC series motor: the field winding…").
+     * Whether the passage defines one of `terms` where it names it: the name, every
+     * word of it, followed by its long form in brackets, a colon or "is" ("OFDM
+     * (orthogonal frequency division multiplexing)", "a DC series motor: the field
+     * winding…"). A list before a colon is not defined by it: "radiator fins, heat
+     * sinks and cooling towers: spread the hot fluid thin" is what they share.
      */
     defines(id: number, terms: string[]) {
       const passage = passages[id] as Passage;
       const text = `${passage.heading ?? ""}. ${passage.text}`;
-      return [...text.matchAll(/([\p{L}\p{N}]+)(?=\s*\(|:|\s+(?:is|are|means)\b)/gu)].some(
-        ([, word]) => processTerm(word as string)?.some((term) => terms.includes(term)),
+      return wordsOf(definedNames(text).join(" ")).some((word) =>
+        word.some((term) => terms.includes(term)),
       );
     },
     /** Whether the passage's page title or heading holds one of `terms`: the passage is about it. */

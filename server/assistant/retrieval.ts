@@ -245,14 +245,12 @@ export function loadIndex(json: string): AssistantIndex {
     const query = follows ? `${question} ${previous}` : question;
     const topic = beforeWords.filter((terms) => !terms.some((t) => asked.has(t)));
     const forHelp = askingForHelp.test(question) || (follows && askingForHelp.test(previous ?? ""));
-    // What the question names, asks about whole or asks to do without (asking.ts);
-    // a follow-up's words lean on the one before, so it names nothing alone.
-    const shape = shapeOf(topic.length > 0 ? "" : question);
-    const named = wordsOf(shape.named ?? "");
-    const owned = wordsOf(shape.owned ?? "");
+    // What the question names, asks about whole or asks to do without, and the names it
+    // gives (asking.ts); a follow-up's words lean on the one before, so it names nothing alone.
+    const { named, thing, owned, working, lacking, why, names } = shapeOf(
+      topic.length > 0 ? "" : question,
+    );
     const ownTerms = new Set(owned.flat());
-    const working = wordsOf(shape.working ?? "");
-    const lacking = wordsOf(shape.lacking ?? "");
     const askedOrBefore = new Set([...asked, ...before]);
 
     // The first of the best passages that answers: one that scores enough and holds
@@ -291,7 +289,8 @@ export function loadIndex(json: string): AssistantIndex {
       // A follow-up asking only that ("how much does it cost?") is about the service
       // the question before it named.
       if (asks.length === 0) return forService && share(subject(topic)) >= enough;
-      if (!asks.some(holds)) return false;
+      // A name the question gives is what it asks about ("…in Japanese?", "…in German?").
+      if (!asks.some(holds) || !names.every(holds)) return false;
       // A follow-up keeps to its topic: some word of the question it leans on is there too.
       if (topic.length > 0 && !topic.some(holds)) return false;
       // A service's passage answers the asking itself (its price, its length): of a
@@ -306,6 +305,10 @@ export function loadIndex(json: string): AssistantIndex {
       // may be said otherwise, and is weighed in the share above.
       const lacks = (terms: string[]) => !holds(terms) && terms.some((term) => holding.has(term));
       if (named.some(lacks) || owned.some((terms) => seldom(terms) && lacks(terms))) return false;
+      // ...and enough of the thing X, a word the site never uses weighing most: "How do
+      // I make a pie chart?" asks for a pie chart, not a chart (V may be said otherwise:
+      // a quarrel resolved is one settled).
+      if (thing.length > 0 && share(thing) < enough) return false;
       // ...and something of the reader's X: not X alone ("Why does my laptop get hot?":
       // Wi-Fi's laptop).
       if (
@@ -320,13 +323,27 @@ export function loadIndex(json: string): AssistantIndex {
       if (onLacking.length > 0 && reading.onAndNotWithout(top.id, onLacking)) return false;
       // "How does X work?" asks for X explained: each word of X in the passage's title or
       // heading, in two of its sentences or defined where it is named, not named once in
-      // passing ("How do magnets work?": a motor's permanent magnets).
-      const explains = (terms: string[]) =>
+      // passing ("How do magnets work?": a motor's permanent magnets); the thing itself,
+      // X's last word, in its title or heading or defined, not only named twice ("How does
+      // an electric car charger work?": an EV's energy "from the charger").
+      const explains = (terms: string[], thing = false) =>
         !terms.some((term) => holding.has(term)) ||
         reading.about(top.id, terms) ||
-        dwellsOn(top, terms) ||
-        reading.defines(top.id, terms);
-      if (!working.every(explains)) return false;
+        reading.defines(top.id, terms) ||
+        (!thing && dwellsOn(top, terms));
+      if (!working.every((terms, at) => explains(terms, at === working.length - 1))) return false;
+      // "Why does X…?" asks about X: where the site seldom names X, a passage that names
+      // it once, in passing, and lacks a word of the question the site seldom or never
+      // uses does not answer ("Why does ice make roads slippery?": a wheel on ice; "Why
+      // do golf balls have dimples?" is answered where golf is named, "Why does dal take
+      // longer…?" where it "takes forever").
+      const rare = (terms: string[]) => seldom(terms) || !terms.some((term) => holding.has(term));
+      if (
+        why.some((terms) => seldom(terms) && holds(terms) && !explains(terms)) &&
+        asks.some((terms) => !holds(terms) && rare(terms))
+      ) {
+        return false;
+      }
       // A passage that names a word of the question once, in passing, does not answer
       // it when the question's subject is another word the site seldom uses, which
       // this passage lacks ("What is the capital of France?": the differential's

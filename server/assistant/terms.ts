@@ -26,7 +26,6 @@ inside outside around without within across along via`.split(/\s+/),
 /** Abbreviations and their words, both ways: each side is indexed and searched as the other too. */
 const synonyms: [string, string][] = [
   ["ev", "electric vehicle"],
-  ["evs", "electric vehicle"],
   ["bev", "battery electric vehicle"],
   ["fc", "fuel cell"],
   ["fcev", "fuel cell electric vehicle"],
@@ -54,7 +53,6 @@ const synonyms: [string, string][] = [
   ["gpt", "llm large language model"],
   ["pde", "partial differential equation"],
   ["pinn", "physics informed neural network"],
-  ["pinns", "physics informed neural network"],
   ["cad", "computer aided design"],
   ["cfd", "computational fluid dynamics"],
   ["fea", "finite element analysis"],
@@ -84,6 +82,8 @@ const irregular = new Map([
   ["unsafe", "safe"],
   // A filter that clogs is one whose channels are plugged ("Why does a DPF clog?").
   ["clog", "plug"],
+  // Who patented a thing is who the reader asks invented it.
+  ["patent", "invent"],
 ]);
 
 /** Words whose ending is no ending: an engineer is not an engine. */
@@ -92,7 +92,8 @@ const whole = new Set(["engineer", "engineers", "engineering", "engineered"]);
 /**
  * Nouns whose "-er" is part of the word, though what is left is a word of its own:
  * a router is no route, a corner no corn (found among the site's words and its
- * questions').
+ * questions'). Only a word's meaning tells them from a leader, who leads: no rule
+ * by length does, and no dictionary the project has (decision 097).
  */
 const noDoer = new Set(["router", "charter", "corner", "quarter", "master", "proper", "number"]);
 
@@ -173,8 +174,11 @@ for (const [short, long] of synonyms) {
  * abbreviation stands for (one that is a word too only in capitals, and as itself).
  */
 export const processTerm = remembered((term: string): string[] | null => {
-  const word = capitals(term) ? folded(term) : normalise(term);
-  if (stopWords.has(word) || word.length < 2) return null;
+  const read = capitals(term) ? folded(term) : normalise(term);
+  if (stopWords.has(read) || read.length < 2) return null;
+  // An abbreviation's plural is the abbreviation ("LLMs", "DPFs").
+  const single = read.replace(/s$/, "");
+  const word = !expansions.has(read) && expansions.has(single) ? single : read;
   const expanded = expansions.get(word);
   const out = [capitals(word) ? word : stem(word)];
   if (expanded) out.push(...expanded.filter((w) => !stopWords.has(w)).map(stem));
@@ -220,10 +224,21 @@ export function termsOf(text: string): Set<string> {
 }
 
 /**
+ * Of an abbreviation's long form, the words a question names: all of it, or its last
+ * two, which say what it is ("language models" are large language models; "a slow
+ * computer" names no computer aided design).
+ */
+function phraseNamed(long: string[], asked: Set<string>): string[] {
+  if (long.every((term) => asked.has(term))) return long;
+  const last = long.slice(-2);
+  return long.length > 2 && last.every((term) => asked.has(term)) ? last : [];
+}
+
+/**
  * Of the terms of a question a passage matched, those it holds as the question
- * means them: not one held only inside an abbreviation whose whole phrase the
- * question does not name (CAD is "computer aided design", but a passage on CAD
- * is not about "a slow computer"). `words`: the passage's words as indexed, each
+ * means them: not one held only inside an abbreviation whose phrase the
+ * question does not name, whole or by its last two words (CAD is "computer aided
+ * design", but a passage on CAD is not about "a slow computer"). `words`: the passage's words as indexed, each
  * its own stem first; `asked`: the question's terms.
  */
 export function spelt(matched: string[], words: string[][], asked: Set<string>): Set<string> {
@@ -233,9 +248,7 @@ export function spelt(matched: string[], words: string[][], asked: Set<string>):
       (term) =>
         own.has(term) ||
         !words.some((terms) => terms.includes(term)) || // matched as a misspelling
-        words.some(
-          (terms) => terms.slice(1).includes(term) && terms.slice(1).every((t) => asked.has(t)),
-        ),
+        words.some((terms) => phraseNamed(terms.slice(1), asked).includes(term)),
     ),
   );
 }
