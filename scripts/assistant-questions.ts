@@ -90,6 +90,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "How does a starter motor work?",
     "How does a DC motor work?",
     "How does a Bendix drive work?",
+    "How Does A Starter Motor Crank The Engine?",
   ],
 
   // Technical

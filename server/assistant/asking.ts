@@ -73,7 +73,8 @@ const askingWhyOf =
 
 /**
  * ...and the names it capitalises, past the first word of a sentence ("Can you run
- * the sessions in Japanese?": Japanese; "I" is no name).
+ * the sessions in Japanese?": Japanese; "I" is no name), where it writes some word in
+ * lower case ("HOW DOES A STARTER WORK?" and "How Does A Starter Work?" name nothing).
  */
 const askingByName = /(?<![.!?]\s*|^\s*|[\p{L}\p{N}])(?!I\b)\p{Lu}[\p{L}\p{N}&-]*/gu;
 
@@ -95,6 +96,6 @@ export function shapeOf(question: string) {
     working: words(askingHowItWorks.exec(question)?.[1]),
     lacking: words(askingWithout.exec(question)?.[1]),
     why: words(askingWhyOf.exec(question)?.[1]),
-    names: words(question.match(askingByName)?.join(" ")),
+    names: words(/\s\p{Ll}/u.test(question) ? question.match(askingByName)?.join(" ") : ""),
   };
 }
