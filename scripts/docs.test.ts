@@ -240,9 +240,10 @@ describe("the server's folders in docs/architecture.md", () => {
 });
 
 /*
- * A decision record that supersedes or amends an earlier one says so in its
- * header, and the earlier one points to it (docs/decisions/README.md), or
- * to a record after it that superseded the earlier one whole.
+ * A decision record that supersedes, amends or refines an earlier one says so
+ * in its header, and the earlier one points to it at its top
+ * (docs/decisions/README.md), or to a record after it that superseded the
+ * earlier one whole.
  */
 describe("the decision records", () => {
   const folder = path.join(root, "docs/decisions");
@@ -260,16 +261,19 @@ describe("the decision records", () => {
       const amends = /^- \*\*Amends:\*\*(.*)/m.exec(header)?.[1] ?? "";
       const named = [
         ...(supersedes.trim().startsWith("none")
-          ? [...(supersedes.split("amends")[1] ?? "").matchAll(/\b(\d{3})\b/g)]
+          ? [...supersedes.matchAll(/\b(?:amends|refines|changes|extends)\s[^;)]*/g)].flatMap(
+              ([changed]) => [...changed.matchAll(/\b(\d{3})\b/g)],
+            )
           : [...supersedes.matchAll(/\b(\d{3})\b/g)]),
         ...amends.matchAll(/\b(\d{3})\b/g),
       ].map(([, earlier = ""]) => earlier);
       return named
         .filter((earlier) => records.has(earlier) && earlier < later)
         .filter((earlier) => {
-          const text = records.get(earlier) ?? "";
-          const supersededBy = /\*\*Status:\*\* superseded by (\d{3})/.exec(text)?.[1] ?? "";
-          return !new RegExp(`\\b${later}\\b`).test(text) && !(supersededBy >= later);
+          // The pointer is at the top, where a reader of the earlier record sees it.
+          const top = (records.get(earlier) ?? "").split("\n## ")[0] ?? "";
+          const supersededBy = /\*\*Status:\*\* superseded by (\d{3})/.exec(top)?.[1] ?? "";
+          return !new RegExp(`\\b${later}\\b`).test(top) && !(supersededBy >= later);
         })
         .map((earlier) => `${earlier} does not point to ${later}`);
     });
