@@ -362,7 +362,7 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   spent_form_tokens: "form tokens already used, kept until they would expire",
   sns_messages: "SNS messages already taken, kept while their signature is accepted",
   enquiry_acknowledgements: "the cap on acknowledgement mails, one in eight hours",
-  bookings_made: "the hourly limits on bookings: digests under the site's secret, kept an hour",
+  bookings_made: "the bookings' limits of an hour and a day: digests under the secret, kept a day",
   reader_salts: "readership's salt of the day, deleted when the day ends",
   reader_visits: "readership counts, which identify nobody and start afresh on a new site",
   reader_views: "readership counts, which identify nobody and start afresh on a new site",
