@@ -434,6 +434,41 @@ describe("configuration", () => {
       for (const name of environmentVariables) expect(table).toContain(`| \`${name}\` |`);
     });
 
+    it("the defaults docs/configuration.md, the README and .env.example give are the server's", () => {
+      // With nothing set, each variable the server reads as a plain value takes its
+      // default; a default written as a plain value in the docs must be that value.
+      const defaults: Record<string, unknown> = loadConfig({});
+      const said = (value: unknown) =>
+        value === true ? "on" : value === false ? ["off", "false"] : String(value);
+      const wrong: string[] = [];
+      const compare = (file: string, name: string, written: string) => {
+        if (!(environmentVariables as readonly string[]).includes(name)) return;
+        const value = defaults[name];
+        if (value === undefined || !/^[\w./:-]+$/.test(written)) return;
+        if (![said(value)].flat().includes(written))
+          wrong.push(`${file}: ${name} says ${written}, the server ${String(value)}`);
+      };
+      let rows = 0;
+      for (const file of ["docs/configuration.md", "README.md"]) {
+        const text = readFileSync(path.join(root, file), "utf8");
+        for (const [, name = "", written = ""] of text.matchAll(
+          /^\| `([A-Z][A-Z0-9_]*)` \| `([^`]+)` \|/gm,
+        )) {
+          rows += 1;
+          compare(file, name, written);
+        }
+      }
+      for (const [, name = "", written = ""] of readFileSync(
+        path.join(root, ".env.example"),
+        "utf8",
+      ).matchAll(/^([A-Z][A-Z0-9_]*)=(\S+)$/gm)) {
+        rows += 1;
+        compare(".env.example", name, written);
+      }
+      expect(rows).toBeGreaterThan(80);
+      expect(wrong).toEqual([]);
+    });
+
     it("the tables of docs/configuration.md and the README name no variable the server does not read", () => {
       // Node's own variable, documented beside the server's.
       const known = new Set<string>([...environmentVariables, "NODE_COMPILE_CACHE"]);
