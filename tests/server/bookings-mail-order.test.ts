@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/bookings.ts";
-import { aged, bookingsApp, owner } from "./support/bookings.ts";
+import { bookingsResponseSchema } from "../../contract/bookings.ts";
+import { owner, readerSideApp } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
-import { Owner } from "./support/owner.ts";
+import type { Owner } from "./support/owner.ts";
 import type { Answer, SmtpSink } from "./support/smtp.ts";
 import { lockWaiters, runSql } from "./support/sql.ts";
 import { backends, json, type TestApp } from "./support/test-app.ts";
@@ -23,31 +23,10 @@ describe.each(backends)("a booked call's mails in order on %s", (backend) => {
   let smtp: SmtpSink;
   const clock = movableClock();
   let signedIn: Owner;
-  let readers = 0;
-  bookingsApp(backend, clock, {}, (app) => {
-    ({ t, smtp } = app);
-    signedIn = new Owner(t);
+  const { book } = readerSideApp(backend, clock, "10.7.1", (side) => {
+    ({ t, smtp, owner: signedIn } = side);
   });
 
-  const free = async () =>
-    json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts;
-  /** A reader books the free time `index` places down the list for `email`: the call's id. */
-  async function book(email: string, index: number) {
-    readers += 1;
-    const start = (await free())[index] ?? "";
-    const response = await t.visitor({ ip: `10.7.1.${readers}` }).post("/api/bookings", {
-      start,
-      name: `Reader ${readers}`,
-      email,
-      service: "dfmea",
-      note: "",
-      zone: "Europe/Paris",
-      formToken: aged(),
-    });
-    expect(response.statusCode, response.body).toBe(201);
-    const [row] = await runSql(t, "select id from bookings where email = ?", [email]);
-    return { id: Number(row?.id), start };
-  }
   /** The owner's mails about the call of `name`, by their subject. */
   const ownerMails = (name: string) =>
     smtp.to(owner).filter((mail) => mail.parsed.subject?.includes(`Call with ${name}`));
@@ -68,8 +47,7 @@ describe.each(backends)("a booked call's mails in order on %s", (backend) => {
     const reader = `late-${backend}@example.org`;
     let refusing = true;
     sayLater(reader, () => !refusing);
-    const { start } = await book(reader, 3);
-    const name = `Reader ${readers}`;
+    const { start, name } = await book(reader, 3);
     await smtp.waitFor(() => ownerMails(name).length === 1);
 
     // The day-before reminders fall due while the invitation is still refused.
@@ -93,8 +71,7 @@ describe.each(backends)("a booked call's mails in order on %s", (backend) => {
     const reader = `later-${backend}@example.org`;
     let refusing = true;
     sayLater(reader, () => !refusing);
-    const { start } = await book(reader, 6);
-    const name = `Reader ${readers}`;
+    const { start, name } = await book(reader, 6);
     await smtp.waitFor(() => ownerMails(name).length === 1);
     // Both reminders due, the invitation refused still: each side is sent the hour-before
     // reminder alone, the reader after their invitation.
@@ -120,7 +97,7 @@ describe.each(backends)("a booked call's mails in order on %s", (backend) => {
     const gone = `over-${backend}@example.org`;
     sayLater(gone);
     const over = await book(gone, 9);
-    await smtp.waitFor(() => ownerMails(`Reader ${readers}`).length === 1);
+    await smtp.waitFor(() => ownerMails(over.name).length === 1);
     clock.advance(Date.parse(over.start) - clock.now().getTime() + 2 * hourMs);
     // Its next try is not made: it is dropped as it is taken up.
     const tried = () =>
@@ -147,7 +124,7 @@ describe.each(backends)("a booked call's mails in order on %s", (backend) => {
         });
       };
       const call = await book(reader, 12);
-      const name = `Reader ${readers}`;
+      const { name } = call;
       // The invitation is being sent: its row held by its sender's transaction.
       await expect.poll(() => arrived).toBe(true);
       // The owner's own invitation in first: a release drops that side's mails not yet sent.

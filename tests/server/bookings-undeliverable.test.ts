@@ -3,7 +3,7 @@ import { bookingsResponseSchema, slotsResponseSchema } from "../../contract/book
 import { healthResponseSchema } from "../../contract/console.ts";
 import { calendarOfMail } from "../support/calendar.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { aged, bookingsApp, cookieSecret, owner } from "./support/bookings.ts";
+import { bookingsApp, cookieSecret, owner, postBooking } from "./support/bookings.ts";
 import { movableClock } from "./support/clock.ts";
 import { deliveryReport } from "./support/delivery-report.ts";
 import { type ImapServer, startImapServer } from "./support/imap.ts";
@@ -20,18 +20,6 @@ import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
  * and the owner is sent the cancellation that takes their copy out. A full
  * mailbox, a report nobody signed, or the owner's own mail bouncing, changes nothing.
  */
-
-/** A reader's booking of `start` for `email`, from a connection of its own, as the island posts it. */
-const bookAs = (t: TestApp, ip: string, start: string, email: string, name: string) =>
-  t.visitor({ ip }).post("/api/bookings", {
-    start,
-    name,
-    email,
-    service: "dfmea",
-    note: "",
-    zone: "Europe/Paris",
-    formToken: aged(),
-  });
 
 describe.each(backends)("a booking whose invitation bounces on %s", (backend) => {
   const secret = "postmark-hook-secret-for-bookings";
@@ -175,7 +163,7 @@ describe.each(backends)("a booking whose invitation bounces on %s", (backend) =>
       const name = `Reader ${readers + 1}`;
       const start = (await free())[7] ?? "";
       readers += 1;
-      const response = await bookAs(t, `10.8.1.${readers}`, start, late, name);
+      const response = await postBooking(t.visitor({ ip: `10.8.1.${readers}` }), start, late, name);
       expect(response.statusCode, response.body).toBe(201);
       return { first: call, start, name };
     });
@@ -219,7 +207,7 @@ describe.each(backends)("a booking whose invitation bounces on %s", (backend) =>
     const start = (await free())[index] ?? "";
     readers += 1;
     const name = `Reader ${email.split("-")[0]}`;
-    const response = await bookAs(t, `10.8.1.${readers}`, start, email, name);
+    const response = await postBooking(t.visitor({ ip: `10.8.1.${readers}` }), start, email, name);
     expect(response.statusCode, response.body).toBe(201);
     const call = await listed(email);
     if (!call) throw new Error(`${email} is not listed`);
@@ -255,7 +243,12 @@ describe.each(backends)(
     async function book(email: string) {
       readers += 1;
       const start = (await free())[readers] ?? "";
-      const response = await bookAs(t, `10.8.2.${readers}`, start, email, `Reader ${readers}`);
+      const response = await postBooking(
+        t.visitor({ ip: `10.8.2.${readers}` }),
+        start,
+        email,
+        `Reader ${readers}`,
+      );
       expect(response.statusCode, response.body).toBe(201);
       await smtp.waitFor(() => smtp.to(email).length > 0);
       return smtp.to(email)[0]?.from ?? "";

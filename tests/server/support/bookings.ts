@@ -6,7 +6,8 @@ import type { movableClock } from "./clock.ts";
 import { type MailingApp, mailingApp } from "./mailing-app.ts";
 import { Owner } from "./owner.ts";
 import type { SmtpSink } from "./smtp.ts";
-import { type Backend, json, type TestApp, type TestAppOptions } from "./test-app.ts";
+import { runSql } from "./sql.ts";
+import { type Backend, json, type TestApp, type TestAppOptions, type Visitor } from "./test-app.ts";
 
 /** Where the owner of the bookings' test apps is mailed, and the zone of their hours. */
 export const owner = "owner@example.com";
@@ -106,4 +107,48 @@ export function ownerSideApp(
     return call;
   }
   return { freeStarts, upcoming, book };
+}
+
+/** A reader's booking of `start` for `email`, from a browser of its own, as the island posts it. */
+export const postBooking = (from: Visitor, start: string, email: string, name: string) =>
+  from.post("/api/bookings", {
+    start,
+    name,
+    email,
+    service: "dfmea",
+    note: "",
+    zone: "Europe/Paris",
+    formToken: aged(),
+  });
+
+/**
+ * A bookings' test app (`bookingsApp`) whose tests hold each side's mail, with the owner's
+ * browser (not signed in) and a reader's booking of the free time `index` places down the
+ * list for `email`, from a browser of its own on `network` ("10.7.1"), named "Reader N".
+ */
+export function readerSideApp(
+  backend: Backend,
+  clock: ReturnType<typeof movableClock>,
+  network: string,
+  started: (side: { t: TestApp; smtp: SmtpSink; owner: Owner }) => void,
+) {
+  let t: TestApp;
+  let readers = 0;
+  bookingsApp(backend, clock, {}, (app) => {
+    t = app.t;
+    started({ t, smtp: app.smtp, owner: new Owner(t) });
+  });
+  const free = async () =>
+    json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts;
+  async function book(email: string, index: number) {
+    readers += 1;
+    const start = (await free())[index] ?? "";
+    const name = `Reader ${readers}`;
+    const browser = t.visitor({ ip: `${network}.${readers}` });
+    const response = await postBooking(browser, start, email, name);
+    expect(response.statusCode, response.body).toBe(201);
+    const [row] = await runSql(t, "select id, uid from bookings where email = ?", [email]);
+    return { id: Number(row?.id), uid: String(row?.uid), start, name, browser };
+  }
+  return { free, book };
 }
