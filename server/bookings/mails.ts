@@ -12,7 +12,7 @@ import {
   tokenLink,
 } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
-import { type Call, calendarFile, invitation, thread } from "./calendar-file.ts";
+import { type CalendarFor, type Call, calendarFile, invitation, thread } from "./calendar-file.ts";
 import type { CancelledCall } from "./queued-mails.ts";
 import type { StoredBooking } from "./stored.ts";
 
@@ -111,10 +111,16 @@ export function readerInvitationMail(
   booking: StoredBooking,
   token: string,
   context: BookingMailContext,
-  ownerMove?: { reason: string | null },
+  {
+    ownerMove,
+    first = booking.sequence === 0,
+  }: { ownerMove?: { reason: string | null }; first?: boolean } = {},
 ): OutgoingMail {
   const update = booking.sequence > 0;
   const reason = ownerMove?.reason ? `: ${ownerMove.reason}` : ".";
+  // Moved before any invitation reached them: this one puts the call in their calendar.
+  const accept =
+    first && update ? "\n\nAccept the invitation attached to put the call in your calendar." : "";
   const details: [string, string][] = [
     ...times(booking, context, false),
     ["About", context.serviceTitle],
@@ -127,9 +133,9 @@ export function readerInvitationMail(
     subject: subjectOf(context),
     footer: links.footer,
     lead: ownerMove
-      ? `${oneLine(`${context.ownerName} moved your call${reason}`)}\n\nThe new time:`
+      ? `${oneLine(`${context.ownerName} moved your call${reason}`)}${accept}\n\nThe new time:`
       : update
-        ? "Your call has moved. The new time:"
+        ? `Your call has moved.${accept} The new time:`
         : "You're booked. Accept the invitation attached to put the call in your calendar:",
     html: `${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
@@ -139,7 +145,7 @@ ${links.html}`,
 ${links.text}`,
     replyTo: context.ownerAddress,
     headers: { "Auto-Submitted": "auto-replied" },
-    ...thread("reader", booking.uid, update ? `moved-${booking.sequence}` : null),
+    ...thread("reader", booking.uid, first ? null : `moved-${booking.sequence}`),
     icalEvent: invitation(booking, context, { reader: booking.email }),
   });
 }
@@ -178,7 +184,7 @@ export function ownerInvitationMail(
   context: BookingMailContext,
   update: false | "reader" | "owner",
   calendar: "publish" | "cancel" | "none" = "publish",
-  { movedFrom }: { movedFrom?: string | undefined } = {},
+  { movedFrom, first = !update }: { movedFrom?: string | undefined; first?: boolean } = {},
 ): OutgoingMail {
   const details: [string, string][] = [
     ["Name", booking.name],
@@ -203,7 +209,7 @@ ${booking.note ? `\n${quoted(booking.note)}\n` : ""}
 ${consoleLink(context.siteUrl).text}`,
     replyTo: { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
-    ...thread("owner", booking.uid, update ? `moved-${booking.sequence}` : null),
+    ...thread("owner", booking.uid, first ? null : `moved-${booking.sequence}`),
     ...(calendar === "none" ? {} : { icalEvent: ownerCalendarFile(booking, context, calendar) }),
   });
 }
@@ -216,17 +222,22 @@ function ownerCalendarFile(
 ) {
   const owner = { owner: { name: booking.name, email: booking.email } };
   if (calendar === "publish") return invitation(booking, context, owner);
-  return {
-    method: "CANCEL" as const,
-    filename: "cancellation.ics",
-    content: calendarFile("cancellation", booking, context, owner),
-  };
+  return cancellationFile(booking, context, owner);
 }
+
+/** A calendar file that cancels the call (METHOD:CANCEL, its UID and SEQUENCE) in the calendar of `to`. */
+const cancellationFile = (call: Call, context: BookingMailContext, to: CalendarFor) => ({
+  method: "CANCEL" as const,
+  filename: "cancellation.ics",
+  content: calendarFile("cancellation", call, context, to),
+});
 
 /**
  * The cancellation, to either side: METHOD:CANCEL takes the call out of their
- * calendar. The owner's names the reader while the booking is kept (`reader`);
- * one deleted meanwhile ("Your data") is named by its time alone.
+ * calendar; to a reader mailed no invitation of it (`first`, the owner cancelled), it
+ * says so without a calendar file, and opens their thread. The owner's names the reader while
+ * the booking is kept (`reader`); one deleted meanwhile ("Your data") is named by its
+ * time alone.
  */
 export function cancellationMail(
   to: string,
@@ -234,6 +245,7 @@ export function cancellationMail(
   call: CancelledCall & { sequence: number },
   context: BookingMailContext,
   reader?: Pick<StoredBooking, "name" | "email">,
+  first = false,
 ): OutgoingMail {
   const zone = side === "reader" ? call.readerZone : context.ownerZone;
   const when = momentLabel(Date.parse(call.start), zone);
@@ -268,7 +280,7 @@ export function cancellationMail(
     to,
     subject,
     footer,
-    lead: `${who} The invitation attached takes it out of your calendar.`,
+    lead: `${who} ${first ? "No invitation of it had been sent to you, so there is nothing to take out of your calendar." : "The invitation attached takes it out of your calendar."}`,
     html: `${detailsHtml(details)}
 ${message}
 ${side === "reader" ? `<p style="margin:0">${button(again, "Book another time")}</p>` : ""}`,
@@ -281,17 +293,16 @@ ${side === "reader" ? `Book another time: ${again}` : ""}`,
         ? { replyTo: { name: reader.name, address: reader.email } }
         : {}),
     headers: { "Auto-Submitted": "auto-generated" },
-    ...thread(side, call.uid, "cancelled"),
-    icalEvent: {
-      method: "CANCEL",
-      filename: "cancellation.ics",
-      content: calendarFile(
-        "cancellation",
-        { ...call, meetingUrl: null },
-        context,
-        side === "reader" ? { reader: to } : { owner: reader ?? null },
-      ),
-    },
+    ...thread(side, call.uid, first ? null : "cancelled"),
+    ...(first
+      ? {}
+      : {
+          icalEvent: cancellationFile(
+            { ...call, meetingUrl: null },
+            context,
+            side === "reader" ? { reader: to } : { owner: reader ?? null },
+          ),
+        }),
   });
 }
 

@@ -339,7 +339,7 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
       if (booking === "begun") return answer(reply, 409, begun);
       return done(reply, {
         title: "Your call is cancelled",
-        body: `${paragraph(`The call on ${momentLabel(Date.parse(booking.start), booking.readerZone)} is cancelled. A cancellation is on its way to your inbox, and takes it out of your calendar.`)}
+        body: `${paragraph(`The call on ${momentLabel(Date.parse(booking.start), booking.readerZone)} is cancelled. If its invitation reached you, a cancellation is on its way to your inbox and takes it out of your calendar.`)}
 <p><a href="${bookPath}">Book another time</a></p>`,
       });
     });

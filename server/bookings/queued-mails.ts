@@ -49,8 +49,19 @@ const bookingMailPayload = z.object({
   call: cancelledCall.optional().catch(undefined),
   /** An invitation after the owner moved the call: their reason, if they gave one. */
   ownerMove: z.object({ reason: z.string().nullable() }).optional().catch(undefined),
-  /** The owner's invitation after the reader moved the call: the time it was moved from. */
+  /**
+   * The owner's invitation after the reader moved the call: the time it was moved from, as
+   * the owner was last sent it (two moves before the first one's mail went: the time before both).
+   */
   movedFrom: z.iso.datetime().optional().catch(undefined),
+  /** An invitation: the time it gives (rows queued before it was recorded have none). */
+  start: z.iso.datetime().optional().catch(undefined),
+  /**
+   * An invitation or a cancellation to a side that was mailed no invitation of the call
+   * before it (decision 095): it opens that side's thread, and a cancellation carries no
+   * calendar file. Absent from rows queued before it was recorded: a first at sequence 0.
+   */
+  first: z.literal(true).optional().catch(undefined),
   /**
    * The owner's invitation: its calendar file, chosen as it is queued (`ownerCalendar`);
    * absent from rows queued before it was, whose copy was chosen as they went.
@@ -116,7 +127,7 @@ const payloadOf = (
   to: "reader" | "owner",
   more: Pick<
     BookingMailPayload,
-    "hoursBefore" | "call" | "ownerMove" | "calendar" | "movedFrom"
+    "hoursBefore" | "call" | "ownerMove" | "calendar" | "movedFrom" | "start" | "first"
   > = {},
 ) => JSON.stringify({ bookingId: id, to, sequence, ...more } satisfies BookingMailPayload);
 
@@ -141,29 +152,53 @@ function remindersAhead(now: Date, call: Call, ownerEmail: string | undefined): 
 }
 
 /**
+ * What each side was mailed of call `id` (before outbox row `before`, when given), by its
+ * invitations' rows in its series (decision 095): the last one sent (or being sent, on
+ * SQLite: it may reach them), which is what that side's calendar holds; and whether any
+ * was queued here at all (none: the call came by an import, invited by the site it came
+ * from). A queued, failed or dropped one never reached it.
+ * A row's own earlier rows are done as it goes (decision 092).
+ */
+export async function invitedBefore(db: Db, id: number, before?: number) {
+  const invitations = db
+    .selectFrom("outbox")
+    .select(["status", "payload"])
+    .where("kind", "=", "booking_invitation")
+    .$if(before !== undefined, (query) => query.where("id", "<", before ?? 0))
+    .orderBy("id", "desc");
+  const series = [seriesOf(id, "reader"), seriesOf(id, "owner")];
+  let rows = await invitations.where("series", "in", series).execute();
+  // A call booked before series: the rows that went, by their payload, on the index of states.
+  if (rows.length === 0)
+    rows = await invitations
+      .where("status", "in", ["sent", "sending"])
+      .where("payload", "like", payloadLike(id))
+      .execute();
+  return (to: "reader" | "owner") => {
+    const mine = rows.filter((row) => parseBookingPayload(row.payload)?.to === to);
+    const sent = mine.find((row) => row.status === "sent" || row.status === "sending");
+    return { sent: parseBookingPayload(sent?.payload ?? null) ?? undefined, any: mine.length > 0 };
+  };
+}
+export type Invited = ReturnType<Awaited<ReturnType<typeof invitedBefore>>>;
+
+/**
  * The calendar file of the owner's next invitation of a call (decision 074): the call
  * published while no calendar feed stands; while one does, nothing (the feed has it),
- * but the cancellation of the copy an earlier mail of the call published, taken out
- * once: else the owner's calendar keeps it at the old time beside the feed's. An earlier
- * mail is one sent or being sent, never one queued, failed or dropped; one queued before
- * the choice was recorded published a copy (it did before the feed left them out).
+ * but the cancellation of the copy an earlier mail of the call published (`last`), taken
+ * out once: else the owner's calendar keeps it at the old time beside the feed's. One
+ * queued before the choice was recorded published a copy (it did before the feed left them out).
  */
-async function ownerCalendar(trx: Db, id: number): Promise<"publish" | "cancel" | "none"> {
+async function ownerCalendar(
+  trx: Db,
+  last: BookingMailPayload | undefined,
+): Promise<"publish" | "cancel" | "none"> {
   const feed = await trx
     .selectFrom("booking_settings")
     .select("feed_token_hash")
     .where("id", "=", 1)
     .executeTakeFirst();
   if (!feed?.feed_token_hash) return "publish";
-  const mailed = await trx
-    .selectFrom("outbox")
-    .select("payload")
-    .where("kind", "=", "booking_invitation")
-    .where("status", "in", ["sent", "sending"])
-    .where("payload", "like", payloadLike(id))
-    .orderBy("id", "desc")
-    .execute();
-  const last = mailed.map((row) => parseBookingPayload(row.payload)).find((p) => p?.to === "owner");
   return last && (last.calendar ?? "publish") === "publish" ? "cancel" : "none";
 }
 
@@ -172,10 +207,12 @@ export const queueReminders = (trx: Db, now: Date, call: Call, ownerEmail: strin
   enqueue(trx, now.toISOString(), remindersAhead(now, call, ownerEmail));
 
 /**
- * The invitations and the reminders still ahead. No row holds the reader's
- * links: mails.ts makes them again as each mail goes (stored.ts, `linkTokens`).
- * After the owner's move (`reason` given, null or not), the invitations say so; after
- * the reader's (`from`, the time it was), the owner's says from when.
+ * The invitations and the reminders still ahead, in place of those still queued (a move's).
+ * No row holds the reader's links: mails.ts makes them again as each mail goes (stored.ts,
+ * `linkTokens`). After the owner's move (`reason` given, null or not), the invitations say
+ * so; after the reader's (`from`, the time it was), the owner's says from when. Each records
+ * its time, and is the first of its side (`first`) when none before it reached that side
+ * (decision 095): the composer reads again what went meanwhile.
  */
 export async function queueInvitations(
   trx: Db,
@@ -184,18 +221,27 @@ export async function queueInvitations(
   ownerEmail: string | undefined,
   { reason, from }: { reason?: string | null; from?: string } = {},
 ) {
+  // A booking's are the first of its call; a move's replace those still queued.
+  const invited =
+    booking.sequence === 0
+      ? () => ({ sent: undefined, any: false })
+      : await invitedBefore(trx, booking.id);
+  if (booking.sequence > 0) await dropQueued(trx, booking.id);
   const ownerMove = reason === undefined ? {} : { ownerMove: { reason } };
-  const owners = { ...(from === undefined ? {} : { movedFrom: from }) };
-  const calendar = ownerEmail ? await ownerCalendar(trx, booking.id) : "none";
-  const invitations = recipientsOf(booking.email, ownerEmail).map(([to, email]) => ({
-    kind: "booking_invitation" as const,
-    email,
-    payload: payloadOf(booking, to, {
-      ...ownerMove,
-      ...(to === "owner" ? { calendar, ...owners } : {}),
-    }),
-    series: seriesOf(booking.id, to),
-  }));
+  const start = booking.start.toISOString();
+  const calendar = ownerEmail ? await ownerCalendar(trx, invited("owner").sent) : "none";
+  const invitations = recipientsOf(booking.email, ownerEmail).map(([to, email]) => {
+    const { sent, any } = invited(to);
+    const first = booking.sequence === 0 || (!sent && any) ? { first: true as const } : {};
+    const owners =
+      to === "owner" ? { calendar, ...(from ? { movedFrom: sent?.start ?? from } : {}) } : {};
+    return {
+      kind: "booking_invitation" as const,
+      email,
+      payload: payloadOf(booking, to, { ...ownerMove, start, ...first, ...owners }),
+      series: seriesOf(booking.id, to),
+    };
+  });
   await enqueue(trx, now.toISOString(), [
     ...invitations,
     ...remindersAhead(now, booking, ownerEmail),
@@ -203,15 +249,27 @@ export async function queueInvitations(
 }
 
 /** A moved call's mails: what was queued for it goes, the new invitations and reminders come. */
-export async function queueMoved(
+export const queueMoved = (
   trx: Db,
   now: Date,
   { id, email, sequence }: Omit<Call, "start">,
   { start, ownerEmail }: { start: Date; ownerEmail: string | undefined },
   how: { reason?: string | null; from?: string },
+) => queueInvitations(trx, now, { id, email, start, sequence }, ownerEmail, how);
+
+/**
+ * A call at the time `to` holds of it (`invited`, decision 095), and whether nothing of
+ * it reached them (`first`, or `queuedFirst` from when it was queued, its earlier rows
+ * dropped since): a move whose mail had not gone changed nothing there.
+ */
+export function asHeld<T extends { start: string; end: string }>(
+  call: T,
+  { sent, any }: Invited,
+  queuedFirst = false,
 ) {
-  await dropQueued(trx, id);
-  await queueInvitations(trx, now, { id, email, start, sequence }, ownerEmail, how);
+  const start = sent?.start ?? call.start;
+  const end = new Date(Date.parse(start) + Date.parse(call.end) - Date.parse(call.start));
+  return { call: { ...call, start, end: end.toISOString() }, first: !sent && (any || queuedFirst) };
 }
 
 /**
@@ -281,7 +339,8 @@ async function callsAhead(trx: Db, now: Date, ids: readonly number[]) {
 /**
  * A call just cancelled: the mails still queued for it go (but `sending`, `dropQueued`),
  * and its cancellations are queued to both sides (or the owner's alone, `reader: false`),
- * with the call in them (it may be deleted before they go).
+ * with the call in them (it may be deleted before they go) at the time that side holds,
+ * and to a side none of whose invitations reached it, as its first (`asHeld`).
  */
 export async function queueCancellations(
   trx: Db,
@@ -291,21 +350,25 @@ export async function queueCancellations(
   ownerEmail: string | undefined,
   { reader = true, sending }: { reader?: boolean; sending?: number } = {},
 ) {
+  const invited = await invitedBefore(trx, booking.id);
   await dropQueued(trx, booking.id, sending);
   const { uid, start, end, service, readerZone } = booking;
-  const call = { uid, start, end, service, readerZone, message, by };
   const recipients = recipientsOf(booking.email, ownerEmail).filter(
     ([to]) => reader || to !== "reader",
   );
   await enqueue(
     trx,
     now.toISOString(),
-    recipients.map(([to, email]) => ({
-      kind: "booking_cancellation",
-      email,
-      payload: payloadOf(booking, to, { call }),
-      series: seriesOf(booking.id, to),
-    })),
+    recipients.map(([to, email]) => {
+      const held = asHeld({ uid, start, end, service, readerZone, message, by }, invited(to));
+      const first = held.first ? { first: true as const } : {};
+      return {
+        kind: "booking_cancellation",
+        email,
+        payload: payloadOf(booking, to, { call: held.call, ...first }),
+        series: seriesOf(booking.id, to),
+      };
+    }),
   );
 }
 

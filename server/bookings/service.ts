@@ -384,7 +384,7 @@ export function createBookings(
     },
 
     /** Releases a call whose reader's invitation hard-bounced (undeliverable.ts). */
-    undeliverable: releaseUndeliverable({ db: store.db, clock, ownerEmail: ownerMail, woken }),
+    undeliverable: releaseUndeliverable({ store, clock, ownerEmail: ownerMail, woken }),
     onQueued: form.onQueued,
     woken,
     /** The busy calendar's last reads, for the console's Health; null when none is set. */

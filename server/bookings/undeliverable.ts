@@ -1,8 +1,18 @@
+import { momentLabel } from "../../contract/time-zones.ts";
 import { transact } from "../db/owner-actor.ts";
-import type { Db } from "../db/store.ts";
+import type { Store } from "../db/store.ts";
+import { detailsHtml, detailsText, laidOut, oneLine } from "../outbox/mail-layout.ts";
+import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { OnUndeliverable } from "../outbox/recipient-health.ts";
-import { parseBookingPayload, queueCancellations } from "./queued-mails.ts";
-import { toStored } from "./stored.ts";
+import { thread } from "./calendar-file.ts";
+import type { BookingMailContext } from "./mails.ts";
+import {
+  type CancelledCall,
+  holdQueued,
+  parseBookingPayload,
+  queueCancellations,
+} from "./queued-mails.ts";
+import { type StoredBooking, toStored } from "./stored.ts";
 
 /**
  * A call whose reader's invitation hard-bounced is released
@@ -14,15 +24,16 @@ import { toStored } from "./stored.ts";
  * reminder, an invitation of a time since moved, or a call that has begun or was
  * cancelled changes nothing. The time is free again, the call shows cancelled
  * because its address does not receive mail, its mails still queued go, and the
- * owner is sent the cancellation (its calendar copy taken out); the reader, nothing.
+ * owner is sent the cancellation (its calendar copy taken out), or, when no invitation
+ * of it had been sent to them, why it fell through (`notKeptMail`); the reader, nothing.
  */
 export function releaseUndeliverable({
-  db,
+  store: { db, kind },
   clock,
   ownerEmail,
   woken,
 }: {
-  db: Db;
+  store: Pick<Store, "db" | "kind">;
   clock: () => Date;
   ownerEmail: string | undefined;
   woken: () => void;
@@ -33,6 +44,9 @@ export function releaseUndeliverable({
     if (payload?.to !== "reader") return;
     const now = clock().toISOString();
     const released = await transact(within, async (trx) => {
+      // The call's mails, then its booking, as every change takes them (decision 092); at
+      // send time the invitation's own row is held already.
+      await holdQueued(trx, payload.bookingId, kind);
       const cancelled = await trx
         .updateTable("bookings")
         .set((eb) => ({
@@ -60,4 +74,36 @@ export function releaseUndeliverable({
     });
     if (released) woken();
   };
+}
+
+/**
+ * The owner's news of a call released before any invitation of it was sent to them
+ * (decision 095): a reader booked, the invitation to their address bounced first. It
+ * names the reader in its body as the owner's other mails do (name and address, not
+ * the note); its headers hold nothing the reader typed (the subject names the time,
+ * and no Reply-To leads to the address that bounced), and no calendar file comes: the
+ * owner's calendar was sent nothing to take out.
+ */
+export function notKeptMail(
+  to: string,
+  call: CancelledCall,
+  context: BookingMailContext,
+  reader?: Pick<StoredBooking, "name" | "email">,
+): OutgoingMail {
+  const when = momentLabel(Date.parse(call.start), context.ownerZone);
+  const details: [string, string][] = [
+    ["When", when],
+    ["About", context.serviceTitle],
+    ...(reader ? [["With", `${reader.name} <${reader.email}>`] as [string, string]] : []),
+  ];
+  return laidOut({
+    to,
+    subject: oneLine(`Not booked: call on ${when}`),
+    footer: "Nothing more is sent about this call, to you or to that address.",
+    lead: "A reader booked a call, but their address does not receive mail: the invitation to it bounced, so the call was not kept and the time is free again.\n\nNo invitation of it had been sent to you, so this mail carries no calendar file.",
+    html: detailsHtml(details),
+    text: detailsText(details),
+    headers: { "Auto-Submitted": "auto-generated" },
+    ...thread("owner", call.uid, null),
+  });
 }

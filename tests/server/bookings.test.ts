@@ -775,6 +775,12 @@ describe.each(backends)("booking a call on %s", (backend) => {
       }),
     ]);
 
+    // Both invitations in first: a call erased before they went is mailed to neither side.
+    await smtp.waitFor(
+      () =>
+        smtp.to(sent.email).length === 1 &&
+        smtp.to(owner).some((m) => calendarOfMail(m)?.event.start.toISOString() === start),
+    );
     const deletion = await reader.post("/api/your-data/delete", { confirm: true });
     expect(json(deletion, deleteYourDataResponseSchema).deleted).toMatchObject({ bookings: 1 });
     expect(json(await reader.get("/api/your-data"), yourDataResponseSchema).bookings).toEqual([]);

@@ -78,7 +78,7 @@ export async function mailBounces(context: CommandContext) {
     verpKey: verpKeyOf(await secret()),
     // A call whose invitation bounced is released, as the server's own reading does.
     undeliverable: releaseUndeliverable({
-      db: db.db,
+      store: db,
       clock: () => new Date(),
       ownerEmail: config.OWNER_EMAIL ?? config.contactEmail,
       woken: () => {},
