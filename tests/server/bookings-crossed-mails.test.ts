@@ -315,6 +315,29 @@ describe.each(backends)("a call's mails that would cross on %s", (backend) => {
     smtp.answer = () => undefined;
   });
 
+  it("sends an owner whose invitation is held up the reader's move as their first invitation", async () => {
+    const reader = `early-${backend}@example.org`;
+    let holding = true;
+    smtp.answer = later(owner, () => holding);
+    const call = await book(reader, 44);
+    await smtp.waitFor(() => smtp.to(reader).length === 1);
+    await heldUp(call.id, owner);
+    const moveTo = (await free())[46] ?? "";
+    expect((await readerMove(smtp.to(reader)[0], moveTo)).statusCode).toBe(200);
+    holding = false;
+    await settled(call.id);
+
+    const [mail, ...more] = ownerMails(reader);
+    expect(more).toEqual([]);
+    expect(mail?.parsed.text).toContain("A reader booked a call.");
+    expect(calendarOfMail(mail)).toMatchObject({ method: "PUBLISH" });
+    expect(calendarOfMail(mail)?.event).toMatchObject({ uid: call.uid, sequence: 1 });
+    expect(calendarOfMail(mail)?.event.start.toISOString()).toBe(moveTo);
+    expect(mail?.parsed.messageId).toBe(`<owner.${call.uid}>`);
+    expect(mail?.parsed.inReplyTo).toBeUndefined();
+    smtp.answer = () => undefined;
+  });
+
   it("mails neither side a call erased from Your data before its invitations went", async () => {
     const reader = `erased-${backend}@example.org`;
     const ownersBefore = smtp.to(owner).length;
