@@ -1,6 +1,11 @@
 import fastifyRateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyServerOptions } from "fastify";
-import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
+import {
+  engagementCatalogOf,
+  type ItemIndex,
+  loadItemIndex,
+  loadServiceTitles,
+} from "../content/catalog.ts";
 import { siteErrorHandler } from "./api/errors.ts";
 import { engagementApi } from "./api/index.ts";
 import { fastBeacon } from "./api/routes/readers.ts";
@@ -50,6 +55,8 @@ export type AppOptions = ServiceOptions & {
   heartbeatMs?: number;
   /** Where SNS's signing certificates may come from (tests trust a host of their own). */
   snsTrust?: SnsTrust;
+  /** The items' and services' titles, read from the content unless given (tests read them once per process). */
+  content?: { items: ItemIndex; services: ReturnType<typeof loadServiceTitles> };
 };
 
 declare module "fastify" {
@@ -74,11 +81,12 @@ export async function buildApp({
   heartbeatMs = 15_000,
   snsTrust = amazonSnsHosts,
   clock = () => new Date(),
+  content,
   ...options
 }: AppOptions) {
   // The stories' and science posts' ids and titles, read from the content once
   // (content/catalog.ts) for the engagement catalog, notifications and console.
-  const items = loadItemIndex();
+  const items = content?.items ?? loadItemIndex();
   // Read once: served from memory, its pages' inline scripts hashed for the CSP.
   const siteFiles = loadBuiltSite(clientRoot);
   const catalog = givenCatalog ?? engagementCatalogOf(items);
@@ -155,7 +163,7 @@ export async function buildApp({
     log: app.log,
     items,
     catalog,
-    services: loadServiceTitles(),
+    services: content?.services ?? loadServiceTitles(),
     bookable: () => siteFiles.has("/book"),
   });
   const { store, bus, cookieSecret, engagement, reads, moderation, defences, spam } = services;

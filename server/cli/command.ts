@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ParseArgsConfig } from "node:util";
+import type { OwnerProfile } from "../../content/owner.ts";
 import { rowIdMax } from "../../contract/api.ts";
 import { withControlsShown } from "../../contract/text.ts";
 import type { Config } from "../config.ts";
@@ -32,6 +33,8 @@ export type AdminIo = {
   clock?: () => Date;
   /** The private addresses a command may read the owner's calendar from (the tests' stand-in). */
   allowPrivate?: (address: string) => boolean;
+  /** The owner's profile, read from content/owner.md unless given (tests read it once, not per command). */
+  ownerProfile?: OwnerProfile;
 };
 
 /**

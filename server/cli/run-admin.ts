@@ -232,7 +232,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
 
   let config: Config;
   try {
-    config = loadConfig(io.env);
+    config = loadConfig(io.env, io.ownerProfile ? { ownerProfile: io.ownerProfile } : {});
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     stderr.write(`${error.message}\n`);

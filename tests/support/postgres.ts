@@ -198,7 +198,11 @@ const adminFor = (serverUrl: string) => keptConnection(serverUrl, 60_000);
 
 /**
  * A new database on the server, so concurrent test files never share tables:
- * empty, or a copy of `template` (a database nobody is connected to).
+ * empty, or a copy of `template` (a database nobody is connected to). The
+ * copy is of the template's files, not written through the WAL block by
+ * block (PostgreSQL 15's default): with a migrated template, about 10 ms
+ * less of the server's CPU a database, and its drop about 5 ms less
+ * (docs/benchmarks.md, "Test suite").
  */
 export async function createDatabase(
   serverUrl: string,
@@ -207,7 +211,7 @@ export async function createDatabase(
 ): Promise<string> {
   const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   await adminFor(serverUrl).query(
-    `create database ${name}${template ? ` template ${template}` : ""}`,
+    `create database ${name}${template ? ` template ${template} strategy file_copy` : ""}`,
   );
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;

@@ -1,6 +1,6 @@
 import type { AdminIo } from "../../../server/cli/command.ts";
 import { runAdmin } from "../../../server/cli/run-admin.ts";
-import { siteUrl, type TestApp, wakeOutboxes } from "./test-app.ts";
+import { siteOwnerProfile, siteUrl, type TestApp, wakeOutboxes } from "./test-app.ts";
 
 export type AdminRun = { code: number; stdout: string; stderr: string };
 
@@ -33,6 +33,7 @@ export async function adminAt(
   let stdout = "";
   let stderr = "";
   const code = await runAdmin(argv, {
+    ownerProfile: siteOwnerProfile(),
     ...io,
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },

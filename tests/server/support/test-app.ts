@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { inject } from "vitest";
 import { z } from "zod";
 import { firstLoaded, type LoadedComments } from "../../../app/lib/comment-list.ts";
-import type { OwnerProfile } from "../../../content/owner.ts";
+import { loadItemIndex, loadServiceTitles } from "../../../content/catalog.ts";
+import { type OwnerProfile, readOwnerProfile } from "../../../content/owner.ts";
 import { commentsResponseSchema } from "../../../contract/api.ts";
 import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
@@ -150,6 +151,16 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
+/**
+ * What an app reads of content/ at its start, read once per worker: each
+ * app's configuration and each command run with `admin` parsed the owner's
+ * profile again, and each app every item's and service's frontmatter.
+ */
+let ownerProfile: OwnerProfile | undefined;
+export const siteOwnerProfile = () => (ownerProfile ??= readOwnerProfile());
+let content: AppOptions["content"];
+const siteContent = () => (content ??= { items: loadItemIndex(), services: loadServiceTitles() });
+
 /** The outboxes of the apps running in this process, woken after a command (support/admin.ts). */
 const outboxes = new Set<() => void>();
 
@@ -198,7 +209,7 @@ export async function startTestApp(
       MAIL_RATE_PER_MINUTE: "0",
       ...options.env,
     },
-    { ownerProfile: options.ownerProfile },
+    { ownerProfile: options.ownerProfile ?? siteOwnerProfile() },
   );
   if (backend === "sqlite" && !options.dataDir && !options.emptyDatabase) {
     // The app opens it as it would its own (the folder 0700, the file 0600).
@@ -210,6 +221,7 @@ export async function startTestApp(
     config,
     clientRoot,
     catalog: testCatalog,
+    content: siteContent(),
     heartbeatMs: options.heartbeatMs ?? 15_000,
     logger: options.logger ?? false,
     // Rows this app queues wake its outbox, and a retry wakes it when due, as
