@@ -21,7 +21,7 @@ it("answers each question of the set from its page, and declines each it cannot 
     );
   expect(wrong).toEqual([]);
   // The set is wide: answers from the writing, and near misses in its words.
-  expect(asked.filter((one) => one.wanted !== null).length).toBeGreaterThanOrEqual(176);
+  expect(asked.filter((one) => one.wanted !== null).length).toBeGreaterThanOrEqual(177);
   expect(asked.filter((one) => one.wanted === null).length).toBeGreaterThanOrEqual(91);
 });
 

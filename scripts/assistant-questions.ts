@@ -35,6 +35,7 @@ const questionsByPage: Record<string, (string | { question: string; previous: st
     "How heavy is the weight on a pressure cooker whistle?",
     "How does a pressure cooker work?",
     "Why does my pressure cooker whistle?",
+    "Why does my pressure cooker show E4 and whistle so often?",
   ],
   "/science/tea-cooling": [
     "Why does tea cool faster in a saucer?",

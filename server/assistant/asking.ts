@@ -75,8 +75,10 @@ const askingWhyOf =
  * ...and the names it capitalises, past the first word of a sentence ("Can you run
  * the sessions in Japanese?": Japanese; "I" is no name), where it writes some word in
  * lower case ("HOW DOES A STARTER WORK?" and "How Does A Starter Work?" name nothing).
+ * A word with a digit is a code, not a name: "Why does my cooker show E4 and whistle?"
+ * asks about the whistle, whether or not the site knows the code.
  */
-const askingByName = /(?<![.!?]\s*|^\s*|[\p{L}\p{N}])(?!I\b)\p{Lu}[\p{L}\p{N}&-]*/gu;
+const askingByName = /(?<![.!?]\s*|^\s*|[\p{L}\p{N}])(?!I\b)\p{Lu}[\p{L}&-]*(?![\p{L}\p{N}&-])/gu;
 
 /**
  * What a question names of its subject, each as its words (`wordsOf`): what it asks
