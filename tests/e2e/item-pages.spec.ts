@@ -1,9 +1,9 @@
 import type { Page } from "@playwright/test";
 import { formatDay } from "../../app/lib/format-date.ts";
 import { lastChanged, newestFirst, sections, siteItems } from "../../content/items.ts";
-import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { uniqueWord } from "./support/comments.ts";
+import { siteContent } from "./support/content.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { liveDiscussion, openDiscussion } from "./support/items.ts";
 
@@ -12,7 +12,7 @@ import { liveDiscussion, openDiscussion } from "./support/items.ts";
  * server sends them (docs/product.md, "Item pages"; docs/decisions/013-item-pages-and-feeds.md).
  * The expected items come from content/, so a new file is checked as soon as it exists.
  */
-const items = siteItems(loadContent());
+const items = siteItems(siteContent());
 /** The browser tests' site keeps the repository's owner profile and sets no SITE_OWNER_NAME. */
 const owner = readOwnerProfile();
 

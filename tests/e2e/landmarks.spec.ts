@@ -1,5 +1,5 @@
 import { siteItems } from "../../content/items.ts";
-import { loadContent } from "../../content/load.ts";
+import { siteContent } from "./support/content.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
@@ -7,7 +7,7 @@ import { islandsHydrated } from "./support/islands.ts";
  * A list page holds one comments section per post: each is a landmark named
  * after its post, so a screen reader's list of landmarks tells them apart.
  */
-const posts = siteItems(loadContent())
+const posts = siteItems(siteContent())
   .filter((item) => item.section.id === "science")
   .map((item) => item.title);
 /** The post the live test opens: any of them would do. */

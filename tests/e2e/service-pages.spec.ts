@@ -1,7 +1,7 @@
 import { siteItems } from "../../content/items.ts";
-import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { priceSignal, serviceSections } from "../../content/service-page.ts";
+import { siteContent } from "./support/content.ts";
 import { expect, test } from "./support/fixtures.ts";
 
 /*
@@ -11,7 +11,7 @@ import { expect, test } from "./support/fixtures.ts";
  * way in from /services and from an article that names the service.
  */
 
-const content = loadContent();
+const content = siteContent();
 /** The browser tests' site keeps the repository's owner profile and sets no SITE_OWNER_NAME. */
 const owner = readOwnerProfile();
 

@@ -1,8 +1,8 @@
 import type { APIRequestContext } from "@playwright/test";
 import { siteItems } from "../../content/items.ts";
-import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { builtPages } from "./support/built-pages.ts";
+import { siteContent } from "./support/content.ts";
 import { expect, test } from "./support/fixtures.ts";
 
 /*
@@ -13,7 +13,7 @@ import { expect, test } from "./support/fixtures.ts";
  * own list them. Every JSON-LD block on every built page is JSON.
  */
 
-const content = loadContent();
+const content = siteContent();
 const items = siteItems(content);
 /** The browser tests' site keeps the repository's owner profile and sets no SITE_OWNER_NAME. */
 const owner = readOwnerProfile();

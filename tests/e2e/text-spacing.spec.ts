@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { sections, siteItems } from "../../content/items.ts";
-import { loadContent } from "../../content/load.ts";
 import { builtPages, firstOfEachSource } from "./support/built-pages.ts";
+import { siteContent } from "./support/content.ts";
 import { expect, test } from "./support/fixtures.ts";
 
 /*
@@ -90,7 +90,7 @@ function gluedWords(page: Page) {
 }
 
 const built = builtPages();
-const items = siteItems(loadContent());
+const items = siteItems(siteContent());
 /** The first item of each section: the item template's parts differ by section. */
 const firstItems = sections.flatMap(
   (section) => items.find((item) => item.section.id === section.id)?.path ?? [],
