@@ -287,9 +287,10 @@ ${side === "reader" ? `<p style="margin:0">${button(again, "Book another time")}
     text: `${detailsText(details)}
 ${call.by === "owner" && call.message ? `\n${call.message}\n` : ""}
 ${side === "reader" ? `Book another time: ${again}` : ""}`,
+    // The owner's reply goes to the reader, but not to an address that bounced.
     ...(side === "reader"
       ? { replyTo: context.ownerAddress }
-      : reader
+      : reader && call.by !== "undeliverable"
         ? { replyTo: { name: reader.name, address: reader.email } }
         : {}),
     headers: { "Auto-Submitted": "auto-generated" },

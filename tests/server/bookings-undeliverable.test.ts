@@ -8,7 +8,7 @@ import { movableClock } from "./support/clock.ts";
 import { deliveryReport } from "./support/delivery-report.ts";
 import { type ImapServer, startImapServer } from "./support/imap.ts";
 import { Owner } from "./support/owner.ts";
-import type { SmtpSink } from "./support/smtp.ts";
+import { header, type ReceivedMail, type SmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
@@ -107,6 +107,8 @@ describe.each(backends)("a booking whose invitation bounces on %s", (backend) =>
       "This call is cancelled: the reader's address does not receive mail",
     );
     expect(calendarOfMail(cancellation)?.method).toBe("CANCEL");
+    // The owner's reply would go nowhere: no Reply-To to the address that bounced.
+    expect(header(cancellation as ReceivedMail, "reply-to")).toBe("");
     // Nothing more was tried on the address: no reminder, no cancellation waits for it.
     const waiting = await runSql(
       t,
