@@ -30,7 +30,7 @@ export const serverTestOptions = {
   // Each file used to start a worker of its own and import the server into
   // it again: about a second of CPU per file, a fifth of the project's CPU.
   // The files share no mutable module state (each builds its own apps,
-  // databases and folders), so two workers import it once each.
+  // databases and folders), so each of the workers imports it once.
   isolate: false,
   // A young generation of 32 MB halves (semi-space) where V8's default is
   // 16: a worker holds every file's module graph, apps and databases, and
