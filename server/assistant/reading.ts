@@ -54,6 +54,9 @@ export function passageReader(passages: Passage[]) {
   const sentences = perPassage(passages, (passage) =>
     [passage.title, passage.heading ?? "", ...sentencesOf(passage.text)].map(termsOf),
   );
+  const defined = perPassage(passages, (passage) =>
+    wordsOf(definedNames(`${passage.heading ?? ""}. ${passage.text}`).join(" ")),
+  );
   return {
     words,
     /** How many of the question's pairs of neighbouring words are neighbours in the passage. */
@@ -80,11 +83,7 @@ export function passageReader(passages: Passage[]) {
      * sinks and cooling towers: spread the hot fluid thin" is what they share.
      */
     defines(id: number, terms: string[]) {
-      const passage = passages[id] as Passage;
-      const text = `${passage.heading ?? ""}. ${passage.text}`;
-      return wordsOf(definedNames(text).join(" ")).some((word) =>
-        word.some((term) => terms.includes(term)),
-      );
+      return defined(id).some((word) => word.some((term) => terms.includes(term)));
     },
     /** Whether the passage's page title or heading holds one of `terms`: the passage is about it. */
     about(id: number, terms: string[]) {
