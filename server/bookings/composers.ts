@@ -11,6 +11,7 @@ import {
   asHeld,
   type bookingMailKinds,
   invitedBefore,
+  isFirst,
   parseBookingPayload,
 } from "./queued-mails.ts";
 import type { BookingsRepository } from "./repository.ts";
@@ -55,9 +56,7 @@ export function bookingComposers({
       // a row queued before its time was recorded, as it was queued.
       const invited = (await invitedBefore(db, booking.id, Number(row.id)))(payload.to);
       const first =
-        payload.start === undefined
-          ? booking.sequence === 0
-          : asHeld(booking, invited, payload.first).first;
+        payload.start === undefined ? booking.sequence === 0 : isFirst(invited, payload.first);
       if (payload.to === "owner") {
         const calendar =
           payload.calendar ?? ((await feedTokenHash(db)) === null ? "publish" : "none");

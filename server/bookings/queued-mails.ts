@@ -231,10 +231,10 @@ export async function queueInvitations(
   const start = booking.start.toISOString();
   const calendar = ownerEmail ? await ownerCalendar(trx, invited("owner").sent) : "none";
   const invitations = recipientsOf(booking.email, ownerEmail).map(([to, email]) => {
-    const { sent, any } = invited(to);
-    const first = booking.sequence === 0 || (!sent && any) ? { first: true as const } : {};
-    const owners =
-      to === "owner" ? { calendar, ...(from ? { movedFrom: sent?.start ?? from } : {}) } : {};
+    const held = invited(to);
+    const first = isFirst(held, booking.sequence === 0) ? { first: true as const } : {};
+    const movedFrom = from ? { movedFrom: held.sent?.start ?? from } : {};
+    const owners = to === "owner" ? { calendar, ...movedFrom } : {};
     return {
       kind: "booking_invitation" as const,
       email,
@@ -258,18 +258,27 @@ export const queueMoved = (
 ) => queueInvitations(trx, now, { id, email, start, sequence }, ownerEmail, how);
 
 /**
- * A call at the time `to` holds of it (`invited`, decision 095), and whether nothing of
- * it reached them (`first`, or `queuedFirst` from when it was queued, its earlier rows
- * dropped since): a move whose mail had not gone changed nothing there.
+ * Whether a side's next mail of a call is its first (decision 095): none of its
+ * invitations reached it, though one was queued here (`invited`) or the mail was queued
+ * as the first (`queuedFirst`, its earlier rows dropped since).
+ */
+export const isFirst = ({ sent, any }: Invited, queuedFirst = false) =>
+  !sent && (any || queuedFirst);
+
+/**
+ * A call at the time a side holds of it (`invited`, decision 095), and whether it is
+ * the first mail of it to that side (`isFirst`): a move whose mail had not gone changed
+ * nothing there.
  */
 export function asHeld<T extends { start: string; end: string }>(
   call: T,
-  { sent, any }: Invited,
+  invited: Invited,
   queuedFirst = false,
 ) {
-  const start = sent?.start ?? call.start;
+  const start = invited.sent?.start ?? call.start;
   const end = new Date(Date.parse(start) + Date.parse(call.end) - Date.parse(call.start));
-  return { call: { ...call, start, end: end.toISOString() }, first: !sent && (any || queuedFirst) };
+  const held = { ...call, start, end: end.toISOString() };
+  return { call: held, first: isFirst(invited, queuedFirst) };
 }
 
 /**
